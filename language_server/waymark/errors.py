@@ -1,0 +1,222 @@
+"""Typed errors shared by the engine and the command layer.
+
+Every error carries one of the contract's codes (shared/DESIGN.md section 2), a one-sentence
+message that tells an agent what to do next, and JSON-safe details. The engine raises these;
+the command layer turns them into ``{"ok": false, "error": code, ...}`` without guessing.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+# The contract's error codes, in one place: command results, docs and tests use these names.
+ERROR_CODES: tuple[str, ...] = (
+    "invalid_params",
+    "path_outside_workspace",
+    "protected_path",
+    "file_not_found",
+    "is_directory",
+    "binary_file",
+    "file_too_large",
+    "read_required",
+    "file_changed_since_read",
+    "anchor_stale",
+    "anchor_ambiguous",
+    "anchor_context_ambiguous",
+    "anchor_low_entropy",
+    "invalid_range_order",
+    "operations_overlap",
+    "safety_check_failed",
+    "old_string_not_found",
+    "replacement_count_mismatch",
+    "no_op",
+    "edit_conflict",
+    "unknown_prompt",
+    "unknown_token",
+    "rewind_in_progress",
+    "declined",
+    "io_error",
+    "internal_error",
+)
+
+
+class WaymarkError(Exception):
+    """Base of every error a command can answer with."""
+
+    code: ClassVar[str] = "internal_error"
+
+    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details: dict[str, Any] = dict(details or {})
+
+    def to_result(self) -> dict[str, Any]:
+        return {"ok": False, "error": self.code, "message": self.message, "details": self.details}
+
+
+class InvalidParams(WaymarkError):
+    """A parameter is missing, mistyped or out of range."""
+
+    code: ClassVar[str] = "invalid_params"
+
+
+class PathOutsideWorkspace(WaymarkError):
+    """The path resolves outside every folder."""
+
+    code: ClassVar[str] = "path_outside_workspace"
+
+
+class ProtectedPath(WaymarkError):
+    """The path matches a protected glob."""
+
+    code: ClassVar[str] = "protected_path"
+
+
+class FileNotFound(WaymarkError):
+    """The file does not exist."""
+
+    code: ClassVar[str] = "file_not_found"
+
+
+class IsDirectory(WaymarkError):
+    """The path is a directory."""
+
+    code: ClassVar[str] = "is_directory"
+
+
+class BinaryFile(WaymarkError):
+    """The file looks binary and is not edited as text."""
+
+    code: ClassVar[str] = "binary_file"
+
+
+class FileTooLarge(WaymarkError):
+    """The file is larger than the configured limit."""
+
+    code: ClassVar[str] = "file_too_large"
+
+
+class ReadRequired(WaymarkError):
+    """The session must read the file before changing it."""
+
+    code: ClassVar[str] = "read_required"
+
+
+class FileChangedSinceRead(WaymarkError):
+    """The content changed since the session read it."""
+
+    code: ClassVar[str] = "file_changed_since_read"
+
+
+class AnchorStale(WaymarkError):
+    """An anchor no longer names any line."""
+
+    code: ClassVar[str] = "anchor_stale"
+
+
+class AnchorAmbiguous(WaymarkError):
+    """An anchor names several lines."""
+
+    code: ClassVar[str] = "anchor_ambiguous"
+
+
+class AnchorContextAmbiguous(WaymarkError):
+    """A range endpoint names several lines."""
+
+    code: ClassVar[str] = "anchor_context_ambiguous"
+
+
+class AnchorLowEntropy(WaymarkError):
+    """A single-line op targets a low-quality line."""
+
+    code: ClassVar[str] = "anchor_low_entropy"
+
+
+class InvalidRangeOrder(WaymarkError):
+    """A range starts and ends on the same line."""
+
+    code: ClassVar[str] = "invalid_range_order"
+
+
+class OperationsOverlap(WaymarkError):
+    """Two operations of a batch touch the same lines."""
+
+    code: ClassVar[str] = "operations_overlap"
+
+
+class SafetyCheckFailed(WaymarkError):
+    """The edit looks like a mistake and was refused."""
+
+    code: ClassVar[str] = "safety_check_failed"
+
+
+class OldStringNotFound(WaymarkError):
+    """old_string does not occur in the file."""
+
+    code: ClassVar[str] = "old_string_not_found"
+
+
+class ReplacementCountMismatch(WaymarkError):
+    """old_string occurs a different number of times than expected."""
+
+    code: ClassVar[str] = "replacement_count_mismatch"
+
+
+class NoOp(WaymarkError):
+    """The change would leave the file as it is."""
+
+    code: ClassVar[str] = "no_op"
+
+
+class EditConflict(WaymarkError):
+    """Edits of one batch depend on or contradict each other."""
+
+    code: ClassVar[str] = "edit_conflict"
+
+
+class UnknownPrompt(WaymarkError):
+    """No snapshot has that promptId."""
+
+    code: ClassVar[str] = "unknown_prompt"
+
+
+class UnknownToken(WaymarkError):
+    """No pending preview has that token."""
+
+    code: ClassVar[str] = "unknown_token"
+
+
+class RewindInProgress(WaymarkError):
+    """A rewind is running in this session."""
+
+    code: ClassVar[str] = "rewind_in_progress"
+
+
+class Declined(WaymarkError):
+    """The user declined the change in the editor."""
+
+    code: ClassVar[str] = "declined"
+
+
+class InternalError(WaymarkError):
+    """A bug: the server caught an unexpected exception."""
+
+    code: ClassVar[str] = "internal_error"
+
+
+class IoError(WaymarkError):
+    """An operating-system error; details carry the errno name (ENOSPC, EACCES, ...)."""
+
+    code: ClassVar[str] = "io_error"
+
+    @classmethod
+    def from_os_error(cls, exc: OSError, action: str, path: str) -> IoError:
+        import errno as errno_mod
+
+        name = errno_mod.errorcode.get(exc.errno or 0, "EIO")
+        reason = exc.strerror or str(exc)
+        return cls(
+            f"Could not {action} {path}: {reason} ({name}); nothing was changed, "
+            "fix the cause and retry.",
+            {"errno": name, "path": path},
+        )
