@@ -1,0 +1,1 @@
+"""Pure edit engines: anchored edits, string replacement, safety checks."""
