@@ -42,16 +42,19 @@ def _errors_for(encoding: str) -> str:
 
 def sniff_encoding(data: bytes) -> tuple[str, bool]:
     """Return ``(encoding, has_bom)``; raise :class:`BinaryFile` for binary content."""
+    found: tuple[str, bool] = ("utf-8", False)
     for bom, encoding in _BOMS:
         if data.startswith(bom):
-            return encoding, True
-    if b"\x00" in data[:_SNIFF_BYTES]:
+            found = (encoding, True)
+            break
+    # Only a UTF-16/32 BOM explains NUL bytes; a UTF-8 BOM in front of them is still binary.
+    if found[0] == "utf-8" and b"\x00" in data[:_SNIFF_BYTES]:
         raise BinaryFile(
             "The file looks binary (it has NUL bytes and no UTF-16/32 BOM); "
             "Waymark edits text files only, so use another tool for it.",
             {"reason": "nul_byte"},
         )
-    return "utf-8", False
+    return found
 
 
 def split_lines(text: str) -> tuple[list[str], list[str]]:
