@@ -1,0 +1,173 @@
+"""``waymark``: the command handlers from a terminal, for agents and scripts.
+
+One-shot commands build a context for ``--root`` (default: the current directory), run the
+same handler the server runs and print the result. ``--session`` names the session; its read
+records persist next to its history, so ``waymark read`` then ``waymark replace`` works
+across invocations. pygls is imported only by ``serve`` and ``demo``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from .commands.context import CommandContext, default_history_dir, load_options
+from .commands.registry import execute
+from .files import atomic_write, create_parents, sweep_temp_files
+from .session import Session
+
+# CLI verb → (server command, how positional arguments map to params).
+VERBS: dict[str, tuple[str, list[str]]] = {
+    "read": ("waymark.read", ["path"]),
+    "edit": ("waymark.edit", ["path"]),
+    "replace": ("waymark.replace", ["path", "old_string", "new_string"]),
+    "multi-replace": ("waymark.multiReplace", ["path"]),
+    "write": ("waymark.write", ["path"]),
+    "sed": ("waymark.sed", ["command"]),
+    "snapshot": ("waymark.snapshot", ["promptId"]),
+    "turns": ("waymark.turns", []),
+    "diff-stats": ("waymark.diffStats", ["promptId"]),
+    "rewind": ("waymark.rewind", ["promptId"]),
+    "describe-tools": ("waymark.describeTools", []),
+}
+
+# Flags that fill one param each; anything else goes through --params JSON.
+FLAGS: dict[str, tuple[str, Any]] = {
+    "--hashes": ("hashes", bool),
+    "--offset": ("offset", int),
+    "--limit": ("limit", int),
+    "--ops": ("operations", json.loads),
+    "--edits": ("edits", json.loads),
+    "--count": ("expected_replacements", int),
+    "--content": ("content", str),
+    "--cwd": ("cwd", str),
+    "--label": ("label", str),
+    "--option": ("option", str),
+    "--force": ("force", bool),
+    "--preview": ("preview", bool),
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="waymark", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="verb", required=True)
+    serve = sub.add_parser("serve", help="run the language server on stdio")
+    serve.add_argument("--tcp", metavar="HOST:PORT")
+    demo = sub.add_parser("demo", help="a real LSP session against a throwaway workspace")
+    demo.add_argument("--keep", action="store_true", help="keep the demo workspace")
+    for verb, (command, positionals) in VERBS.items():
+        p = sub.add_parser(verb, help=f"run {command}")
+        for name in positionals:
+            p.add_argument(name, nargs="?" if verb == "sed" else None)
+        for flag, (_, kind) in FLAGS.items():
+            if kind is bool:
+                p.add_argument(flag, action="store_true", default=None)
+            else:
+                p.add_argument(flag)
+        p.add_argument("--content-file", help="read content from a file (- for stdin)")
+        p.add_argument("--params", help="a JSON object of params (- for stdin)")
+        p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+        p.add_argument("--root", default=".", help="workspace folder (default: .)")
+        p.add_argument("--session", help="session id (default: one per --root)")
+        p.add_argument("--history-dir", help="where history lives")
+        p.add_argument("--no-history", action="store_true", help="turn checkpointing off")
+    return parser
+
+
+def _params(args: argparse.Namespace, positionals: list[str]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    if args.params:
+        raw = sys.stdin.read() if args.params == "-" else args.params
+        loaded = json.loads(raw)
+        if not isinstance(loaded, dict):
+            raise SystemExit("waymark: --params must be a JSON object")
+        params.update(loaded)
+    for name in positionals:
+        value = getattr(args, name)
+        if value is not None:
+            params[name] = value
+    for flag, (name, kind) in FLAGS.items():
+        value = getattr(args, flag.lstrip("-").replace("-", "_"))
+        if value is not None:
+            params[name] = value if kind in (bool, str) else kind(value)
+    if args.content_file == "-":
+        params["content"] = sys.stdin.read()
+    elif args.content_file:
+        params["content"] = Path(args.content_file).read_text(encoding="utf-8")
+    return params
+
+
+def _session_file(history_dir: Path, session_id: str) -> Path:
+    return history_dir / session_id / "cli-session.json"
+
+
+def _default_session(root: Path) -> str:
+    return "cli-" + hashlib.sha256(str(root).encode()).hexdigest()[:12]
+
+
+async def _run(args: argparse.Namespace) -> dict[str, Any]:
+    command, positionals = VERBS[args.verb]
+    root = Path(os.path.realpath(args.root))
+    session_id = args.session or os.environ.get("WAYMARK_SESSION") or _default_session(root)
+    history_dir = Path(args.history_dir) if args.history_dir else default_history_dir()
+    options, warnings = load_options(
+        {
+            "sessionId": session_id,
+            "historyDir": str(history_dir),
+            "checkpointing": not args.no_history,
+        }
+    )
+    ctx = CommandContext.create([root], options)
+    state = _session_file(history_dir, session_id)
+    if state.exists():
+        ctx.session = Session.from_json(session_id, state.read_text(encoding="utf-8"))
+    params = _params(args, positionals)
+    if args.verb in ("edit", "replace", "multi-replace", "write", "sed", "rewind"):
+        sweep_temp_files(root, recursive=False)
+    result = await execute(ctx, command, params)
+    create_parents(state)
+    atomic_write(state, ctx.session.to_json().encode("utf-8"))
+    if warnings or ctx.warnings:
+        result.setdefault("warnings", []).extend(warnings + ctx.warnings)
+    return result
+
+
+def _print_human(verb: str, result: dict[str, Any]) -> None:
+    if not result.get("ok"):
+        print(f"error: {result['error']}: {result['message']}", file=sys.stderr)
+        return
+    if verb == "read":
+        sys.stdout.write(result["text"])
+    elif verb == "sed" and not result.get("simulated"):
+        print(f"not simulated: {result['reason']}")
+    elif "diff" in result and isinstance(result["diff"], str):
+        sys.stdout.write(result.get("unifiedDiff", result["diff"]) or "(no change)\n")
+    else:
+        print(json.dumps({k: v for k, v in result.items() if k != "ok"}, indent=2))
+    for warning in result.get("warnings", []):
+        print(f"warning: {warning}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parser().parse_args(argv)
+    if args.verb == "serve":
+        from .server import main as serve
+
+        serve(["--tcp", args.tcp] if args.tcp else [])
+        return
+    if args.verb == "demo":
+        from .demo import main as demo
+
+        raise SystemExit(demo(keep=args.keep))
+    result = asyncio.run(_run(args))
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        _print_human(args.verb, result)
+    raise SystemExit(0 if result.get("ok") else 1)

@@ -1,0 +1,303 @@
+"""The one path every change takes: load → propose → preview or approve → track → write.
+
+Handlers of mutating commands return a :class:`Proposal` (the bytes each file should get,
+planned against a :class:`Loaded` snapshot). :func:`finish` then either parks it as a preview
+(a token plus a unified diff and an LSP ``WorkspaceEdit``) or commits it. Committing re-reads
+every file and refuses with ``file_changed_since_read`` if any moved on since the plan, backs
+up pre-images into history, and writes — directly, or through the editor when approval is
+``editor`` or the user has unsaved changes in the buffer (disk is never written under a dirty
+buffer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..diff import EditTarget, count_changes, unified_diff, workspace_edit
+from ..errors import Declined, FileChangedSinceRead, InvalidParams
+from ..files import atomic_write, create_parents, delete_file, digest, read_state
+from ..text import TextFile
+from ..workspace import ResolvedPath
+from .context import CommandContext
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A file as a command saw it: disk bytes, and the buffer when the editor has it open."""
+
+    resolved: ResolvedPath
+    disk: bytes | None
+    data: bytes | None  # what the user sees: the open buffer, else the disk
+    version: int | None  # the open buffer's version
+    uri: str
+
+    @property
+    def exists(self) -> bool:
+        return self.data is not None
+
+    @property
+    def dirty(self) -> bool:
+        return self.version is not None and self.data != self.disk
+
+    @property
+    def digest(self) -> str | None:
+        return None if self.data is None else digest(self.data)
+
+    def text_file(self) -> TextFile:
+        assert self.data is not None
+        return TextFile.decode(self.data)
+
+
+def load(ctx: CommandContext, resolved: ResolvedPath, *, must_exist: bool = True) -> Loaded:
+    """Read a file (and its open buffer); ``must_exist`` enforces the readable checks."""
+    if must_exist:
+        ctx.workspace.check_readable(resolved)
+    disk = read_state(resolved.real).data
+    uri = resolved.lexical.as_uri()
+    document = ctx.documents.get(resolved.real)
+    if document is None:
+        return Loaded(resolved, disk, disk, None, uri)
+    # The buffer has no encoding of its own: it is saved the way the file on disk is encoded.
+    like = TextFile.decode(disk) if disk is not None else TextFile((), ())
+    return Loaded(resolved, disk, like.encode_text(document.text), document.version, document.uri)
+
+
+def load_path(
+    ctx: CommandContext, path: str, *, must_exist: bool = True, base: Path | None = None
+) -> Loaded:
+    return load(ctx, ctx.workspace.resolve(path, base=base), must_exist=must_exist)
+
+
+@dataclass(frozen=True)
+class FileChange:
+    source: Loaded
+    after: bytes | None  # None: delete the file
+
+
+@dataclass
+class Proposal:
+    """What a mutating command wants to do, before anything is written."""
+
+    writer: str
+    label: str
+    changes: list[FileChange]
+    result: dict[str, Any] = field(default_factory=dict)
+    # Rewind commits its own way (per-file outcomes); everything else uses _write_all.
+    apply: Callable[[CommandContext], dict[str, Any]] | None = None
+
+    @property
+    def changed(self) -> bool:
+        return any(c.after != c.source.data for c in self.changes)
+
+
+def _decode_or_none(data: bytes | None) -> TextFile | None:
+    return None if data is None else TextFile.decode(data)
+
+
+def _text_or_none(data: bytes | None) -> str | None:
+    tf = _decode_or_none(data)
+    return None if tf is None else tf.text
+
+
+def proposal_diff(proposal: Proposal) -> str:
+    return "".join(
+        unified_diff(
+            c.source.resolved.display, _text_or_none(c.source.data), _text_or_none(c.after)
+        )
+        for c in proposal.changes
+        if c.after != c.source.data
+    )
+
+
+def proposal_edit(proposal: Proposal, *, confirm: bool) -> dict[str, Any]:
+    targets = [
+        EditTarget(
+            uri=c.source.uri,
+            display=c.source.resolved.display,
+            before=_decode_or_none(c.source.data),
+            after=_decode_or_none(c.after),
+            version=c.source.version,
+        )
+        for c in proposal.changes
+        if c.after != c.source.data
+    ]
+    return workspace_edit(targets, proposal.label, confirm=confirm)
+
+
+def preview_files(proposal: Proposal) -> list[dict[str, Any]]:
+    files = []
+    for c in proposal.changes:
+        if c.after == c.source.data:
+            continue
+        action = "deleted" if c.after is None else "created" if c.source.data is None else "updated"
+        files.append(
+            {
+                "path": c.source.resolved.display,
+                "uri": c.source.uri,
+                "action": action,
+                "newContent": _text_or_none(c.after),
+            }
+        )
+    return files
+
+
+async def finish(ctx: CommandContext, proposal: Proposal, *, preview: bool) -> dict[str, Any]:
+    """Park the proposal as a preview, or commit it now."""
+    if not preview:
+        return await commit(ctx, proposal)
+    token = ctx.pending.add(proposal)
+    result = dict(proposal.result)
+    if "diff" in result:
+        result["anchoredDiff"] = result.pop("diff")
+    result.update(
+        ok=True,
+        preview=True,
+        token=token,
+        changed=proposal.changed,
+        diff=proposal_diff(proposal),
+        workspaceEdit=proposal_edit(proposal, confirm=True),
+        files=preview_files(proposal),
+    )
+    return result
+
+
+def with_new_content(proposal: Proposal, new_content: str) -> Proposal:
+    """The proposal with the user's edited text in place of ours (single-file only)."""
+    targets = [c for c in proposal.changes if c.after is not None]
+    if len(proposal.changes) != 1 or not targets or proposal.apply is not None:
+        raise InvalidParams(
+            "newContent can only replace the proposal for a single created or updated file; "
+            "apply without newContent or discard the preview.",
+            {"field": "newContent"},
+        )
+    change = targets[0]
+    like = TextFile.decode(change.after) if change.after is not None else TextFile((), ())
+    after = like.encode_text(new_content)
+    result = dict(proposal.result)
+    edited = after != change.after
+    if edited:
+        result.pop("diff", None)
+        result["editedByUser"] = True
+        result["warnings"] = [
+            *result.get("warnings", []),
+            "The user edited the proposal before approving it; read the file again before "
+            "the next edit.",
+        ]
+    return Proposal(proposal.writer, proposal.label, [FileChange(change.source, after)], result)
+
+
+async def commit(ctx: CommandContext, proposal: Proposal) -> dict[str, Any]:
+    async with ctx.mutation_lock:
+        if proposal.apply is not None:
+            return proposal.apply(ctx)
+        return await _write_all(ctx, proposal)
+
+
+async def _write_all(ctx: CommandContext, proposal: Proposal) -> dict[str, Any]:
+    current = [load(ctx, c.source.resolved, must_exist=False) for c in proposal.changes]
+    for change, now in zip(proposal.changes, current, strict=True):
+        if now.data != change.source.data:
+            ctx.session.observe(now.resolved.real, now.digest)
+            raise FileChangedSinceRead(
+                f"{now.resolved.display} changed after this change was planned; read it again "
+                "and redo the change against the current content.",
+                {"path": now.resolved.display, "suggested_action": "re-read_file"},
+            )
+    warnings: list[str] = list(proposal.result.get("warnings", []))
+    changes = [c for c in proposal.changes if c.after != c.source.data]
+    through_editor = ctx.editor is not None and (
+        ctx.options.approval == "editor" or any(c.source.dirty for c in changes)
+    )
+    if changes and ctx.history is not None:
+        for change in changes:
+            warnings.extend(
+                ctx.history.track_edit(change.source.resolved.real, change.source.resolved.display)
+            )
+    written: list[tuple[FileChange, bytes | None]] = []
+    if changes and through_editor:
+        written = await _apply_through_editor(ctx, proposal, changes)
+    else:
+        for change in changes:
+            _write(change.source.resolved, change.after)
+            written.append((change, change.after))
+    for change, after in written:
+        new_digest = None if after is None else digest(after)
+        if ctx.history is not None:
+            ctx.history.record_write(change.source.resolved.real, new_digest)
+        ctx.session.note_write(change.source.resolved.real, new_digest, proposal.writer)
+    return _result(proposal, warnings, written)
+
+
+def _write(resolved: ResolvedPath, after: bytes | None) -> None:
+    if after is None:
+        delete_file(resolved.lexical)
+    else:
+        create_parents(resolved.real)
+        atomic_write(resolved.lexical, after)
+
+
+async def _apply_through_editor(
+    ctx: CommandContext, proposal: Proposal, changes: list[FileChange]
+) -> list[tuple[FileChange, bytes | None]]:
+    assert ctx.editor is not None
+    confirm = ctx.options.approval == "editor"
+    sub = Proposal(proposal.writer, proposal.label, changes)
+    applied = await ctx.editor.apply_edit(proposal_edit(sub, confirm=confirm), proposal.label)
+    if not applied:
+        raise Declined(
+            "The user declined the change in the editor; nothing was written. Ask before "
+            "trying a different change.",
+            {"paths": [c.source.resolved.display for c in changes]},
+        )
+    written: list[tuple[FileChange, bytes | None]] = []
+    for change in changes:
+        approved = change.after
+        if change.after is not None:
+            now = load(ctx, change.source.resolved, must_exist=False)
+            if now.version is not None:
+                approved = now.data  # the buffer holds what the user approved
+        # Never write disk under a buffer the user had not saved; the edit lives in the buffer.
+        if not change.source.dirty:
+            disk = read_state(change.source.resolved.real).data
+            if disk != approved:
+                _write(change.source.resolved, approved)
+        written.append((change, approved))
+    return written
+
+
+def _result(
+    proposal: Proposal, warnings: list[str], written: list[tuple[FileChange, bytes | None]]
+) -> dict[str, Any]:
+    result = dict(proposal.result)
+    insertions = deletions = 0
+    diffs = []
+    for change, after in written:
+        before_text, after_text = _text_or_none(change.source.data), _text_or_none(after)
+        diffs.append(unified_diff(change.source.resolved.display, before_text, after_text))
+        stats = count_changes(
+            TextFile.from_text(before_text or "").lines, TextFile.from_text(after_text or "").lines
+        )
+        insertions += stats.insertions
+        deletions += stats.deletions
+    unified = "".join(diffs)
+    if "diff" in result:
+        result["unifiedDiff"] = unified
+    else:
+        result["diff"] = unified
+    result.update(
+        ok=True,
+        changed=bool(written),
+        insertions=insertions,
+        deletions=deletions,
+        writer_type=proposal.writer,
+    )
+    if len(proposal.changes) == 1:
+        result.setdefault("path", proposal.changes[0].source.resolved.display)
+    if warnings:
+        result["warnings"] = warnings
+    else:
+        result.pop("warnings", None)
+    return result

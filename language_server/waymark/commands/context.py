@@ -1,0 +1,136 @@
+"""What a command handler runs against: workspace, session, history, options, editor.
+
+The LSP server and the CLI build a :class:`CommandContext` each and call the same handlers.
+Only the server has open documents and an editor to ask for approval; the CLI leaves them
+empty.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import attrs
+
+from ..history import History
+from ..session import Session
+from ..workspace import DEFAULT_MAX_FILE_SIZE, DEFAULT_PROTECTED, Workspace
+from .params import structure
+from .pending import PendingStore
+
+log = logging.getLogger(__name__)
+
+
+@attrs.define(kw_only=True)
+class Options:
+    """``initializationOptions`` (all optional)."""
+
+    sessionId: str | None = None
+    historyDir: str | None = None
+    approval: str = "auto"
+    checkpointing: bool = True
+    protectedPaths: list[str] = attrs.Factory(lambda: list(DEFAULT_PROTECTED))
+    maxSnapshots: int = 100
+    maxFileSize: int = DEFAULT_MAX_FILE_SIZE
+
+
+def load_options(raw: object) -> tuple[Options, list[str]]:
+    """Structure options; an invalid one is reported and its default used."""
+    if not isinstance(raw, dict):
+        return Options(), ([] if raw is None else ["initializationOptions must be an object."])
+    warnings: list[str] = []
+    good: dict[str, Any] = {}
+    names = {a.name for a in attrs.fields(Options)}
+    for key, value in raw.items():
+        if key not in names:
+            warnings.append(f"Unknown initialization option {key!r} ignored.")
+            continue
+        try:
+            structure({key: value}, Options)
+        except Exception as exc:
+            warnings.append(f"Initialization option {key!r} ignored: {exc}")
+            continue
+        good[key] = value
+    options = structure(good, Options)
+    if options.approval not in ("auto", "editor"):
+        warnings.append(f"approval {options.approval!r} is not auto|editor; using auto.")
+        options.approval = "auto"
+    if options.maxSnapshots < 1:
+        warnings.append("maxSnapshots must be at least 1; using 100.")
+        options.maxSnapshots = 100
+    return options, warnings
+
+
+def default_history_dir() -> Path:
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
+    return Path(state) / "waymark"
+
+
+@dataclass(frozen=True)
+class OpenDocument:
+    uri: str
+    text: str
+    version: int
+
+
+class Documents(Protocol):
+    """Open editor buffers, by real path."""
+
+    def get(self, path: Path) -> OpenDocument | None: ...
+
+
+class NoDocuments:
+    def get(self, path: Path) -> OpenDocument | None:
+        return None
+
+
+class Editor(Protocol):
+    """The client side of the server: approval and notifications."""
+
+    async def apply_edit(self, edit: dict[str, Any], label: str) -> bool: ...
+
+    def notify(self, method: str, params: dict[str, Any]) -> None: ...
+
+
+@dataclass
+class CommandContext:
+    workspace: Workspace
+    session: Session
+    options: Options = field(default_factory=Options)
+    history: History | None = None
+    documents: Documents = field(default_factory=NoDocuments)
+    editor: Editor | None = None
+    pending: PendingStore = field(default_factory=PendingStore)
+    # Edits and rewinds of one session run one at a time (DESIGN.md section 6).
+    mutation_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    warnings: list[str] = field(default_factory=list)
+
+    @classmethod
+    def create(
+        cls, folders: list[Path], options: Options, *, editor: Editor | None = None
+    ) -> CommandContext:
+        workspace = Workspace(
+            protected=tuple(options.protectedPaths), max_file_size=options.maxFileSize
+        )
+        workspace.set_folders(folders)
+        session = Session(id=options.sessionId) if options.sessionId else Session()
+        history = None
+        warnings: list[str] = []
+        if options.checkpointing:
+            root = Path(options.historyDir) if options.historyDir else default_history_dir()
+            history = History.open(root, session.id, max_snapshots=options.maxSnapshots)
+            warnings.extend(history.warnings)
+        return cls(
+            workspace=workspace,
+            session=session,
+            options=options,
+            history=history,
+            editor=editor,
+            warnings=warnings,
+        )

@@ -1,0 +1,58 @@
+"""``waymark.read``: a file's lines, optionally with anchors, and the session's read record."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import attrs
+
+from ..anchors import annotate, render
+from ..text import eol_name
+from .changes import load_path
+from .context import CommandContext
+from .params import require
+
+
+@attrs.define(kw_only=True)
+class ReadParams:
+    path: str
+    hashes: bool = False
+    offset: int = 1
+    limit: int | None = None
+
+
+def _numbered(first: int, lines: list[str]) -> str:
+    return "".join(f"{first + i:6d}\t{line}\n" for i, line in enumerate(lines))
+
+
+def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
+    require(params.offset >= 1, "offset", "must be 1 or more (lines are numbered from 1)")
+    require(params.limit is None or params.limit >= 1, "limit", "must be 1 or more")
+    loaded = load_path(ctx, params.path)
+    tf = loaded.text_file()
+    assert loaded.digest is not None
+    ctx.session.note_read(loaded.resolved.real, loaded.digest)
+    start = params.offset - 1
+    stop = len(tf.lines) if params.limit is None else min(len(tf.lines), start + params.limit)
+    lines: list[dict[str, Any]]
+    if params.hashes:
+        shown = annotate(tf)[start:stop]
+        lines = [dataclasses.asdict(a) for a in shown]
+        text = render(shown)
+    else:
+        lines = [{"line": i + 1, "text": tf.lines[i]} for i in range(start, stop)]
+        text = _numbered(params.offset, list(tf.lines[start:stop]))
+    return {
+        "ok": True,
+        "path": loaded.resolved.display,
+        "lines": lines,
+        "text": text,
+        "totalLines": len(tf.lines),
+        "encoding": tf.encoding,
+        "bom": tf.bom,
+        "eol": tf.eol_style if tf.lines else eol_name(tf.eol),
+        "finalNewline": tf.final_newline,
+        "version": loaded.version,
+        "contentHash": loaded.digest,
+    }

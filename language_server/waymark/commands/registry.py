@@ -1,0 +1,74 @@
+"""Command ids → handlers, and :func:`execute`, the one entry point of the server and CLI."""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import WaymarkError
+from . import approval, edit, history, read, replace, sed, tools
+from .changes import Proposal, finish
+from .context import CommandContext
+from .params import structure
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[CommandContext, Any], "dict[str, Any] | Proposal"]
+
+
+@dataclass(frozen=True)
+class Command:
+    id: str
+    params: type[Any]
+    handler: Handler
+
+
+COMMANDS: dict[str, Command] = {
+    c.id: c
+    for c in (
+        Command("waymark.read", read.ReadParams, read.read),
+        Command("waymark.edit", edit.EditParams, edit.edit),
+        Command("waymark.replace", replace.ReplaceParams, replace.replace),
+        Command("waymark.multiReplace", replace.MultiReplaceParams, replace.multi_replace),
+        Command("waymark.write", replace.WriteParams, replace.write),
+        Command("waymark.sed", sed.SedParams, sed.sed),
+        Command("waymark.applyPending", approval.ApplyParams, approval.apply_pending),
+        Command("waymark.discardPending", approval.DiscardParams, approval.discard_pending),
+        Command("waymark.snapshot", history.SnapshotParams, history.snapshot),
+        Command("waymark.turns", history.TurnsParams, history.turns),
+        Command("waymark.diffStats", history.DiffStatsParams, history.diff_stats),
+        Command("waymark.rewind", history.RewindParams, history.rewind),
+        Command("waymark.describeTools", tools.NoParams, tools.describe),
+    )
+}
+
+
+class UnknownCommand(KeyError):
+    """Not one of ours: the server answers with a JSON-RPC error, not a result object."""
+
+
+async def execute(ctx: CommandContext, command_id: str, raw_params: object) -> dict[str, Any]:
+    """Run one command; every failure becomes an ``ok: false`` result, never an exception."""
+    command = COMMANDS.get(command_id)
+    if command is None:
+        raise UnknownCommand(command_id)
+    try:
+        params = structure(raw_params, command.params)
+        outcome = command.handler(ctx, params)
+        if isinstance(outcome, Proposal):
+            return await finish(ctx, outcome, preview=bool(getattr(params, "preview", False)))
+        return outcome
+    except WaymarkError as exc:
+        return exc.to_result()
+    except Exception as exc:  # a bug must not take the server down
+        log.error("%s failed:\n%s", command_id, traceback.format_exc())
+        return {
+            "ok": False,
+            "error": "internal_error",
+            "message": f"{command_id} hit an internal error ({type(exc).__name__}); "
+            "nothing was changed, please report it with the server log.",
+            "details": {"exception": type(exc).__name__},
+        }

@@ -1,0 +1,83 @@
+"""``waymark.replace``, ``waymark.multiReplace``, ``waymark.write`` (string edits)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from ..edits.replace import ReplaceEdit, parse_edits, plan_multi_replace, plan_replace, plan_write
+from .changes import FileChange, Loaded, Proposal, load, load_path
+from .context import CommandContext
+from .params import require
+
+
+@attrs.define(kw_only=True)
+class ReplaceParams:
+    path: str
+    old_string: str
+    new_string: str
+    expected_replacements: int = 1
+    preview: bool = False
+
+
+@attrs.define(kw_only=True)
+class MultiReplaceParams:
+    path: str
+    edits: Any
+    preview: bool = False
+
+
+@attrs.define(kw_only=True)
+class WriteParams:
+    path: str
+    content: str
+    preview: bool = False
+
+
+def _read_guarded(ctx: CommandContext, loaded: Loaded) -> Loaded:
+    assert loaded.digest is not None
+    ctx.session.require_fresh_read(loaded.resolved.real, loaded.digest, loaded.resolved.display)
+    return loaded
+
+
+def replace(ctx: CommandContext, params: ReplaceParams) -> Proposal:
+    require(params.expected_replacements >= 1, "expected_replacements", "must be 1 or more")
+    loaded = _read_guarded(ctx, load_path(ctx, params.path))
+    tf = loaded.text_file()
+    edit = ReplaceEdit(params.old_string, params.new_string, params.expected_replacements)
+    planned = plan_replace(tf.text, edit)
+    result = {
+        "snippet": planned.snippet,
+        "replacements": planned.replacements,
+        "warnings": list(planned.warnings),
+    }
+    change = FileChange(loaded, tf.encode_text(planned.text))
+    return Proposal("replace", "Waymark: replace", [change], result)
+
+
+def multi_replace(ctx: CommandContext, params: MultiReplaceParams) -> Proposal:
+    edits = parse_edits(params.edits)
+    loaded = _read_guarded(ctx, load_path(ctx, params.path))
+    tf = loaded.text_file()
+    planned = plan_multi_replace(tf.text, edits)
+    result = {
+        "snippet": planned.snippet,
+        "replacements": planned.replacements,
+        "editsApplied": len(edits),
+        "warnings": list(planned.warnings),
+    }
+    change = FileChange(loaded, tf.encode_text(planned.text))
+    return Proposal("replace", "Waymark: multi-replace", [change], result)
+
+
+def write(ctx: CommandContext, params: WriteParams) -> Proposal:
+    resolved = ctx.workspace.resolve(params.path)
+    loaded = load(ctx, resolved, must_exist=False)
+    existing = None
+    if loaded.exists:
+        loaded = _read_guarded(ctx, load_path(ctx, params.path))
+        existing = loaded.text_file()
+    after = plan_write(existing, params.content)
+    result = {"action": "updated" if loaded.exists else "created"}
+    return Proposal("write", "Waymark: write", [FileChange(loaded, after)], result)

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Everything the tests need on a fresh Debian 12 machine, then every test layer:
+# lint and types, unit + differential + e2e + Neovim (pytest), the VS Code extension
+# (lint, types, unit tests, .vsix, real code-server in Chromium).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# sed: differential tests; neovim: real-client tests; xxhash: bench floor; git: history bench.
+$SUDO apt-get install -y -qq sed neovim xxhash git util-linux >/dev/null
+source scripts/setup.sh test
+echo "== ruff"; ruff check . && ruff format --check .
+echo "== mypy"; mypy
+echo "== pytest"; pytest -q -p no:cacheprovider
+echo "== vscode extension"; bash vscode-extension/scripts/test.sh
