@@ -108,18 +108,19 @@ def atomic_write(path: Path, data: bytes) -> None:
             raise IsDirectory(f"{path} is a directory; pass a file path.", {"path": str(path)})
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         try:
-            if old is not None:
-                os.fchmod(fd, stat.S_IMODE(old.st_mode))
-                if old.st_uid != os.geteuid() or old.st_gid != os.getegid():
-                    # Only root may give a file away; others keep the file as theirs.
-                    with contextlib.suppress(PermissionError):
-                        os.fchown(fd, old.st_uid, old.st_gid)
-            else:
-                os.fchmod(fd, 0o666 & ~_UMASK)
             view = memoryview(data)
             while view:
                 written = os.write(fd, view)
                 view = view[written:]
+            # Owner before mode, both after the data: chown and write clear set-id bits.
+            if old is not None:
+                if old.st_uid != os.geteuid() or old.st_gid != os.getegid():
+                    # Only root may give a file away; others keep the file as theirs.
+                    with contextlib.suppress(PermissionError):
+                        os.fchown(fd, old.st_uid, old.st_gid)
+                os.fchmod(fd, stat.S_IMODE(old.st_mode))
+            else:
+                os.fchmod(fd, 0o666 & ~_UMASK)
             os.fsync(fd)
         finally:
             os.close(fd)
