@@ -1,0 +1,118 @@
+"""Content-addressed backup store: one file per distinct content, named by its digest.
+
+A blob's name is :func:`waymark.files.digest` of its bytes, so the same content backed up in
+many turns (or many files) is stored once. Blobs are read back only after checking that the
+bytes still hash to their name: a truncated or swapped blob is reported, never restored.
+
+Blobs are written to a temp file and renamed into place, so a crash never leaves a partial
+blob under a real name. They are not fsynced: like git's loose objects, they survive a crash
+of the process but not necessarily a power cut (see docs/history.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..files import digest as content_digest
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+_TMP_MARK = ".tmp-"
+
+
+class BlobMissing(Exception):
+    """The blob file is gone (deleted behind our back)."""
+
+
+class BlobCorrupt(Exception):
+    """The blob's bytes no longer hash to its name."""
+
+
+def make_private_dir(path: Path) -> None:
+    """Create ``path`` (and missing parents) as 0700 directories; existing ones keep their mode.
+
+    ``Path.mkdir(parents=True)`` would give the parents the umask's mode instead.
+    """
+    try:
+        path.mkdir(mode=DIR_MODE, exist_ok=True)
+    except FileNotFoundError:
+        make_private_dir(path.parent)
+        path.mkdir(mode=DIR_MODE, exist_ok=True)
+
+
+class BlobStore:
+    """Blobs under ``root/<first two hex digits>/<digest>``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path_for(self, digest: str) -> Path:
+        return self.root / digest[:2] / digest
+
+    def put(self, digest: str, data: bytes) -> None:
+        """Store ``data`` under ``digest`` unless a blob of that size is already there.
+
+        Raises ``OSError`` (EACCES, ENOSPC, …) when the blob cannot be written.
+        """
+        final = self.path_for(digest)
+        try:
+            if os.stat(final).st_size == len(data):
+                return
+        except FileNotFoundError:
+            pass
+        make_private_dir(final.parent)
+        tmp = final.parent / f"{_TMP_MARK}{digest}-{secrets.token_hex(4)}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
+            os.replace(tmp, final)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    def get(self, digest: str) -> bytes:
+        """The blob's bytes; :class:`BlobMissing` / :class:`BlobCorrupt` / ``OSError``."""
+        try:
+            with open(self.path_for(digest), "rb") as handle:
+                data = handle.read()
+        except FileNotFoundError as exc:
+            raise BlobMissing(digest) from exc
+        if content_digest(data) != digest:
+            raise BlobCorrupt(digest)
+        return data
+
+    def delete(self, digest: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path_for(digest))
+
+    def names(self) -> Iterator[tuple[str, Path]]:
+        """Every file under the store as ``(name, path)``, temp files included."""
+        try:
+            shards = list(os.scandir(self.root))
+        except FileNotFoundError:
+            return
+        for shard in shards:
+            if not shard.is_dir(follow_symlinks=False):
+                continue
+            for entry in os.scandir(shard.path):
+                yield entry.name, Path(entry.path)
+
+    def sweep(self, keep: set[str]) -> int:
+        """Delete every blob (and leftover temp file) whose name is not in ``keep``."""
+        removed = 0
+        for name, path in list(self.names()):
+            if name not in keep:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+                    removed += 1
+        return removed

@@ -1,0 +1,183 @@
+"""The history model: per-turn snapshots of file states, and their journal (JSON) form.
+
+A :class:`Snapshot` is the state of every tracked file at the start of one turn (one
+``promptId``), plus the pre-image of every file first written during that turn. Each file's
+state is a :class:`FileEntry`: ``present`` (its bytes are the blob named ``digest``),
+``absent`` (the file did not exist), or ``failed`` (the backup could not be taken; ``error``
+says why, and ``digest`` is kept when the bytes were read but could not be stored).
+
+Files are keyed by absolute path so two workspace folders with the same relative names never
+collide; ``display`` is the workspace-relative path results show.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast
+
+State = Literal["present", "absent", "failed"]
+_STATES = ("present", "absent", "failed")
+
+
+class ShapeError(ValueError):
+    """A journal value is valid JSON of the wrong shape."""
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """One file's state in one snapshot."""
+
+    display: str
+    state: State
+    digest: str | None
+    time: float
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "display": self.display,
+            "state": self.state,
+            "digest": self.digest,
+            "time": self.time,
+        }
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+    @classmethod
+    def from_json(cls, value: object) -> FileEntry:
+        if not isinstance(value, dict):
+            raise ShapeError("a file entry is not an object")
+        display = value.get("display")
+        state = value.get("state")
+        digest = value.get("digest")
+        time = value.get("time")
+        error = value.get("error")
+        if not isinstance(display, str):
+            raise ShapeError("file entry without a string `display`")
+        if state not in _STATES:
+            raise ShapeError(f"file entry with unknown state {state!r}")
+        if digest is not None and not _is_digest(digest):
+            raise ShapeError("file entry with a malformed `digest`")
+        if state == "present" and digest is None:
+            raise ShapeError("present file entry without a digest")
+        if state == "absent" and digest is not None:
+            raise ShapeError("absent file entry with a digest")
+        if isinstance(time, bool) or not isinstance(time, int | float) or not math.isfinite(time):
+            raise ShapeError("file entry without a numeric `time`")
+        if error is not None and not isinstance(error, str):
+            raise ShapeError("file entry with a non-string `error`")
+        return cls(display, cast(State, state), digest, float(time), error)
+
+
+def _is_digest(value: object) -> bool:
+    return (
+        isinstance(value, str) and len(value) == 32 and all(c in "0123456789abcdef" for c in value)
+    )
+
+
+@dataclass
+class Snapshot:
+    """A turn: file states at its start, and the files the agent wrote during it."""
+
+    prompt_id: str
+    label: str | None
+    timestamp: str
+    seq: int
+    files: dict[str, FileEntry] = field(default_factory=dict)
+    edited: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class SnapshotRecord:
+    """One entry of a journal record's ``snapshots`` list.
+
+    A full record (``is_update`` false) replaces the snapshot with that ``promptId``. An
+    update merges: ``files`` adds or heals entries, ``writes`` records what the agent last
+    wrote (digest, or ``None`` for a delete), ``dropped`` removes the turn.
+    """
+
+    prompt_id: str
+    label: str | None
+    timestamp: str
+    seq: int
+    is_update: bool
+    files: dict[str, FileEntry]
+    writes: dict[str, str | None]
+    dropped: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "promptId": self.prompt_id,
+            "label": self.label,
+            "timestamp": self.timestamp,
+            "seq": self.seq,
+            "isUpdate": self.is_update,
+            "files": {key: entry.to_json() for key, entry in self.files.items()},
+        }
+        if self.writes:
+            out["writes"] = self.writes
+        if self.dropped:
+            out["dropped"] = True
+        return out
+
+    @classmethod
+    def from_json(cls, value: object) -> SnapshotRecord:
+        if not isinstance(value, dict):
+            raise ShapeError("a snapshot is not an object")
+        prompt_id = value.get("promptId")
+        label = value.get("label")
+        timestamp = value.get("timestamp")
+        seq = value.get("seq")
+        is_update = value.get("isUpdate", False)
+        files = value.get("files", {})
+        writes = value.get("writes", {})
+        dropped = value.get("dropped", False)
+        if not isinstance(prompt_id, str) or not prompt_id:
+            raise ShapeError("snapshot without a string `promptId`")
+        if label is not None and not isinstance(label, str):
+            raise ShapeError("snapshot with a non-string `label`")
+        if not isinstance(timestamp, str):
+            raise ShapeError("snapshot without a string `timestamp`")
+        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+            raise ShapeError("snapshot without a non-negative integer `seq`")
+        if not isinstance(is_update, bool) or not isinstance(dropped, bool):
+            raise ShapeError("snapshot with non-boolean `isUpdate`/`dropped`")
+        if not isinstance(files, dict) or not isinstance(writes, dict):
+            raise ShapeError("snapshot whose `files`/`writes` is not an object")
+        entries = {str(key): FileEntry.from_json(entry) for key, entry in files.items()}
+        for digest in writes.values():
+            if digest is not None and not _is_digest(digest):
+                raise ShapeError("snapshot with a malformed digest in `writes`")
+        return cls(
+            prompt_id,
+            label,
+            timestamp,
+            seq,
+            is_update,
+            entries,
+            {str(k): v for k, v in writes.items()},
+            dropped,
+        )
+
+
+def record_json(snapshots: list[SnapshotRecord]) -> dict[str, Any]:
+    """The journal record that carries ``snapshots``."""
+    return {
+        "type": "system",
+        "subtype": "file_history_snapshot",
+        "systemPayload": {"snapshots": [s.to_json() for s in snapshots]},
+    }
+
+
+def parse_record(value: object) -> list[SnapshotRecord]:
+    """The snapshots of one journal record; :class:`ShapeError` if it is not one."""
+    if not isinstance(value, dict):
+        raise ShapeError("the record is not a JSON object")
+    if value.get("type") != "system" or value.get("subtype") != "file_history_snapshot":
+        raise ShapeError("the record is not a system/file_history_snapshot record")
+    payload = value.get("systemPayload")
+    if not isinstance(payload, dict) or not isinstance(payload.get("snapshots"), list):
+        raise ShapeError("the record has no `systemPayload.snapshots` list")
+    return [SnapshotRecord.from_json(s) for s in payload["snapshots"]]
