@@ -91,6 +91,11 @@ class Workspace:
     protected: Sequence[str] = DEFAULT_PROTECTED
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
 
+    def __post_init__(self) -> None:
+        # Folders passed to the constructor must be real paths too, or every file under a
+        # symlinked folder would resolve "outside" it.
+        self.set_folders(self.folders)
+
     def set_folders(self, folders: Iterable[Path]) -> None:
         self.folders = [Path(os.path.realpath(f)) for f in folders]
 
