@@ -1,0 +1,78 @@
+/** Wires the pieces together; each feature lives in its own module. */
+import * as vscode from "vscode";
+
+import { createApi, type WaymarkApi } from "./api";
+import { ApprovalController } from "./approval/approvalController";
+import { PendingStore } from "./approval/pendingStore";
+import { ProposalFileSystem } from "./approval/proposalFileSystem";
+import { PROPOSAL_SCHEME } from "./approval/proposalUri";
+import { ConversationHosts } from "./conversationHosts";
+import { Commands } from "./protocol";
+import { proposeEdit } from "./proposeEditCommand";
+import { FileHistory, HISTORY_SCHEME, HistoryContent } from "./rewind/fileHistory";
+import { RewindFlow } from "./rewind/rewindFlow";
+import { ServerConnection } from "./serverConnection";
+import { workspaceSessionId } from "./session";
+import { readSettings, RESTART_SETTINGS } from "./settings";
+import type { ForwardDeps } from "./tools/toolForwarder";
+import { registerLanguageModelTools } from "./tools/languageModelTools";
+import { TurnTracker } from "./tools/turnTracker";
+
+let server: ServerConnection | undefined;
+
+export function activate(context: vscode.ExtensionContext): WaymarkApi {
+  const activationStart = Date.now();
+  const output = vscode.window.createOutputChannel("Waymark", { log: true });
+  const connection = new ServerConnection(output, workspaceSessionId(context.workspaceState));
+  server = connection;
+  const store = new PendingStore();
+  const proposals = new ProposalFileSystem(store);
+  const approval = new ApprovalController(store, connection);
+  const hosts = new ConversationHosts();
+  const historyContent = new HistoryContent();
+  const rewindFlow = new RewindFlow(connection, hosts, output);
+  const fileHistory = new FileHistory(connection, historyContent);
+
+  const deps: ForwardDeps = {
+    execute: (command, params) => connection.execute(command, params),
+    approvalMode: () => readSettings(vscode.workspace.getConfiguration("waymark")).approval,
+    propose: (preview, origin) => approval.propose(preview, origin),
+  };
+  const turns = new TurnTracker((turn) => connection.execute(Commands.snapshot, turn));
+
+  context.subscriptions.push(
+    output,
+    connection,
+    proposals,
+    approval,
+    vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, proposals, { isCaseSensitive: true }),
+    vscode.workspace.registerTextDocumentContentProvider(HISTORY_SCHEME, historyContent),
+    connection.onDidRewind((event) =>
+      hosts.notify(event, (host, error) => output.error(`conversation host "${host.label}" failed to rewind: ${String(error)}`)),
+    ),
+    vscode.commands.registerCommand("waymark.rewindToTurn", () => rewindFlow.run()),
+    vscode.commands.registerCommand("waymark.showFileHistory", (uri?: vscode.Uri) => fileHistory.show(uri)),
+    vscode.commands.registerCommand("waymark.acceptProposal", (target?: unknown) => approval.accept(target)),
+    vscode.commands.registerCommand("waymark.rejectProposal", (target?: unknown) => approval.reject(target)),
+    vscode.commands.registerCommand("waymark.showPendingProposals", () => approval.showPending()),
+    vscode.commands.registerCommand("waymark.restartServer", () => connection.restart()),
+    vscode.commands.registerCommand("waymark.showLog", () => output.show()),
+    vscode.commands.registerCommand("waymark.proposeEdit", (argument?: unknown) => proposeEdit(argument, deps)),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (RESTART_SETTINGS.some((section) => event.affectsConfiguration(section))) {
+        output.info("settings changed: restarting the server");
+        void connection.restart();
+      }
+    }),
+    ...registerLanguageModelTools(deps, turns),
+  );
+
+  void connection.ensureStarted();
+  output.info(`activated in ${Date.now() - activationStart} ms`);
+  return createApi(deps, connection.onDidRewind, hosts);
+}
+
+export async function deactivate(): Promise<void> {
+  await server?.dispose();
+  server = undefined;
+}

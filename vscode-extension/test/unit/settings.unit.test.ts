@@ -1,0 +1,71 @@
+import * as assert from "node:assert/strict";
+
+import { missingServerMessage, resolveExecutable } from "../../src/launchCheck";
+import { initializationOptions, readSettings, serverLaunch } from "../../src/settings";
+
+const reader = (values: Record<string, unknown>) => ({ get: <T>(key: string) => values[key] as T | undefined });
+
+describe("settings", () => {
+  it("falls back to defaults for missing or malformed values", () => {
+    const settings = readSettings(reader({ "server.command": [], approval: "sometimes", maxSnapshots: 0 }));
+    assert.deepEqual(settings.serverCommand, ["waymark-ls"]);
+    assert.equal(settings.approval, "diff");
+    assert.equal(settings.checkpointing, true);
+    assert.equal(settings.maxSnapshots, 100);
+  });
+
+  it("launches waymark-ls by default, or <python> -m waymark serve", () => {
+    assert.deepEqual(serverLaunch(readSettings(reader({}))), { command: "waymark-ls", args: [] });
+    assert.deepEqual(serverLaunch(readSettings(reader({ "server.command": ["/opt/w/bin/waymark-ls", "--log", "debug"] }))), {
+      command: "/opt/w/bin/waymark-ls",
+      args: ["--log", "debug"],
+    });
+    assert.deepEqual(serverLaunch(readSettings(reader({ "server.pythonPath": " /venv/bin/python " }))), {
+      command: "/venv/bin/python",
+      args: ["-m", "waymark", "serve"],
+    });
+  });
+
+  it("maps approval modes onto the server's auto/editor", () => {
+    const mode = (approval: string) => initializationOptions(readSettings(reader({ approval })), "s").approval;
+    assert.equal(mode("diff"), "auto", "the extension previews and approves before applyPending");
+    assert.equal(mode("auto"), "auto");
+    assert.equal(mode("refactorPreview"), "editor");
+  });
+
+  it("passes checkpointing, protected paths, history dir and the session id", () => {
+    const options = initializationOptions(
+      readSettings(reader({ checkpointing: false, protectedPaths: ["secrets/**"], historyDir: "/tmp/h", maxSnapshots: 7 })),
+      "session-1",
+    );
+    assert.deepEqual(options, {
+      approval: "auto",
+      checkpointing: false,
+      protectedPaths: ["secrets/**"],
+      sessionId: "session-1",
+      maxSnapshots: 7,
+      historyDir: "/tmp/h",
+    });
+  });
+
+  it("omits an empty history dir so the server's XDG default applies", () => {
+    assert.equal("historyDir" in initializationOptions(readSettings(reader({ historyDir: "  " })), "s"), false);
+  });
+});
+
+describe("server launch check", () => {
+  it("finds a bare command on PATH and a path as given", () => {
+    const exists = (file: string) => file === "/b/waymark-ls" || file === "/abs/python";
+    assert.equal(resolveExecutable("waymark-ls", "/a:/b", exists), "/b/waymark-ls");
+    assert.equal(resolveExecutable("/abs/python", "", exists), "/abs/python");
+    assert.equal(resolveExecutable("waymark-ls", "/a", exists), undefined);
+  });
+
+  it("names the fix in the missing-server message", () => {
+    const message = missingServerMessage({ command: "waymark-ls", args: [] }, false);
+    assert.match(message, /not found on PATH/);
+    assert.match(message, /pip install waymark/);
+    assert.match(message, /waymark\.server\.pythonPath/);
+    assert.match(missingServerMessage({ command: "/nope/python", args: [] }, true), /waymark\.server\.pythonPath/);
+  });
+});
