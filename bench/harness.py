@@ -1,0 +1,502 @@
+"""Run every bench module's ``figures()``, print a table, rewrite ``bench/results.md``.
+
+A bench module is any ``bench/*.py`` with a ``figures() -> list[dict]``; each figure is
+``{"name", "runs": [seconds…], "baseline": str, "baseline_runs": [seconds…], "goal": str,
+"extra": {...}}``. Counts and rates come as ``"value"`` (with ``"baseline"`` a number when
+the baseline is a count too), and a module may give its own verdict as ``"met": bool``.
+Modules named ``*_soak`` run only with ``--soak``.
+
+Each module runs in its own child process, one after the other: a crash, ``sys.exit`` or
+hang in one bench is reported with its error and the others still run, and no two benches
+share the two cores of the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import platform
+import re
+import shlex
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+ROOT = BENCH_DIR.parent
+RESULTS = BENCH_DIR / "results.md"
+
+# Cheap, self-contained benches first so a slow one cannot hide the others' results.
+ORDER = (
+    "lsp_bench",
+    "anchors_speed",
+    "anchors_replay",
+    "sed_speed",
+    "sed_coverage",
+    "history_bench",
+    "crash_soak",
+    "anchors_soak",
+    "sed_soak",
+    "history_soak",
+)
+NOT_BENCHES = {"__init__", "__main__", "harness"}
+TIMEOUT = {False: 600.0, True: 3600.0}  # seconds per module: normal, soak
+
+
+@dataclass
+class Figure:
+    module: str
+    name: str
+    runs: list[float] = field(default_factory=list)
+    baseline: str = ""
+    baseline_runs: list[float] = field(default_factory=list)
+    goal: str = ""
+    value: float | None = None
+    baseline_value: float | None = None
+    unit: str = ""
+    met: bool | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.runs) if self.runs else self.value
+
+    @property
+    def baseline_median(self) -> float | None:
+        return statistics.median(self.baseline_runs) if self.baseline_runs else self.baseline_value
+
+    @property
+    def ratio(self) -> float | None:
+        mine, theirs = self.median, self.baseline_median
+        if mine is None or not theirs:
+            return None
+        return mine / theirs
+
+
+@dataclass
+class Outcome:
+    module: str
+    seconds: float
+    figures: list[Figure] = field(default_factory=list)
+    error: str | None = None
+
+
+# ---------------------------------------------------------------- discovery and normalising
+
+
+def discover(bench_dir: Path = BENCH_DIR) -> list[str]:
+    names = {p.stem for p in bench_dir.glob("*.py") if p.stem not in NOT_BENCHES}
+    known = [n for n in ORDER if n in names]
+    return known + sorted(names - set(known))
+
+
+def is_soak(name: str) -> bool:
+    return name.endswith("_soak")
+
+
+def select(names: list[str], *, soak: bool, only: list[str]) -> list[str]:
+    if only:
+        unknown = [n for n in only if n not in names]
+        if unknown:
+            raise SystemExit(f"unknown bench {', '.join(unknown)}; have: {', '.join(names)}")
+        return [n for n in names if n in only]
+    return [n for n in names if soak or not is_soak(n)]
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _seconds(value: object) -> list[float]:
+    if isinstance(value, list | tuple):
+        return [float(v) for v in value if _number(v) is not None]
+    return []
+
+
+def normalise(module: str, raw: dict[str, Any]) -> Figure:
+    """One module's figure dict in whatever dialect it speaks → a :class:`Figure`."""
+    extra = dict(raw.get("extra") or {})
+    runs = raw.get("runs", raw.get("times", raw.get("samples")))
+    baseline = raw.get("baseline", "")
+    baseline_runs = raw.get("baseline_runs")
+    # Soak modules report how many trials they ran as an integer "runs".
+    if _number(runs) is not None:
+        extra.setdefault("cases", int(runs))
+    if _number(baseline_runs) is not None:
+        extra.setdefault("baseline_cases", int(baseline_runs))
+    if isinstance(baseline, dict):
+        baseline_runs = baseline.get("runs", baseline_runs)
+        baseline = baseline.get("name", "")
+    goal = raw.get("goal", "")
+    return Figure(
+        module=module,
+        name=str(raw.get("name") or raw.get("figure") or "(unnamed)"),
+        runs=_seconds(runs),
+        baseline="" if _number(baseline) is not None else str(baseline),
+        baseline_runs=_seconds(baseline_runs),
+        goal=f"≤ {goal:g}" if _number(goal) is not None else str(goal or ""),
+        value=_number(raw.get("value")),
+        baseline_value=_number(baseline),
+        unit=str(raw.get("unit", "")),
+        met=raw["met"] if isinstance(raw.get("met"), bool) else None,
+        extra=extra,
+    )
+
+
+# ---------------------------------------------------------------- goals
+
+CLAUSE = re.compile(
+    r"(?P<subject>p\d+|median|ratio|value)?\s*(?P<op>≤|<=|<|≥|>=|>|==|=)\s*"
+    r"(?P<target>\d+(?:\.\d+)?)\s*(?P<unit>×|x\b|µs|us\b|ms\b|s\b|min\w*|%|MB\b|MiB\b)?"
+)
+TIME_UNITS = {"µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
+OPS = {
+    "≤": float.__le__,
+    "<=": float.__le__,
+    "<": float.__lt__,
+    "≥": float.__ge__,
+    ">=": float.__ge__,
+    ">": float.__gt__,
+    "=": float.__eq__,
+    "==": float.__eq__,
+}
+
+
+def _percentile(runs: list[float], p: float) -> float:
+    ordered = sorted(runs)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def _clause_measure(fig: Figure, subject: str | None, unit: str) -> tuple[float | None, str]:
+    """What a goal clause talks about, in the clause's unit, and how to print it."""
+    if unit in ("×", "x"):
+        return fig.ratio, "ratio"
+    if unit in TIME_UNITS:
+        if subject and subject.startswith("p") and fig.runs:
+            seconds: float | None = _percentile(fig.runs, float(subject[1:]))
+        else:
+            seconds = fig.median if fig.runs else None
+        return (None if seconds is None else seconds / TIME_UNITS[unit]), subject or "median"
+    if unit == "%":
+        if fig.value is None:
+            return None, "value"
+        return (fig.value if fig.unit == "%" else fig.value * 100), "value"
+    return fig.median, subject or ("value" if fig.value is not None else "median")
+
+
+def verdict(fig: Figure) -> str:
+    """``MET``, ``MISSED: <gap>``, or why the goal could not be checked."""
+    if fig.met is not None and not fig.goal:
+        return "MET" if fig.met else "MISSED"
+    clauses = list(CLAUSE.finditer(fig.goal))
+    if not clauses:
+        if fig.met is not None:
+            return "MET" if fig.met else "MISSED"
+        return "no goal" if not fig.goal else "not checkable"
+    gaps = []
+    for c in clauses:
+        unit = c["unit"] or ""
+        unit = "min" if unit.startswith("min") else unit
+        measured, label = _clause_measure(fig, c["subject"], unit)
+        if measured is None:
+            return "no data"
+        target = float(c["target"])
+        if not OPS[c["op"]](measured, target):
+            gap = f"{label} {_num(measured)}{unit} vs {c['op']} {_num(target)}{unit}"
+            if target:
+                off = (measured / target - 1) * 100
+                gap += f" ({off:+.0f}%)"
+            gaps.append(gap)
+    if fig.met is False and not gaps:
+        gaps.append("the module reports the goal missed")
+    return "MISSED: " + "; ".join(gaps) if gaps else "MET"
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def _num(x: float) -> str:
+    if x == int(x) and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:.3g}" if abs(x) < 1000 else f"{x:,.0f}"
+
+
+def fmt_seconds(s: float | None) -> str:
+    if s is None:
+        return "—"
+    if s < 1e-3:
+        return f"{s * 1e6:.0f} µs"
+    if s < 1:
+        return f"{s * 1e3:.3g} ms"
+    return f"{s:.3g} s"
+
+
+def _fmt(fig: Figure, x: float | None, *, timed: bool) -> str:
+    if x is None:
+        return "—"
+    if timed:
+        return fmt_seconds(x)
+    return f"{_num(x)} {fig.unit}".rstrip()
+
+
+def row(fig: Figure) -> dict[str, str]:
+    timed = bool(fig.runs)
+    ratio = fig.ratio
+    return {
+        "figure": fig.name,
+        "n": str(len(fig.runs)) if fig.runs else "—",
+        "median": _fmt(fig, fig.median, timed=timed),
+        "min": fmt_seconds(min(fig.runs)) if fig.runs else "—",
+        "max": fmt_seconds(max(fig.runs)) if fig.runs else "—",
+        "baseline": fig.baseline or "—",
+        "baseline median": _fmt(fig, fig.baseline_median, timed=bool(fig.baseline_runs)),
+        "ratio": "—" if ratio is None else f"{ratio:.2f}×",
+        "goal": fig.goal or "—",
+        "status": verdict(fig),
+    }
+
+
+def soak_row(fig: Figure) -> dict[str, str]:
+    extra = fig.extra
+
+    def count(*keys: str) -> str:
+        for key in keys:
+            if key in extra:
+                v = extra[key]
+                return str(len(v)) if isinstance(v, list | tuple | dict) else str(v)
+        return "—"
+
+    return {
+        "figure": fig.name,
+        "cases": count("cases", "trials"),
+        "failures": count("failures", "failed", "mismatches"),
+        "data lost": count("data_lost", "lost", "torn"),
+        "goal": fig.goal or "—",
+        "status": verdict(fig),
+    }
+
+
+def render_table(rows: Iterable[dict[str, str]]) -> str:
+    rows = list(rows)
+    if not rows:
+        return "(no figures)"
+    widths = {k: max(len(k), *(len(r[k]) for r in rows)) for k in rows[0]}
+    lines = ["  ".join(k.ljust(w) for k, w in widths.items())]
+    lines.append("  ".join("-" * w for w in widths.values()))
+    lines += ["  ".join(r[k].ljust(w) for k, w in widths.items()) for r in rows]
+    return "\n".join(lines)
+
+
+def _md_table(rows: list[dict[str, str]]) -> str:
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    head = list(rows[0])
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join(cell(r[k]) for k in head) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def _short(value: object, limit: int = 160) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def render_markdown(
+    outcomes: list[Outcome], machine: dict[str, str], command: str, date: str, seconds: float
+) -> str:
+    figures = [f for o in outcomes for f in o.figures]
+    normal = [f for f in figures if not is_soak(f.module)]
+    soak = [f for f in figures if is_soak(f.module)]
+    out = [
+        "# Waymark benchmarks",
+        "",
+        "Written by `bench/run` from a real run; do not edit by hand. Every time is measured "
+        "side by side with its baseline in the same run, on a noisy shared machine: read the "
+        "**ratio**, not the absolute times.",
+        "",
+        f"- Command: `{command}`",
+        f"- Date: {date}",
+        f"- Wall time: {seconds:.0f} s",
+        "",
+        "## Machine",
+        "",
+        _md_table([{"": k, "value": v} for k, v in machine.items()]),
+        "",
+        "## Figures",
+        "",
+        "median / min / max over n runs; ratio = median ÷ baseline median.",
+        "",
+        _md_table([row(f) for f in normal]) if normal else "No figures in this run.",
+        "",
+        "## Soak runs",
+        "",
+    ]
+    if soak:
+        out.append(_md_table([soak_row(f) for f in soak]))
+    elif any(is_soak(o.module) for o in outcomes):
+        out.append("Every soak module failed; see Errors.")
+    else:
+        out.append("Not run by this command (pass `--soak`).")
+    details = [f for f in figures if f.extra]
+    if details:
+        out += ["", "## Details", ""]
+        out += [f"- **{f.name}**: {_short(f.extra, 600)}" for f in details]
+    out += ["", "## Modules", ""]
+    out.append(
+        _md_table(
+            [
+                {
+                    "module": o.module,
+                    "seconds": f"{o.seconds:.1f}",
+                    "figures": str(len(o.figures)),
+                    "error": o.error or "",
+                }
+                for o in outcomes
+            ]
+        )
+        if outcomes
+        else "No bench modules ran."
+    )
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- machine
+
+
+def _output(*cmd: str) -> str:
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=10, check=False)
+    except OSError:
+        return ""
+    return done.stdout.strip()
+
+
+def _first_line(*cmd: str) -> str:
+    lines = _output(*cmd).splitlines()
+    return lines[0] if lines else "unavailable"
+
+
+def _proc_field(path: str, key: str) -> str:
+    try:
+        for line in Path(path).read_text().splitlines():
+            if line.startswith(key):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def machine_info() -> dict[str, str]:
+    kib = _proc_field("/proc/meminfo", "MemTotal").split()[0]
+    dirty = _output("git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no")
+    try:
+        pygls = metadata.version("pygls")
+    except metadata.PackageNotFoundError:
+        pygls = "not installed"
+    return {
+        "CPU": _proc_field("/proc/cpuinfo", "model name"),
+        "cores": str(os.cpu_count()),
+        "RAM": f"{int(kib) / 2**20:.1f} GiB" if kib.isdigit() else "unknown",
+        "kernel": f"{platform.system()} {platform.release()}",
+        "Python": platform.python_version(),
+        "pygls": pygls,
+        "GNU sed": _first_line("sed", "--version"),
+        "git": _first_line("git", "--version"),
+        "commit": _first_line("git", "-C", str(ROOT), "rev-parse", "--short", "HEAD")
+        + (" + uncommitted changes" if dirty else ""),
+    }
+
+
+# ---------------------------------------------------------------- running
+
+
+def run_module(name: str, timeout: float) -> Outcome:
+    """Run ``bench.<name>.figures()`` in a child process and collect its figures."""
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix=f"waymark-bench-{name}-") as tmp:
+        out, log = Path(tmp) / "figures.json", Path(tmp) / "output.log"
+        path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+        env = dict(os.environ, PYTHONPATH=path)
+        cmd = [sys.executable, "-m", "bench.harness", "--child", name, str(out)]
+        with log.open("wb") as sink:
+            # Its own session, so a timeout ends the bench and every process it started.
+            child = subprocess.Popen(
+                cmd, cwd=ROOT, env=env, stdout=sink, stderr=sink, start_new_session=True
+            )
+            try:
+                code = child.wait(timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(child.pid, signal.SIGKILL)
+                child.wait()
+                code = None
+        seconds = time.monotonic() - started
+        tail = " / ".join(log.read_text(errors="replace").strip().splitlines()[-6:])
+        if code is None:
+            return Outcome(name, seconds, error=f"timed out after {timeout:.0f} s; {tail}")
+        if code != 0 or not out.exists():
+            return Outcome(name, seconds, error=f"exit {code}: {tail}")
+        raws = json.loads(out.read_text())
+    if not isinstance(raws, list):
+        return Outcome(name, seconds, error=f"figures() returned {type(raws).__name__}, not list")
+    return Outcome(name, seconds, [normalise(name, r) for r in raws if isinstance(r, dict)])
+
+
+def _child(name: str, out: Path) -> None:
+    module = importlib.import_module(f"bench.{name}")
+    raws = module.figures()
+    out.write_text(json.dumps(raws, default=str))
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--child"]:
+        _child(argv[1], Path(argv[2]))
+        return 0
+    parser = argparse.ArgumentParser(prog="bench/run", description=__doc__.splitlines()[0])
+    parser.add_argument("--soak", action="store_true", help="also run the *_soak modules")
+    parser.add_argument(
+        "--only", action="append", default=[], metavar="NAME", help="run only these modules"
+    )
+    parser.add_argument("--output", type=Path, default=RESULTS, help="markdown to rewrite")
+    args = parser.parse_args(argv)
+    only = [n for value in args.only for n in value.split(",") if n]
+    names = select(discover(), soak=args.soak, only=only)
+    command = shlex.join([os.environ.get("BENCH_PROG", "python -m bench"), *argv])
+    date = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    started = time.monotonic()
+    outcomes = []
+    for name in names:
+        print(f"▸ {name} …", flush=True)
+        outcome = run_module(name, TIMEOUT[is_soak(name)])
+        status = f"error: {outcome.error}" if outcome.error else f"{len(outcome.figures)} figures"
+        print(f"  {outcome.seconds:.1f} s, {status}", flush=True)
+        outcomes.append(outcome)
+    seconds = time.monotonic() - started
+    figures = [f for o in outcomes for f in o.figures]
+    print()
+    print(render_table(row(f) for f in figures if not is_soak(f.module)))
+    if any(is_soak(f.module) for f in figures):
+        print()
+        print(render_table(soak_row(f) for f in figures if is_soak(f.module)))
+    markdown = render_markdown(outcomes, machine_info(), command, date, seconds)
+    args.output.write_text(markdown, encoding="utf-8")
+    print(f"\n{len(names)} modules in {seconds:.0f} s; wrote {args.output}")
+    return 1 if any(o.error for o in outcomes) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
