@@ -188,7 +188,7 @@ def _clause_measure(fig: Figure, subject: str | None, unit: str) -> tuple[float 
         if subject and subject.startswith("p") and fig.runs:
             seconds: float | None = _percentile(fig.runs, float(subject[1:]))
         else:
-            seconds = fig.median if fig.runs else None
+            seconds = fig.median if fig.runs or fig.unit == "s" else None
         return (None if seconds is None else seconds / TIME_UNITS[unit]), subject or "median"
     if unit == "%":
         if fig.value is None:
@@ -247,7 +247,7 @@ def fmt_seconds(s: float | None) -> str:
 def _fmt(fig: Figure, x: float | None, *, timed: bool) -> str:
     if x is None:
         return "—"
-    if timed:
+    if timed or fig.unit == "s":
         return fmt_seconds(x)
     return f"{_num(x)} {fig.unit}".rstrip()
 

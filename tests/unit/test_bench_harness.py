@@ -1,0 +1,126 @@
+"""The bench harness's bookkeeping on synthetic figures: no bench runs, nothing is timed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from bench.harness import (
+    Outcome,
+    discover,
+    normalise,
+    render_markdown,
+    render_table,
+    row,
+    select,
+    soak_row,
+    verdict,
+)
+
+MS = 1e-3
+
+
+def timed(goal: str, runs: list[float], baseline_runs: list[float]) -> dict[str, object]:
+    return {
+        "name": "edit",
+        "runs": runs,
+        "baseline": "no-op",
+        "baseline_runs": baseline_runs,
+        "goal": goal,
+        "extra": {},
+    }
+
+
+def test_ratio_is_median_over_baseline_median() -> None:
+    fig = normalise("lsp_bench", timed("", [2 * MS, 9 * MS, 3 * MS], [1 * MS, 1 * MS, 50 * MS]))
+    cells = row(fig)
+    assert cells["ratio"] == "3.00×"
+    assert (cells["median"], cells["min"], cells["max"]) == ("3 ms", "2 ms", "9 ms")
+    assert cells["baseline median"] == "1 ms"
+    assert cells["n"] == "3"
+
+
+@pytest.mark.parametrize(
+    ("goal", "status"),
+    [
+        ("≤ 3×", "MET"),
+        ("<= 2x", "MISSED: ratio 3x vs <= 2x (+50%)"),
+        ("≤ 2× no-op, p50 ≤ 5 ms", "MISSED: ratio 3× vs ≤ 2× (+50%)"),
+        ("p50 ≤ 2 ms", "MISSED: p50 3ms vs ≤ 2ms (+50%)"),
+        ("p99 ≤ 10 ms", "MET"),
+        ("faster than before", "not checkable"),
+        ("", "no goal"),
+    ],
+)
+def test_goal_met_or_gap(goal: str, status: str) -> None:
+    fig = normalise("m", timed(goal, [2 * MS, 3 * MS, 4 * MS], [1 * MS] * 3))
+    assert verdict(fig) == status
+
+
+def test_missing_runs_show_dashes_and_no_data() -> None:
+    fig = normalise("m", timed("≤ 2×", [], [1 * MS] * 5))
+    cells = row(fig)
+    assert (cells["n"], cells["median"], cells["ratio"]) == ("—", "—", "—")
+    assert cells["status"] == "no data"
+
+
+def test_values_rates_and_module_verdicts() -> None:
+    rate = normalise("m", {"name": "coverage", "value": 0.93, "goal": "≥ 95%"})
+    assert verdict(rate) == "MISSED: value 93% vs ≥ 95% (-2%)"
+    memory = normalise("m", {"name": "rss", "value": 60, "unit": "MB", "baseline": 40})
+    assert (row(memory)["median"], row(memory)["ratio"]) == ("60 MB", "1.50×")
+    told = normalise("m", {"name": "replay", "value": 1, "goal": "all cases", "met": False})
+    assert verdict(told) == "MISSED"
+
+
+def test_soak_dialect_integer_runs_and_numeric_goal() -> None:
+    raw = {
+        "name": "torn files",
+        "runs": 5000,
+        "value": 0,
+        "baseline": 143,
+        "baseline_runs": 200,
+        "goal": 0,
+        "extra": {"trials": 5000, "torn": 0, "failures": []},
+    }
+    fig = normalise("crash_soak", raw)
+    assert fig.runs == [] and fig.baseline_value == 143
+    assert soak_row(fig) == {
+        "figure": "torn files",
+        "cases": "5000",
+        "failures": "0",
+        "data lost": "0",
+        "goal": "≤ 0",
+        "status": "MET",
+    }
+
+
+def test_markdown_and_table_carry_everything() -> None:
+    outcomes = [
+        Outcome("lsp_bench", 1.0, [normalise("lsp_bench", timed("≤ 2×", [3 * MS], [1 * MS]))]),
+        Outcome("sed_speed", 0.5, error="exit 1: boom"),
+    ]
+    machine = {"CPU": "Test CPU", "cores": "2"}
+    md = render_markdown(outcomes, machine, "bench/run --only x", "2026-01-01 00:00 UTC", 1.5)
+    for text in ("Test CPU", "`bench/run --only x`", "2026-01-01", "| edit | 1 |", "MISSED"):
+        assert text in md
+    assert "| sed_speed | 0.5 | 0 | exit 1: boom |" in md
+    assert "Not run by this command (pass `--soak`)." in md
+    table = render_table(row(f) for o in outcomes for f in o.figures)
+    assert table.splitlines()[0].split()[:3] == ["figure", "n", "median"]
+
+
+def test_discovery_order_and_soak_selection(tmp_path: Path) -> None:
+    for name in ("zeta", "crash_soak", "sed_speed", "lsp_bench", "harness", "__main__"):
+        (tmp_path / f"{name}.py").touch()
+    names = discover(tmp_path)
+    assert names == ["lsp_bench", "sed_speed", "crash_soak", "zeta"]
+    assert select(names, soak=False, only=[]) == ["lsp_bench", "sed_speed", "zeta"]
+    assert select(names, soak=True, only=[]) == names
+    assert select(names, soak=False, only=["crash_soak"]) == ["crash_soak"]
+    with pytest.raises(SystemExit):
+        select(names, soak=False, only=["nope"])
