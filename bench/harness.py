@@ -162,6 +162,7 @@ CLAUSE = re.compile(
     r"(?P<subject>p\d+|median|ratio|value)?\s*(?P<op>≤|<=|<|≥|>=|>|==|=)\s*"
     r"(?P<target>\d+(?:\.\d+)?)\s*(?P<unit>×|x\b|µs|us\b|ms\b|s\b|min\w*|%|MB\b|MiB\b)?"
 )
+COUNT_GOAL = re.compile(r"^\s*(?P<limit>\d+)\s+(?P<what>[a-z][a-z_ ]*?)\s*$")
 TIME_UNITS = {"µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
 OPS = {
     "≤": float.__le__,
@@ -197,11 +198,25 @@ def _clause_measure(fig: Figure, subject: str | None, unit: str) -> tuple[float 
     return fig.median, subject or ("value" if fig.value is not None else "median")
 
 
+def _count_verdict(fig: Figure, limit: int, what: str) -> str:
+    """A goal like "0 mismatches": at most that many of the ``extra`` entry so named."""
+    found = fig.extra.get(what.replace(" ", "_"))
+    if isinstance(found, list | tuple | dict):
+        found = len(found)
+    count = _number(found)
+    if count is None:
+        return "no data"
+    return "MET" if count <= limit else f"MISSED: {_num(count)} {what} vs {limit}"
+
+
 def verdict(fig: Figure) -> str:
     """``MET``, ``MISSED: <gap>``, or why the goal could not be checked."""
     if fig.met is not None and not fig.goal:
         return "MET" if fig.met else "MISSED"
     clauses = list(CLAUSE.finditer(fig.goal))
+    count_goal = COUNT_GOAL.match(fig.goal)
+    if not clauses and count_goal:
+        return _count_verdict(fig, int(count_goal["limit"]), count_goal["what"])
     if not clauses:
         if fig.met is not None:
             return "MET" if fig.met else "MISSED"

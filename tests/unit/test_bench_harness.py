@@ -88,6 +88,11 @@ def test_soak_dialect_integer_runs_and_numeric_goal() -> None:
         "extra": {"trials": 5000, "torn": 0, "failures": []},
     }
     fig = normalise("crash_soak", raw)
+    counted = normalise("sed_soak", {"name": "sed", "goal": "0 mismatches", "extra": {}})
+    counted.extra["mismatches"] = ["one case"]
+    assert verdict(counted) == "MISSED: 1 mismatches vs 0"
+    counted.extra["mismatches"] = 0
+    assert verdict(counted) == "MET"
     assert fig.runs == [] and fig.baseline_value == 143
     assert soak_row(fig) == {
         "figure": "torn files",
