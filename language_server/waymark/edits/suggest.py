@@ -6,15 +6,18 @@ spaces where the file indents with tabs, trailing whitespace, an edit already ap
 detected and answered with text copied from the file, so the retry can be verbatim. Nothing
 here applies anything: a near match is only ever reported, never used.
 
-Cost stays bounded on big files: whitespace-insensitive matching compares windows of the
-probe's own line count, seeded from an index of one probe line; the "closest lines" search
-scores windows by shared tokens first and runs difflib only on the best few.
+Cost stays bounded on big files: both searches compare windows of the probe's own line
+count; whitespace-insensitive matching only where one probe token occurs verbatim, the
+"closest lines" search only around the probe's rarer tokens (within a budget of hits), and
+difflib only on the best few windows.
 """
 
 from __future__ import annotations
 
 import heapq
 import re
+from bisect import bisect_left
+from collections import defaultdict
 from difflib import SequenceMatcher
 from itertools import accumulate
 from typing import Any
@@ -32,7 +35,7 @@ MAX_CANDIDATES = 5
 MAX_CLOSEST = 3
 CLOSEST_SHORTLIST = 12
 MIN_SIMILARITY = 0.5
-MAX_SCAN_CHARS = 4_000_000
+MAX_TOKEN_HITS = 50_000
 MAX_COMPARE_CHARS = 400
 MIN_ALREADY_APPLIED_CHARS = 8
 
@@ -107,30 +110,32 @@ def _whitespace_candidates(index: LineIndex, probe: _Probe) -> tuple[list[dict[s
     k, n = len(probe.lines), len(index.lines)
     if not k or k > n or not any(probe.canon):
         return [], 0
-    file_canon = [_canon(line) for line in index.lines]
-    full = [t for t in range(k) if not probe.partial_start(t) and not probe.partial_end(t)]
-    if full:
-        # Seed from the longest whole probe line: only windows holding it can match.
-        seed = max(full, key=lambda t: len(probe.canon[t]))
-        starts = [i - seed for i, c in enumerate(file_canon) if c == probe.canon[seed]]
-    else:
-        starts = list(range(n - k + 1))
-    matches = [
-        a
-        for a in starts
-        if 0 <= a <= n - k and all(probe.line_matches(t, file_canon[a + t]) for t in range(k))
+    # Whitespace aside, a matching line holds the probe line's longest token verbatim: a
+    # substring test finds the few lines worth canonicalising.
+    seed = max(range(k), key=lambda t: len(probe.canon[t]))
+    token = max(probe.canon[seed].split(), key=len)
+    canon: dict[int, str] = {}
+
+    def matches_at(a: int) -> bool:
+        for t in range(k):
+            if (a + t) not in canon:
+                canon[a + t] = _canon(index.lines[a + t])
+            if not probe.line_matches(t, canon[a + t]):
+                return False
+        return True
+
+    starts = (i - seed for i, line in enumerate(index.lines) if token in line)
+    found = [a for a in starts if 0 <= a <= n - k and matches_at(a)]
+    candidates = [
+        {
+            "start_line": a + 1,
+            "end_line": a + k,
+            "file_text": _span_text(index, a, k, probe.ends_with_eol),
+            "differences": _differences(index, a, probe),
+        }
+        for a in found[:MAX_CANDIDATES]
     ]
-    candidates = []
-    for a in matches[:MAX_CANDIDATES]:
-        candidates.append(
-            {
-                "start_line": a + 1,
-                "end_line": a + k,
-                "file_text": _span_text(index, a, k, probe.ends_with_eol),
-                "differences": _differences(index, a, probe),
-            }
-        )
-    return candidates, len(matches)
+    return candidates, len(found)
 
 
 def _differences(index: LineIndex, first: int, probe: _Probe) -> list[str]:
@@ -157,22 +162,40 @@ def _differences(index: LineIndex, first: int, probe: _Probe) -> list[str]:
     return sorted(found) or ["inner_whitespace"]
 
 
-def _closest(index: LineIndex, probe: _Probe) -> tuple[list[dict[str, Any]], bool]:
-    k = len(probe.lines)
-    scanned, budget = 0, MAX_SCAN_CHARS
-    for line in index.lines:
-        budget -= len(line) + 1
+def _closest(text: str, index: LineIndex, probe: _Probe) -> list[dict[str, Any]]:
+    k, n = len(probe.lines), len(index.lines)
+    if not k or k > n:
+        return []
+    # Score lines by the probe's tokens, rarest first and within a budget of hits, so the
+    # cost follows the probe, not the file; then difflib ranks the best few windows.
+    tokens = sorted(
+        (text.count(tok), tok) for tok in set(_TOKEN_RE.findall("\n".join(probe.lines)))
+    )
+    scores: dict[int, float] = defaultdict(float)
+    budget = MAX_TOKEN_HITS
+    for count, tok in tokens:
+        if not count:
+            continue
+        budget -= count
         if budget < 0:
             break
-        scanned += 1
-    truncated = scanned < len(index.lines)
-    if not k or scanned < k:
-        return [], truncated
-    tokens = set(_TOKEN_RE.findall("\n".join(probe.lines)))
-    scores = [len(tokens.intersection(_TOKEN_RE.findall(line))) for line in index.lines[:scanned]]
-    prefix = [0, *accumulate(scores)]
-    windows = range(scanned - k + 1)
-    shortlist = heapq.nlargest(CLOSEST_SHORTLIST, windows, key=lambda a: prefix[a + k] - prefix[a])
+        whole = (
+            rf"(?<!\w){re.escape(tok)}(?!\w)"
+            if tok[0].isalnum() or tok[0] == "_"
+            else re.escape(tok)
+        )
+        lines = [index.line_of(m.start()) - 1 for m in re.finditer(whole, text)]
+        for line in lines:
+            scores[line] += 1 / len(lines)
+    hits = sorted(scores)
+    total = [0.0, *accumulate(scores[line] for line in hits)]
+
+    def window_score(a: int) -> float:
+        return total[bisect_left(hits, a + k)] - total[bisect_left(hits, a)]
+
+    # The best sliding window over sparse hits can always start at a hit line.
+    starts = {min(line, n - k) for line in hits}
+    shortlist = heapq.nlargest(CLOSEST_SHORTLIST, sorted(starts), key=window_score)
     ranked = sorted(
         ((_similarity(index.lines[a : a + k], probe.lines), a) for a in shortlist),
         key=lambda pair: (-pair[0], pair[1]),
@@ -181,7 +204,7 @@ def _closest(index: LineIndex, probe: _Probe) -> tuple[list[dict[str, Any]], boo
     for similarity, a in ranked:
         if similarity < MIN_SIMILARITY or len(picked) == MAX_CLOSEST:
             break
-        if any(a < p["start_line"] - 1 + k and p["start_line"] - 1 < a + k for p in picked):
+        if any(abs(a - (p["start_line"] - 1)) < k for p in picked):
             continue
         picked.append(
             {
@@ -191,7 +214,7 @@ def _closest(index: LineIndex, probe: _Probe) -> tuple[list[dict[str, Any]], boo
                 "file_text": _span_text(index, a, k, probe.ends_with_eol),
             }
         )
-    return picked, truncated
+    return picked
 
 
 def _similarity(window: list[str], probe: list[str]) -> float:
@@ -277,10 +300,8 @@ def explain_miss(text: str, old: str, new: str) -> tuple[str, dict[str, Any]]:
                 details,
             )
 
-    closest, truncated = _closest(index, lines)
+    closest = _closest(text, index, lines)
     details["closest"] = closest
-    if truncated:
-        details["closest_search_truncated"] = True
     if closest:
         best = closest[0]
         where = _lines_phrase(best["start_line"], best["end_line"])
