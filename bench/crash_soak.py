@@ -51,6 +51,8 @@ def figures(
             "baseline": naive.torn,
             "baseline_runs": naive.trials,
             "goal": 0,
+            "unit": "torn files",
+            "met": atomic.torn == 0 and atomic.leftover_after_sweep == 0 and not atomic.failures,
             "extra": {
                 "seed": seed,
                 "trials": atomic.trials,
