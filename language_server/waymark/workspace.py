@@ -119,7 +119,7 @@ class Workspace:
         if folder is None:
             raise PathOutsideWorkspace(
                 f"{path} resolves to {real}, outside the workspace folders; "
-                "only files inside the workspace can be changed.",
+                "Waymark works only on files inside the workspace folders.",
                 {"path": path, "resolved": str(real), "folders": [str(f) for f in self.folders]},
             )
         display = real.relative_to(folder).as_posix()

@@ -150,6 +150,8 @@ async def finish(ctx: CommandContext, proposal: Proposal, *, preview: bool) -> d
         return await commit(ctx, proposal)
     token = ctx.pending.add(proposal)
     result = dict(proposal.result)
+    if not result.get("warnings"):
+        result.pop("warnings", None)
     if "diff" in result:
         result["anchoredDiff"] = result.pop("diff")
     result.update(

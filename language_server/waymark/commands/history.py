@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import attrs
 
 from ..errors import InvalidParams
 from ..files import read_state
-from ..history import History
-from ..workspace import ResolvedPath
+from ..history import History, RewindPlan
 from .changes import FileChange, Loaded, Proposal
 from .context import CommandContext
 from .params import require
@@ -69,12 +69,14 @@ def rewind(ctx: CommandContext, params: RewindParams) -> Proposal:
     history = _history(ctx)
     plan = history.plan_rewind(params.promptId, force=params.force)
 
+    keys = {item.path: item.key for item in plan.files}
+
     def apply(ctx: CommandContext) -> dict[str, Any]:
         outcome = history.rewind(
             params.promptId, option=params.option, force=params.force, plan=plan
         )
         for display in outcome.get("restored", []) + outcome.get("deleted", []):
-            real = ctx.workspace.resolve(display).real
+            real = Path(keys.get(display, display))
             ctx.session.note_rewind(real, read_state(real).digest)
         if ctx.editor is not None:
             ctx.editor.notify(
@@ -89,15 +91,20 @@ def rewind(ctx: CommandContext, params: RewindParams) -> Proposal:
         return {"ok": True, **outcome}
 
     changes = [] if params.option == "conversation" else _plan_changes(ctx, plan)
-    return Proposal("rewind", "Waymark: rewind", changes, {}, apply=apply)
+    planned = [
+        {"path": f.path, "outcome": f.outcome, **({"reason": f.reason} if f.reason else {})}
+        for f in plan.files
+    ]
+    return Proposal("rewind", "Waymark: rewind", changes, {"plan": planned}, apply=apply)
 
 
-def _plan_changes(ctx: CommandContext, plan: Any) -> list[FileChange]:
+def _plan_changes(ctx: CommandContext, plan: RewindPlan) -> list[FileChange]:
+    """The files a rewind would write, as a previewable change set."""
     changes = []
     for item in plan.files:
         if item.outcome not in ("restore", "delete"):
             continue
-        resolved: ResolvedPath = ctx.workspace.resolve(str(item.path))
+        resolved = ctx.workspace.resolve(item.key)
         loaded = Loaded(resolved, item.current, item.current, None, resolved.lexical.as_uri())
-        changes.append(FileChange(loaded, item.target))
+        changes.append(FileChange(loaded, item.target if item.outcome == "restore" else None))
     return changes

@@ -64,7 +64,7 @@ def multi_replace(ctx: CommandContext, params: MultiReplaceParams) -> Proposal:
     result = {
         "snippet": planned.snippet,
         "replacements": planned.replacements,
-        "editsApplied": len(edits),
+        "editsApplied": planned.edits_applied,
         "warnings": list(planned.warnings),
     }
     change = FileChange(loaded, tf.encode_text(planned.text))
