@@ -388,13 +388,13 @@ class History:
         return snap.files.get(key) or self._first[key][1]
 
     def _expected(self, key: str) -> str | _Unknown | None:
-        """What the file should hold if nobody but this session's agent touched it."""
+        """What the file should hold if nobody but this session's agent touched it.
+
+        Without a recorded write, the agent never changed it: it should still hold its first
+        backup. Later snapshots are no guide, since they record whatever the file held.
+        """
         if key in self._writes:
             return self._writes[key]
-        for snap in sorted(self._snaps.values(), key=lambda s: s.seq, reverse=True):
-            entry = snap.files.get(key)
-            if entry is not None:
-                return _known(entry)
         return _known(self._first[key][1])
 
     # -- rewind ---------------------------------------------------------------------------------

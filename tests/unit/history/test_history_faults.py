@@ -93,8 +93,9 @@ def test_full_backup_disk_enospc(shared_base: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert "big.txt: its backup failed (ENOSPC), so this change cannot be rewound." in (
-        out["big_write"]
+    assert (
+        "big.txt: its backup failed (ENOSPC), so this change cannot be rewound."
+        in (out["big_write"])
     )
     full = out["rewind_full"]
     assert full["restored"] == full["deleted"] == []
