@@ -213,7 +213,7 @@ async def test_new_content_is_refused_for_a_multi_file_rewind(agent: Agent) -> N
     assert (agent.root / "a.txt").exists() and (agent.root / "b.txt").exists()
 
 
-# -- sed ------------------------------------------------------------------------------------------
+# -- sed -----------------------------------------------------------------------------------------
 
 
 async def test_sed_simulates_and_history_can_undo_it(agent: Agent) -> None:
@@ -260,7 +260,7 @@ async def test_sed_cwd_resolves_the_file(agent: Agent) -> None:
     assert path.read_bytes() == b"bar\n"
 
 
-# -- history commands -----------------------------------------------------------------------------
+# -- history commands ----------------------------------------------------------------------
 
 
 async def test_history_off_is_a_clear_error(workspace: Path, tmp_path: Path) -> None:
@@ -292,7 +292,7 @@ async def test_rewind_requires_a_fresh_read_before_string_edits(agent: Agent) ->
     )
 
 
-# -- the error boundary -----------------------------------------------------------------------------
+# -- the error boundary --------------------------------------------------------------------
 
 
 async def test_unknown_command_is_not_a_result(agent: Agent) -> None:
