@@ -172,7 +172,7 @@ def test_an_exception_mid_write_removes_the_temp(
     def boom(fd: int) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(files.os, "fsync", boom)
+    monkeypatch.setattr(os, "fsync", boom)
     with pytest.raises(KeyboardInterrupt):
         files.atomic_write(target, b"new\n")
     monkeypatch.undo()

@@ -149,13 +149,13 @@ def line_spans(data: bytes, encoding: str, bom: bool) -> list[tuple[int, int, in
         return spans
     text = data[offset:].decode(encoding, "surrogatepass")
     pos = offset
-    for m in _STR_LINE.finditer(text):
-        chunk = m.group()
-        if not chunk:
+    for sm in _STR_LINE.finditer(text):
+        line = sm.group()
+        if not line:
             break
-        term = 2 if chunk.endswith("\r\n") else 1 if chunk[-1:] in ("\r", "\n") else 0
-        content_len = len(chunk[: len(chunk) - term].encode(encoding, "surrogatepass"))
-        total = len(chunk.encode(encoding, "surrogatepass"))
+        term = 2 if line.endswith("\r\n") else 1 if line[-1:] in ("\r", "\n") else 0
+        content_len = len(line[: len(line) - term].encode(encoding, "surrogatepass"))
+        total = len(line.encode(encoding, "surrogatepass"))
         spans.append((pos, pos + content_len, pos + total))
         pos += total
     return spans
