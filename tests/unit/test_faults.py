@@ -30,8 +30,9 @@ from typing import Any
 
 import pytest
 
-HELPER = Path(__file__).resolve().parent / "helpers_faults.py"
-ORIGINAL = b"original line 1\r\noriginal line 2\r\n" * 32  # keep equal to helpers_faults.ORIGINAL
+HELPER = Path(__file__).resolve().parent / "helpers_write_faults.py"
+# Keep equal to helpers_write_faults.ORIGINAL.
+ORIGINAL = b"original line 1\r\noriginal line 2\r\n" * 32
 NAMESPACES = (["unshare", "-rm"], ["unshare", "-m"])
 
 

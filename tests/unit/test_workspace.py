@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers_fs import tree_snapshot
+from helpers_foundation import tree_snapshot
 
 from waymark import files
 from waymark.errors import WaymarkError

@@ -1,6 +1,6 @@
 """Child side of the fault tests: provoke one OS error under ``files.atomic_write``.
 
-Run as ``python helpers_faults.py MODE DIR``; it prints one JSON line describing what
+Run as ``python helpers_write_faults.py MODE DIR``; it prints one JSON line describing what
 happened. The parent (test_faults.py) sets the fault up around it — a tiny tmpfs or a
 read-only bind mount inside ``unshare -rm`` — or the child sets it up itself (dropping to
 uid 65534 after its imports, an RLIMIT_FSIZE). Where the fault lives in a private mount
