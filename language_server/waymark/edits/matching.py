@@ -42,10 +42,11 @@ def _find_exact(text: str, old: str) -> list[Span]:
 def with_file_eols(new: str, text: str, span: Span, default_eol: str) -> str:
     """``new`` with its ``\\n`` written as the terminator the replaced region uses.
 
-    The region's own terminator when it has exactly one kind, else the file's dominant one.
-    A ``new`` that contains ``\\r`` spells its terminators out and is kept as is.
+    The region's own terminator when it has exactly one kind, else ``default_eol`` (the
+    file's dominant one). A ``new`` that contains ``\\r`` spells its terminators out and is
+    kept as is.
     """
-    if "\r" in new or "\n" not in new or "\r" not in text:
+    if "\r" in new or "\n" not in new:
         return new
     kinds = set(_TERMINATOR_RE.findall(text, span[0], span[1]))
     eol = kinds.pop() if len(kinds) == 1 else default_eol

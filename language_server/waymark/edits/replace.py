@@ -161,6 +161,8 @@ class _Run:
 
 def _run(text: str, edits: Sequence[ReplaceEdit]) -> _Run:
     work = text
+    # New lines take the style of the file as read, however earlier edits reshaped it.
+    eol = file_eol(text)
     regions: list[_Region] = []
     depends: dict[tuple[int, int], None] = {}
     unchanged: list[bool] = []
@@ -172,10 +174,7 @@ def _run(text: str, edits: Sequence[ReplaceEdit]) -> _Run:
             for r in regions[bisect_left(starts, s - longest) : bisect_left(starts, e)]:
                 if _touches(r, s, e):
                     depends[(r.edit, i)] = None
-        new = edit.new_string
-        converts = "\n" in new and "\r" not in new and "\r" in work
-        eol = file_eol(work) if converts else "\n"
-        written = [with_file_eols(new, work, span, eol) for span in spans]
+        written = [with_file_eols(edit.new_string, work, span, eol) for span in spans]
         unchanged.append(all(w == work[s:e] for w, (s, e) in zip(written, spans, strict=True)))
         if not spans:
             continue
