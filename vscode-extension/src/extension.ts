@@ -64,12 +64,17 @@ export function activate(context: vscode.ExtensionContext): WaymarkApi {
         void connection.restart();
       }
     }),
-    ...registerLanguageModelTools(deps, turns),
+    ...registerLanguageModelTools(deps, turns, contributedTools(context)),
   );
 
   void connection.ensureStarted();
   output.info(`activated in ${Date.now() - activationStart} ms`);
   return createApi(deps, connection.onDidRewind, hosts);
+}
+
+function contributedTools(context: vscode.ExtensionContext): string[] {
+  const manifest = context.extension.packageJSON as { contributes?: { languageModelTools?: { name: string }[] } };
+  return (manifest.contributes?.languageModelTools ?? []).map((tool) => tool.name);
 }
 
 export async function deactivate(): Promise<void> {

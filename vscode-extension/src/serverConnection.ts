@@ -5,6 +5,8 @@
  */
 import * as vscode from "vscode";
 import {
+  CloseAction,
+  ErrorAction,
   ExecuteCommandRequest,
   LanguageClient,
   type LanguageClientOptions,
@@ -14,6 +16,7 @@ import {
 
 import { missingServerMessage, resolveExecutable, startFailureMessage } from "./launchCheck";
 import { type CommandId, DID_REWIND_NOTIFICATION, type DidRewindEvent, failure, type Result } from "./protocol";
+import { RestartPolicy } from "./restartPolicy";
 import { initializationOptions, readSettings, serverLaunch } from "./settings";
 
 export class ServerConnection implements vscode.Disposable {
@@ -77,13 +80,27 @@ export class ServerConnection implements vscode.Disposable {
       return undefined;
     }
     const serverOptions: ServerOptions = { command: launch.command, args: launch.args };
+    const policy = new RestartPolicy();
     const clientOptions: LanguageClientOptions = {
       // Every file: the server tracks open buffers' versions for its staleness guard.
       documentSelector: [{ scheme: "file" }],
       outputChannel: this.output,
       initializationOptions: initializationOptions(settings, this.sessionId),
-      // The server has no feature worth a restart loop when it crashes at start; we report instead.
+      // A server that fails to start is reported once by start(), with its fix, not retried.
       initializationFailedHandler: () => false,
+      errorHandler: {
+        error: (_error, _message, count) => ({ action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown }),
+        closed: () => {
+          const decision = policy.onClosed();
+          if (decision.restart) {
+            return { action: CloseAction.Restart, handled: true };
+          }
+          if (decision.message) {
+            this.reportStartError(decision.message);
+          }
+          return { action: CloseAction.DoNotRestart, handled: true };
+        },
+      },
     };
     const client = new LanguageClient("waymark", "Waymark", serverOptions, clientOptions);
     client.onNotification(DID_REWIND_NOTIFICATION, (event: DidRewindEvent) => this.didRewind.fire(event));
@@ -96,6 +113,7 @@ export class ServerConnection implements vscode.Disposable {
       await client.dispose().catch(() => undefined);
       return undefined;
     }
+    policy.markRunning();
     this.output.info(`server started in ${Date.now() - started} ms: ${[launch.command, ...launch.args].join(" ")}`);
     this.client = client;
     return client;

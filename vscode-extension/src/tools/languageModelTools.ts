@@ -5,12 +5,16 @@ import { TOOL_NAMES, TOOL_SPECS } from "./toolCatalog";
 import { type ForwardDeps, forwardTool, toolResultText } from "./toolForwarder";
 import { requestIdentity, type TurnTracker } from "./turnTracker";
 
-export function registerLanguageModelTools(deps: ForwardDeps, turns: TurnTracker): vscode.Disposable[] {
+/**
+ * `contributed` are the tool names in this build's manifest: VS Code rejects registering a tool
+ * the manifest does not declare, so a manifest out of sync loses tools instead of activation.
+ */
+export function registerLanguageModelTools(deps: ForwardDeps, turns: TurnTracker, contributed: readonly string[]): vscode.Disposable[] {
   // Hosts without chat (or older builds) have no vscode.lm; the rest of the extension still works.
   if (typeof vscode.lm?.registerTool !== "function") {
     return [];
   }
-  return TOOL_NAMES.map((name) =>
+  return TOOL_NAMES.filter((name) => contributed.includes(name)).map((name) =>
     vscode.lm.registerTool<Record<string, unknown>>(name, {
       prepareInvocation(options) {
         const target = typeof options.input.path === "string" ? ` ${options.input.path}` : "";

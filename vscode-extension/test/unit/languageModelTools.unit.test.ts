@@ -20,7 +20,7 @@ describe("language model tools", () => {
       propose: async () => ({ kind: "rejected" as const }),
     };
     const turns = new TurnTracker((turn) => deps.execute("waymark.snapshot", turn));
-    registerLanguageModelTools(deps, turns);
+    registerLanguageModelTools(deps, turns, TOOL_NAMES);
     assert.deepEqual([...recorded.tools.keys()], TOOL_NAMES);
 
     const invoke = (name: string, input: object) =>
@@ -36,6 +36,12 @@ describe("language model tools", () => {
     assert.equal(calls[0][1].label, "Agent turn: waymark_read a.py");
   });
 
+  it("registers only the tools this build's manifest contributes", () => {
+    const deps = { execute: async () => ({ ok: true as const }), approvalMode: () => "auto" as const, propose: async () => ({ kind: "rejected" as const }) };
+    registerLanguageModelTools(deps, new TurnTracker(async () => undefined), ["waymark_read"]);
+    assert.deepEqual([...recorded.tools.keys()], ["waymark_read"]);
+  });
+
   it("does not open a turn for an explicit snapshot call", async () => {
     const calls: CommandId[] = [];
     const deps = {
@@ -46,7 +52,7 @@ describe("language model tools", () => {
       approvalMode: () => "auto" as const,
       propose: async () => ({ kind: "rejected" as const }),
     };
-    registerLanguageModelTools(deps, new TurnTracker(async () => calls.push("waymark.snapshot")));
+    registerLanguageModelTools(deps, new TurnTracker(async () => calls.push("waymark.snapshot")), TOOL_NAMES);
     await recorded.tools.get("waymark_snapshot")?.invoke({ input: { promptId: "p1" } }, {});
     assert.deepEqual(calls, ["waymark.snapshot"]);
   });

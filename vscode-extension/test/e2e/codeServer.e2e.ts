@@ -1,0 +1,300 @@
+/**
+ * Real VS Code end-to-end: code-server with the built .vsix, Debian Chromium via
+ * playwright-core. Proposes an anchored edit, edits the proposal in the diff editor, accepts,
+ * checks the bytes on disk, rewinds from the palette and checks the file is restored.
+ * Everything started here is stopped by PID at the end, whatever happened.
+ */
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+
+import { type Browser, type BrowserServer, chromium, type Page } from "playwright-core";
+
+import { resolveExecutable } from "../../src/launchCheck";
+import { killTree, start } from "./processes";
+import { notificationText, pickRow, quickPickRow, runPaletteCommand, waitForQuickInputClosed, waitForWorkbench } from "./workbench";
+
+const EXTENSION_ROOT = path.resolve(__dirname, "../../..");
+const ARTIFACTS = path.join(EXTENSION_ROOT, "test-artifacts");
+const VSIX = path.join(EXTENSION_ROOT, "dist/waymark.vsix");
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
+const TARGET = "src/greet.py";
+const ORIGINAL_LINE = '    message = "Hello, " + name';
+const PROPOSED_LINE = '    message = f"Hello, {name}!"';
+const USER_LINE = '    message = f"Hi there, {name}!"';
+const TURN_LABEL = "E2E: friendlier greeting";
+
+interface Step {
+  name: string;
+  ok: boolean;
+  ms: number;
+  detail?: string;
+}
+
+const steps: Step[] = [];
+const started = Date.now();
+
+async function step<T>(name: string, work: () => Promise<T>): Promise<T> {
+  const begin = Date.now();
+  try {
+    const value = await work();
+    steps.push({ name, ok: true, ms: Date.now() - begin });
+    console.log(`  ✔ ${name} (${Date.now() - begin} ms)`);
+    return value;
+  } catch (error) {
+    const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    steps.push({ name, ok: false, ms: Date.now() - begin, detail });
+    console.log(`  ✘ ${name}: ${detail}`);
+    throw error;
+  }
+}
+
+function requireTool(command: string, why: string): string {
+  const found = resolveExecutable(command, process.env.PATH);
+  if (!found) {
+    throw new Error(`${command} is not on PATH: ${why}`);
+  }
+  return found;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeout: number): Promise<void> {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    if (await check()) {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+}
+
+/** The server's anchor: first 6 hex chars of xxh3_64 of the line's UTF-8 bytes (DESIGN.md §3). */
+function lineHash(line: string): string {
+  const script = "import sys, xxhash; print(xxhash.xxh3_64_hexdigest(sys.argv[1].encode('utf-8'))[:6])";
+  return execFileSync("python3", ["-c", script, line], { encoding: "utf8" }).trim();
+}
+
+async function screenshot(page: Page, name: string): Promise<string> {
+  const file = path.join(ARTIFACTS, name);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+function waymarkLogs(userDataDir: string): string {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        walk(full);
+      } else if (/Waymark\.log$/.test(entry.name)) {
+        found.push(readFileSync(full, "utf8"));
+      }
+    }
+  };
+  if (existsSync(path.join(userDataDir, "logs"))) {
+    walk(path.join(userDataDir, "logs"));
+  }
+  return found.join("\n");
+}
+
+async function main(): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  requireTool("waymark-ls", "the end-to-end test drives the real language server (pip install -e <repo>)");
+  const chromiumPath = requireTool("chromium", "run scripts/install-code-server.sh (apt-get install chromium)");
+  const codeServer = execFileSync(path.join(EXTENSION_ROOT, "scripts/install-code-server.sh"), { encoding: "utf8" }).trim().split("\n").pop() as string;
+  if (!existsSync(VSIX)) {
+    throw new Error(`${VSIX} is missing: run npm run package first`);
+  }
+
+  const root = mkdtempSync(path.join(tmpdir(), "waymark-e2e-"));
+  const workspace = path.join(root, "workspace");
+  const userData = path.join(root, "user-data");
+  const extensions = path.join(root, "extensions");
+  cpSync(path.join(EXTENSION_ROOT, "test/e2e/fixture-workspace"), workspace, { recursive: true });
+  mkdirSync(path.join(userData, "User"), { recursive: true });
+  writeFileSync(
+    path.join(userData, "User/settings.json"),
+    JSON.stringify({
+      "security.workspace.trust.enabled": false,
+      "workbench.startupEditor": "none",
+      "workbench.tips.enabled": false,
+      "update.mode": "none",
+      "telemetry.telemetryLevel": "off",
+      "extensions.ignoreRecommendations": true,
+      "extensions.autoUpdate": false,
+      "files.autoSave": "off",
+      "window.zoomLevel": 0,
+      "waymark.approval": "diff",
+      "waymark.historyDir": path.join(root, "history"),
+    }),
+  );
+  const env = {
+    ...process.env,
+    XDG_CONFIG_HOME: path.join(root, "xdg-config"),
+    XDG_DATA_HOME: path.join(root, "xdg-data"),
+    XDG_CACHE_HOME: path.join(root, "xdg-cache"),
+    XDG_STATE_HOME: path.join(root, "xdg-state"),
+  };
+  const serverArgs = ["--user-data-dir", userData, "--extensions-dir", extensions];
+  const target = path.join(workspace, TARGET);
+  const original = readFileSync(target);
+
+  let server: ReturnType<typeof start> | undefined;
+  let browserServer: BrowserServer | undefined;
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+  let serverLog = "";
+  try {
+    await step("install the .vsix into a fresh extensions dir", async () => {
+      execFileSync(codeServer, [...serverArgs, "--install-extension", VSIX], { env, encoding: "utf8", stdio: "pipe" });
+    });
+
+    const port = await freePort();
+    writeFileSync(path.join(root, "config.yaml"), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+    await step("start code-server on 127.0.0.1 with auth none", async () => {
+      server = start(
+        codeServer,
+        ["--config", path.join(root, "config.yaml"), ...serverArgs, "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", workspace],
+        { env },
+        (text) => (serverLog += text),
+      );
+      await waitFor("code-server /healthz", async () => {
+        try {
+          return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
+        } catch {
+          return false;
+        }
+      }, 60_000);
+    });
+
+    const p = await step("open the fixture workspace in Debian chromium", async () => {
+      // launchServer (not launch) so the browser's PID is known and can be killed by PID.
+      browserServer = await chromium.launchServer({ executablePath: chromiumPath, args: CHROMIUM_ARGS, headless: true });
+      browser = await chromium.connect(browserServer.wsEndpoint());
+      page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+      await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+      await waitForWorkbench(page);
+      return page;
+    });
+
+    const request = {
+      promptId: "e2e-turn-1",
+      label: TURN_LABEL,
+      path: TARGET,
+      operations: [{ op: "replace_line", hash: lineHash(ORIGINAL_LINE), content: PROPOSED_LINE }],
+    };
+    await step("propose an anchored edit through the test command", async () => {
+      await runPaletteCommand(p, "Waymark: Propose Anchored Edit from JSON");
+      const input = p.locator(".quick-input-widget .quick-input-box input");
+      await input.fill(JSON.stringify(request));
+      await input.press("Enter");
+      await p.locator(".editor-instance .modified-in-monaco-diff-editor, .monaco-diff-editor").first().waitFor({ timeout: 60_000 });
+      await p.locator(".monaco-diff-editor .editor.modified .view-line").filter({ hasText: "Hello, {name}!" }).first().waitFor({ timeout: 30_000 });
+    });
+
+    await step("edit the proposal in the diff editor", async () => {
+      const line = p.locator(".monaco-diff-editor .editor.modified .view-line").filter({ hasText: "Hello, {name}!" }).first();
+      await line.click();
+      await p.keyboard.press("End");
+      await p.keyboard.press("Shift+Home");
+      await p.keyboard.press("Shift+Home");
+      await p.keyboard.type(USER_LINE, { delay: 5 });
+      await p.locator(".monaco-diff-editor .editor.modified .view-line").filter({ hasText: "Hi there" }).first().waitFor({ timeout: 10_000 });
+      await p.locator('.statusbar-item:has-text("1 pending")').waitFor({ timeout: 10_000 });
+      await screenshot(p, "diff-approval.png");
+    });
+
+    await step("accept from the editor title; the edited bytes are on disk", async () => {
+      await p.locator('.editor-actions .action-label[aria-label^="Accept Proposal"]').first().click();
+      const expected = original.toString("utf8").replace(ORIGINAL_LINE, USER_LINE);
+      await waitFor(`${TARGET} to contain the user's line`, () => readFileSync(target, "utf8") === expected, 20_000);
+      await p.locator(".monaco-diff-editor").first().waitFor({ state: "detached", timeout: 10_000 });
+    });
+
+    await step('rewind with "Waymark: Rewind to Turn…" from the palette', async () => {
+      await runPaletteCommand(p, "Waymark: Rewind to Turn");
+      await quickPickRow(p, TURN_LABEL).waitFor({ timeout: 30_000 });
+      // The stats arrive after the list; the screenshot should show them.
+      await quickPickRow(p, "in 1 file").waitFor({ timeout: 30_000 });
+      await screenshot(p, "rewind-picker.png");
+      await pickRow(p, TURN_LABEL);
+      await pickRow(p, "Restore code");
+      await quickPickRow(p, "will be restored").waitFor({ timeout: 30_000 });
+      await screenshot(p, "rewind-review.png");
+      await pickRow(p, "Rewind 1 file");
+      await waitForQuickInputClosed(p);
+    });
+
+    await step("the file is restored byte for byte and Undo is offered", async () => {
+      await waitFor(`${TARGET} to be restored`, () => readFileSync(target).equals(original), 20_000);
+      const text = await notificationText(p, "rewound to");
+      if (!/1 file restored/.test(text) || !/Undo Rewind/.test(text)) {
+        throw new Error(`unexpected rewind notification: ${text}`);
+      }
+      await screenshot(p, "rewind-done.png");
+    });
+  } catch (error) {
+    if (page) {
+      await screenshot(page, "failure.png").catch(() => undefined);
+    }
+    throw error;
+  } finally {
+    const logs = waymarkLogs(userData);
+    writeFileSync(path.join(ARTIFACTS, "waymark-output.log"), logs);
+    writeFileSync(path.join(ARTIFACTS, "code-server.log"), serverLog);
+    for (const line of logs.split("\n").filter((l) => /activated in|server started in/.test(l))) {
+      console.log(`  log: ${line.trim()}`);
+    }
+    await browser?.close().catch(() => undefined);
+    const leftovers: number[] = [];
+    const browserPid = browserServer?.process().pid;
+    if (browserPid) {
+      leftovers.push(...(await killTree(browserPid)));
+    }
+    if (server?.pid) {
+      leftovers.push(...(await killTree(server.pid)));
+    }
+    if (leftovers.length > 0) {
+      console.log(`  ✘ processes still alive after cleanup: ${leftovers.join(", ")}`);
+      process.exitCode = 1;
+    }
+    if (process.env.WAYMARK_E2E_KEEP) {
+      console.log(`  kept ${root} (WAYMARK_E2E_KEEP)`);
+    } else {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+}
+
+main()
+  .then(() => {
+    console.log(`e2e: ${steps.filter((s) => s.ok).length}/${steps.length} steps passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  })
+  .catch((error: unknown) => {
+    console.error(`e2e FAILED: ${error instanceof Error ? error.message : String(error)}`);
+    console.log(`e2e: ${steps.filter((s) => s.ok).length}/${steps.length} steps passed before the failure`);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    writeFileSync(path.join(ARTIFACTS, "e2e-steps.json"), JSON.stringify(steps, null, 2));
+  });
