@@ -4,9 +4,9 @@ A blob's name is :func:`waymark.files.digest` of its bytes, so the same content 
 many turns (or many files) is stored once. Blobs are read back only after checking that the
 bytes still hash to their name: a truncated or swapped blob is reported, never restored.
 
-Blobs are written to a temp file and renamed into place, so a crash never leaves a partial
-blob under a real name. They are not fsynced: like git's loose objects, they survive a crash
-of the process but not necessarily a power cut (see docs/history.md).
+A blob torn by a crash or a full disk is never trusted: ``put`` rewrites a blob of the wrong
+size and ``get`` checks the digest. Blobs are not fsynced: like git's loose objects, they
+survive a crash of the process but not necessarily a power cut (see docs/history.md).
 """
 
 from __future__ import annotations
@@ -45,13 +45,18 @@ def make_private_dir(path: Path) -> None:
 
 
 class BlobStore:
-    """Blobs under ``root/<first two hex digits>/<digest>``."""
+    """Blobs under ``root/<digest>``.
+
+    One flat directory: a session holds thousands of blobs at most, which ext4 and friends
+    index well, and a fresh store then needs one ``mkdir``, not one per shard.
+    """
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._ready = False
 
     def path_for(self, digest: str) -> Path:
-        return self.root / digest[:2] / digest
+        return self.root / digest
 
     def put(self, digest: str, data: bytes) -> None:
         """Store ``data`` under ``digest`` unless a blob of that size is already there.
@@ -64,14 +69,34 @@ class BlobStore:
                 return
         except FileNotFoundError:
             pass
-        make_private_dir(final.parent)
+        if not self._ready:
+            make_private_dir(self.root)
+            self._ready = True
+        # Written in place, not via a temp file and a rename: a torn blob cannot pass for a
+        # good one, since put() checks the size and get() the digest. That halves the
+        # metadata operations of a backup.
+        try:
+            fd = os.open(final, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
+        except FileExistsError:
+            self._replace(final, digest, data)
+            return
+        try:
+            try:
+                _write_all(fd, data)
+            finally:
+                os.close(fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(final)
+            raise
+
+    def _replace(self, final: Path, digest: str, data: bytes) -> None:
+        """Swap out a torn blob of the wrong size."""
         tmp = final.parent / f"{_TMP_MARK}{digest}-{secrets.token_hex(4)}"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
         try:
             try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
+                _write_all(fd, data)
             finally:
                 os.close(fd)
             os.replace(tmp, final)
@@ -96,15 +121,13 @@ class BlobStore:
             os.unlink(self.path_for(digest))
 
     def names(self) -> Iterator[tuple[str, Path]]:
-        """Every file under the store as ``(name, path)``, temp files included."""
+        """Every file in the store as ``(name, path)``, leftover temp files included."""
         try:
-            shards = list(os.scandir(self.root))
+            entries = list(os.scandir(self.root))
         except FileNotFoundError:
             return
-        for shard in shards:
-            if not shard.is_dir(follow_symlinks=False):
-                continue
-            for entry in os.scandir(shard.path):
+        for entry in entries:
+            if entry.is_file(follow_symlinks=False):
                 yield entry.name, Path(entry.path)
 
     def sweep(self, keep: set[str]) -> int:
@@ -116,3 +139,9 @@ class BlobStore:
                     os.unlink(path)
                     removed += 1
         return removed
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]

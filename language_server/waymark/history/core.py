@@ -124,6 +124,10 @@ class History:
             except OSError as exc:
                 log.warning("history blobs of %s could not be swept: %s", self.dir, exc)
 
+    def close(self) -> None:
+        """Release the journal's descriptor (appends after this reopen it)."""
+        self.journal.close()
+
     # -- model updates (shared by live changes and replay) ------------------------------------
 
     def _apply(self, record: SnapshotRecord, *, live: bool) -> None:

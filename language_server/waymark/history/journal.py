@@ -11,6 +11,7 @@ Write errors are logged, never raised: losing the journal costs resumability, ne
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -43,6 +44,7 @@ class Journal:
         self.path = path
         # Set when the file does not end with a newline: the next append must start a line.
         self._dangling = False
+        self._fd: int | None = None
 
     def replay(self) -> Replay:
         """Read every record; skip damaged lines with a warning each."""
@@ -93,9 +95,7 @@ class Journal:
         line = json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
         data = (b"\n" if self._dangling else b"") + line + b"\n"
         try:
-            fd = os.open(
-                self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, FILE_MODE
-            )
+            fd = self._descriptor()
         except OSError as exc:
             log.warning("history journal %s could not be opened: %s", self.path, exc)
             return False
@@ -108,10 +108,33 @@ class Journal:
             self._dangling = True
             log.warning("history journal %s could not be written: %s", self.path, exc)
             return False
-        finally:
-            os.close(fd)
         self._dangling = False
         return True
+
+    def _descriptor(self) -> int:
+        """The open journal, reopened if someone deleted the file."""
+        if self._fd is not None:
+            try:
+                if os.fstat(self._fd).st_nlink > 0:
+                    return self._fd
+            except OSError:
+                pass
+            self.close()
+        self._fd = os.open(
+            self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, FILE_MODE
+        )
+        return self._fd
+
+    def close(self) -> None:
+        """Release the descriptor; a later append reopens the file."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def __del__(self) -> None:
+        # A History is long-lived and rarely closed explicitly; don't leak its descriptor.
+        self.close()
 
 
 def _json_values(text: str) -> Iterator[tuple[bool, Any]]:

@@ -118,7 +118,7 @@ def test_blob_deleted_behind_our_back(agent: Agent, workspace: Path, history_roo
     agent.history.make_snapshot("t0")
     agent.write("a.txt", b"a1\n")
     agent.write("b.txt", b"b1\n")
-    blob = history_root / "s1" / "blobs" / digest(b"a0\n")[:2] / digest(b"a0\n")
+    blob = history_root / "s1" / "blobs" / digest(b"a0\n")
     blob.unlink()
     assert [t["canRestore"] for t in agent.history.turns()] == [True]  # not re-checked here
     stats = agent.history.diff_stats("t0")
@@ -134,7 +134,7 @@ def test_corrupt_blob_is_never_restored(agent: Agent, workspace: Path, history_r
     (workspace / "a.txt").write_bytes(b"a0\n")
     agent.history.make_snapshot("t0")
     agent.write("a.txt", b"a1\n")
-    blob = history_root / "s1" / "blobs" / digest(b"a0\n")[:2] / digest(b"a0\n")
+    blob = history_root / "s1" / "blobs" / digest(b"a0\n")
     blob.write_bytes(b"XX\n")
     result = agent.history.rewind("t0")
     assert result["failed"] == [{"path": "a.txt", "reason": "backup_corrupt"}]
@@ -147,7 +147,7 @@ def test_snapshot_restores_a_deleted_blob_of_unchanged_content(
     agent.history.make_snapshot("t0")
     agent.write("a.txt", b"a1\n")
     agent.history.make_snapshot("t1")
-    blob = history_root / "s1" / "blobs" / digest(b"a1\n")[:2] / digest(b"a1\n")
+    blob = history_root / "s1" / "blobs" / digest(b"a1\n")
     blob.unlink()
     agent.history.make_snapshot("t2")
     assert blob.read_bytes() == b"a1\n"
