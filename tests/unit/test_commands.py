@@ -141,6 +141,18 @@ async def test_write_creates_parents_and_overwrite_needs_a_read(agent: Agent) ->
     assert (agent.root / "c.txt").read_bytes() == b"new\r\n"
 
 
+async def test_text_that_cannot_be_encoded_is_invalid_params(agent: Agent) -> None:
+    path = put(agent.root, "a.txt", b"alpha\n")
+    await agent("read", path="a.txt")
+    result = await agent("replace", path="a.txt", old_string="alpha", new_string="\ud800")
+    assert_error(result, "invalid_params")
+    assert result["details"]["field"] == "new_string"
+    preview = await agent("replace", path="a.txt", old_string="alpha", new_string="b", preview=True)
+    result = await agent("applyPending", token=preview["token"], newContent="x\ud800")
+    assert_error(result, "invalid_params")
+    assert path.read_bytes() == b"alpha\n"
+
+
 # -- preview / applyPending / discardPending -----------------------------------------------------
 
 

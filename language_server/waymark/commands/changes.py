@@ -51,6 +51,18 @@ class Loaded:
         return TextFile.decode(self.data)
 
 
+def encode_as(like: TextFile, text: str, field: str) -> bytes:
+    """Encode text given by a caller; text the file's encoding cannot hold is bad input."""
+    try:
+        return like.encode_text(text)
+    except UnicodeEncodeError as exc:
+        raise InvalidParams(
+            f"The parameter `{field}` holds text that cannot be saved as {like.encoding} "
+            f"(e.g. a lone surrogate at offset {exc.start}); send valid Unicode.",
+            {"field": field, "offset": exc.start},
+        ) from exc
+
+
 def load(ctx: CommandContext, resolved: ResolvedPath, *, must_exist: bool = True) -> Loaded:
     """Read a file (and its open buffer); ``must_exist`` enforces the readable checks."""
     if must_exist:
@@ -177,7 +189,7 @@ def with_new_content(proposal: Proposal, new_content: str) -> Proposal:
         )
     change = targets[0]
     like = TextFile.decode(change.after) if change.after is not None else TextFile((), ())
-    after = like.encode_text(new_content)
+    after = encode_as(like, new_content, "newContent")
     result = dict(proposal.result)
     edited = after != change.after
     if edited:

@@ -8,7 +8,7 @@ import attrs
 
 from ..edits.anchored import parse_operations, plan_anchored_edit
 from ..errors import InvalidParams
-from .changes import FileChange, Proposal, load_path
+from .changes import FileChange, Proposal, encode_as, load_path
 from .context import CommandContext
 
 
@@ -42,5 +42,5 @@ def edit(ctx: CommandContext, params: EditParams) -> Proposal:
         "diff": plan.diff,
         "warnings": warnings + list(plan.warnings),
     }
-    after = plan.text_file.encode()
+    after = encode_as(plan.text_file, plan.text_file.text, "operations")
     return Proposal("edit", "Waymark: anchored edit", [FileChange(loaded, after)], result)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import attrs
@@ -38,7 +37,7 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
     lines: list[dict[str, Any]]
     if params.hashes:
         shown = annotate(tf)[start:stop]
-        lines = [dataclasses.asdict(a) for a in shown]
+        lines = [a._asdict() for a in shown]
         text = render(shown)
     else:
         lines = [{"line": i + 1, "text": tf.lines[i]} for i in range(start, stop)]

@@ -7,7 +7,7 @@ from typing import Any
 import attrs
 
 from ..edits.replace import ReplaceEdit, parse_edits, plan_multi_replace, plan_replace, plan_write
-from .changes import FileChange, Loaded, Proposal, load, load_path
+from .changes import FileChange, Loaded, Proposal, encode_as, load, load_path
 from .context import CommandContext
 from .params import require
 
@@ -52,7 +52,7 @@ def replace(ctx: CommandContext, params: ReplaceParams) -> Proposal:
         "replacements": planned.replacements,
         "warnings": list(planned.warnings),
     }
-    change = FileChange(loaded, tf.encode_text(planned.text))
+    change = FileChange(loaded, encode_as(tf, planned.text, "new_string"))
     return Proposal("replace", "Waymark: replace", [change], result)
 
 
@@ -67,7 +67,7 @@ def multi_replace(ctx: CommandContext, params: MultiReplaceParams) -> Proposal:
         "editsApplied": planned.edits_applied,
         "warnings": list(planned.warnings),
     }
-    change = FileChange(loaded, tf.encode_text(planned.text))
+    change = FileChange(loaded, encode_as(tf, planned.text, "edits"))
     return Proposal("replace", "Waymark: multi-replace", [change], result)
 
 
