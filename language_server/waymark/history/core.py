@@ -18,7 +18,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -566,17 +566,21 @@ class History:
     # -- diff stats -----------------------------------------------------------------------------
 
     def diff_stats(self, prompt_id: str) -> dict[str, Any]:
-        """Lines a rewind to ``prompt_id`` would undo, per file; bounded memory and threads."""
+        """Lines a rewind to ``prompt_id`` would undo, per file; bounded memory and threads.
+
+        The lock is held only to list the work, so a long count never blocks edits; a blob
+        evicted meanwhile shows up as ``unavailable``, never as a wrong count.
+        """
         with self.lock:
             snap = self._require(prompt_id)
             jobs = [
-                (key, self._target(snap, key), self._expected(key)) for key in sorted(self._first)
+                _StatJob(key, self._display[key], self._target(snap, key), self._expected(key))
+                for key in sorted(self._first)
             ]
-            files: list[dict[str, Any]] = []
-            unavailable: list[dict[str, Any]] = []
-            for item in bounded_map(self._stat_file, jobs):
-                if item is None:
-                    continue
+        files: list[dict[str, Any]] = []
+        unavailable: list[dict[str, Any]] = []
+        for item in bounded_map(self._stat_file, jobs):
+            if item is not None:
                 (unavailable if "reason" in item else files).append(item)
         out: dict[str, Any] = {
             "promptId": prompt_id,
@@ -589,13 +593,10 @@ class History:
             out["unavailable"] = unavailable
         return out
 
-    def _stat_file(
-        self, job: tuple[str, FileEntry, str | _Unknown | None]
-    ) -> dict[str, Any] | None:
-        key, target, expected = job
-        display = self._display[key]
+    def _stat_file(self, job: _StatJob) -> dict[str, Any] | None:
+        display, target, expected = job.display, job.target, job.expected
         try:
-            current = read_state(Path(key))
+            current = read_state(Path(job.key))
         except WaymarkError as exc:
             return {"path": display, "reason": "unreadable", "errno": _error_errno(exc)}
         if current.digest == target.digest:
@@ -622,6 +623,14 @@ class History:
         if isinstance(expected, _Unknown) or expected != current.digest:
             out["conflict"] = True
         return out
+
+
+@dataclass(frozen=True)
+class _StatJob:
+    key: str
+    display: str
+    target: FileEntry
+    expected: str | _Unknown | None
 
 
 def _known(entry: FileEntry) -> str | _Unknown | None:
