@@ -64,9 +64,10 @@ class Demo:
     async def call(self, title: str, command: str, params: dict[str, Any]) -> dict[str, Any]:
         print(f"\n{BOLD}▸ {title}{RESET}")
         print(f"  {DIM}→ {command} {json.dumps(params)[:160]}{RESET}")
-        result: dict[str, Any] = await self.client.workspace_execute_command_async(
+        result = await self.client.workspace_execute_command_async(
             types.ExecuteCommandParams(command=command, arguments=[params])
         )
+        assert isinstance(result, dict), result
         if not result.get("ok"):
             print(f"  ← {RED}{result['error']}{RESET}: {result['message']}")
         return result
@@ -93,7 +94,7 @@ async def _session(root: Path, history: Path) -> None:
     finally:
         await client.shutdown_async(None)
         client.exit(None)
-        await client.stop()
+        await client.stop()  # type: ignore[no-untyped-call]
 
 
 async def _turns(demo: Demo) -> None:

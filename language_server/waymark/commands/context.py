@@ -106,7 +106,7 @@ class CommandContext:
     history: History | None = None
     documents: Documents = field(default_factory=NoDocuments)
     editor: Editor | None = None
-    pending: PendingStore = field(default_factory=PendingStore)
+    pending: PendingStore[Any] = field(default_factory=PendingStore)
     # Edits and rewinds of one session run one at a time (DESIGN.md section 6).
     mutation_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     warnings: list[str] = field(default_factory=list)
