@@ -119,7 +119,7 @@ function waymarkLogs(userDataDir: string): string {
 
 async function main(): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  requireTool("waymark-ls", "the end-to-end test drives the real language server (pip install -e <repo>)");
+  const waymarkLs = requireTool("waymark-ls", "the end-to-end test drives the real language server (pip install -e <repo>)");
   const chromiumPath = requireTool("chromium", "run scripts/install-code-server.sh (apt-get install chromium)");
   const codeServer = execFileSync(path.join(EXTENSION_ROOT, "scripts/install-code-server.sh"), { encoding: "utf8" }).trim().split("\n").pop() as string;
   if (!existsSync(VSIX)) {
@@ -145,6 +145,8 @@ async function main(): Promise<void> {
       "files.autoSave": "off",
       "window.zoomLevel": 0,
       "waymark.approval": "diff",
+      // The server found on this PATH, not whatever the extension host's login shell finds.
+      "waymark.server.command": [waymarkLs],
       "waymark.historyDir": path.join(root, "history"),
     }),
   );
@@ -251,6 +253,7 @@ async function main(): Promise<void> {
       if (!/1 file restored/.test(text) || !/Undo Rewind/.test(text)) {
         throw new Error(`unexpected rewind notification: ${text}`);
       }
+      await p.waitForTimeout(600); // let the toast's fade-in finish before the picture
       await screenshot(p, "rewind-done.png");
     });
   } catch (error) {
