@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..errors import InvalidParams, IsDirectory, RewindInProgress, UnknownPrompt, WaymarkError
-from ..files import atomic_write, create_parents, delete_file, read_state
+from ..files import StatKey, atomic_write, create_parents, delete_file, read_state
 from .blobs import BlobCorrupt, BlobMissing, BlobStore, make_private_dir
 from .journal import Journal
 from .rewind import FilePlan, RewindPlan, RewindResult
@@ -34,6 +34,8 @@ from .stats import bounded_map, count_lines
 log = logging.getLogger("waymark.history")
 
 OPTIONS: Final = ("code", "conversation", "both")
+# A stat only stands for "unchanged" if the file was already this much older than our read.
+_RACY_NS = 2_000_000_000
 _SESSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
@@ -81,6 +83,8 @@ class History:
         self._writes: dict[str, str | None] = {}
         self._refs: Counter[str] = Counter()
         self._seen: set[str] = set()
+        # Per file: stat signature, digest and when we read it, for the unchanged fast path.
+        self._stats: dict[str, tuple[tuple[int, ...], str, int]] = {}
         self._seq = 0
 
     @classmethod
@@ -229,9 +233,23 @@ class History:
 
     # -- backups --------------------------------------------------------------------------------
 
-    def _capture(self, key: str, display: str) -> tuple[FileEntry, list[str]]:
-        """Back up the file's current state; a failure becomes a ``failed`` entry + warning."""
+    def _capture(
+        self, key: str, display: str, *, reuse: bool = False
+    ) -> tuple[FileEntry, list[str]]:
+        """Back up the file's current state; a failure becomes a ``failed`` entry + warning.
+
+        With ``reuse``, a file whose stat proves it unchanged since we last read it is not
+        read again (see :func:`_stat_signature`).
+        """
         now = time.time()
+        if reuse:
+            entry = self._unchanged(key, display, now)
+            if entry is not None:
+                return entry, []
+        try:
+            before = os.stat(key)
+        except OSError:
+            before = None
         try:
             state = read_state(Path(key))
         except WaymarkError as exc:
@@ -245,7 +263,29 @@ class History:
             name = _errno_name(exc)
             entry = FileEntry(display, "failed", state.digest, now, name)
             return entry, [_no_rewind(display, name)]
+        if before is not None and StatKey.of(before) == state.stat:
+            self._stats[key] = (_stat_signature(before), state.digest, time.time_ns())
         return FileEntry(display, "present", state.digest, now), []
+
+    def _unchanged(self, key: str, display: str, now: float) -> FileEntry | None:
+        """The file's entry without reading it, when its stat proves the bytes unchanged."""
+        cached = self._stats.get(key)
+        if cached is None:
+            return None
+        signature, digest, read_ns = cached
+        try:
+            st = os.stat(key)
+            if _stat_signature(st) != signature:
+                return None
+            # Racily clean (git's term): changed within a timestamp tick of our read, a file
+            # could keep its stat; only a file already older than that is trusted.
+            if max(st.st_mtime_ns, st.st_ctime_ns) > read_ns - _RACY_NS:
+                return None
+            if os.stat(self.blobs.path_for(digest)).st_size != st.st_size:
+                return None
+        except OSError:
+            return None
+        return FileEntry(display, "present", digest, now)
 
     def track_edit(self, path: Path, display: str) -> list[str]:
         """Back up ``path``'s pre-image on its first write in this turn; return warnings."""
@@ -327,7 +367,7 @@ class History:
         files: dict[str, FileEntry] = {}
         warnings: list[str] = []
         for key in sorted(self._first):
-            entry, failures = self._capture(key, self._display[key])
+            entry, failures = self._capture(key, self._display[key], reuse=True)
             files[key] = entry
             warnings.extend(failures)
         record = SnapshotRecord(prompt_id, label, _now_iso(), self._seq, False, files, {})
@@ -631,6 +671,11 @@ class _StatJob:
     display: str
     target: FileEntry
     expected: str | _Unknown | None
+
+
+def _stat_signature(st: os.stat_result) -> tuple[int, ...]:
+    """What a change of the bytes always changes: ctime moves even under ``touch -d``/``cp -p``."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _known(entry: FileEntry) -> str | _Unknown | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -253,3 +254,38 @@ def test_disabled_history_is_a_no_op(tmp_path: Path, workspace: Path) -> None:
 def test_session_ids_are_safe_directory_names(tmp_path: Path, bad: str) -> None:
     with pytest.raises(InvalidParams):
         History.open(tmp_path, bad)
+
+
+def test_unchanged_files_are_not_reread_unless_racily_clean(
+    agent: Agent, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from waymark.history import core
+
+    reads: list[str] = []
+    real_read = core.read_state
+
+    def counting_read(path: Path) -> Any:
+        reads.append(path.name)
+        return real_read(path)
+
+    monkeypatch.setattr(core, "read_state", counting_read)
+    agent.history.make_snapshot("t0")
+    agent.write("a.txt", b"same size 1\n")
+    agent.history.make_snapshot("t1")
+    reads.clear()
+    agent.history.make_snapshot("t2")
+    assert reads == ["a.txt"]  # just written: racily clean, so read again
+    monkeypatch.setattr(core, "_RACY_NS", -(10**12))  # as if everything were old enough
+    reads.clear()
+    agent.history.make_snapshot("t3")
+    assert reads == []
+    # Same size, same mtime, same inode: only ctime tells; it must be re-read.
+    path = workspace / "a.txt"
+    st = path.stat()
+    with open(path, "r+b") as handle:
+        handle.write(b"SAME")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    agent.history.make_snapshot("t4")
+    assert reads == ["a.txt"]
+    assert agent.history.plan_rewind("t3").files[0].target == b"same size 1\n"
+    assert agent.history.plan_rewind("t4").files[0].outcome == "unchanged"
