@@ -159,7 +159,7 @@ def normalise(module: str, raw: dict[str, Any]) -> Figure:
 # ---------------------------------------------------------------- goals
 
 CLAUSE = re.compile(
-    r"(?P<subject>p\d+|median|ratio|value)?\s*(?P<op>≤|<=|<|≥|>=|>|==|=)\s*"
+    r"(?P<subject>[A-Za-z][\w ]*?)?\s*(?P<op>≤|<=|<|≥|>=|>|==|=)\s*"
     r"(?P<target>\d+(?:\.\d+)?)\s*(?P<unit>×|x\b|µs|us\b|ms\b|s\b|min\w*|%|MB\b|MiB\b)?"
 )
 COUNT_GOAL = re.compile(r"^\s*(?P<limit>\d+)\s+(?P<what>[a-z][a-z_ ]*?)\s*$")
@@ -181,21 +181,33 @@ def _percentile(runs: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-def _clause_measure(fig: Figure, subject: str | None, unit: str) -> tuple[float | None, str]:
+def _extra_number(fig: Figure, subject: str, unit: str) -> float | None:
+    """A clause's subject named as an ``extra`` key: "peak RSS ≤ 150 MB" → ``peak_rss_mb``."""
+    key = subject.strip().lower().replace(" ", "_")
+    for name in (f"{key}_{unit.lower()}", key):
+        if name in fig.extra:
+            return _number(fig.extra[name])
+    return None
+
+
+def _clause_measure(fig: Figure, subject: str, unit: str) -> tuple[float | None, str]:
     """What a goal clause talks about, in the clause's unit, and how to print it."""
     if unit in ("×", "x"):
         return fig.ratio, "ratio"
+    percentile = re.fullmatch(r"p(\d+)", subject)
     if unit in TIME_UNITS:
-        if subject and subject.startswith("p") and fig.runs:
-            seconds: float | None = _percentile(fig.runs, float(subject[1:]))
+        if percentile and fig.runs:
+            seconds: float | None = _percentile(fig.runs, float(percentile[1]))
         else:
             seconds = fig.median if fig.runs or fig.unit == "s" else None
         return (None if seconds is None else seconds / TIME_UNITS[unit]), subject or "median"
+    if subject and (named := _extra_number(fig, subject, unit)) is not None:
+        return named, subject
     if unit == "%":
         if fig.value is None:
             return None, "value"
         return (fig.value if fig.unit == "%" else fig.value * 100), "value"
-    return fig.median, subject or ("value" if fig.value is not None else "median")
+    return fig.median, "value" if fig.value is not None else "median"
 
 
 def _count_verdict(fig: Figure, limit: int, what: str) -> str:
@@ -225,11 +237,12 @@ def verdict(fig: Figure) -> str:
     for c in clauses:
         unit = c["unit"] or ""
         unit = "min" if unit.startswith("min") else unit
-        measured, label = _clause_measure(fig, c["subject"], unit)
+        measured, label = _clause_measure(fig, c["subject"] or "", unit)
         if measured is None:
             return "no data"
         target = float(c["target"])
         if not OPS[c["op"]](measured, target):
+            unit = unit if unit in ("", "×", "x", "%") else f" {unit}"
             gap = f"{label} {_num(measured)}{unit} vs {c['op']} {_num(target)}{unit}"
             if target:
                 off = (measured / target - 1) * 100

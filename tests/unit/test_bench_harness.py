@@ -50,7 +50,7 @@ def test_ratio_is_median_over_baseline_median() -> None:
         ("≤ 3×", "MET"),
         ("<= 2x", "MISSED: ratio 3x vs <= 2x (+50%)"),
         ("≤ 2× no-op, p50 ≤ 5 ms", "MISSED: ratio 3× vs ≤ 2× (+50%)"),
-        ("p50 ≤ 2 ms", "MISSED: p50 3ms vs ≤ 2ms (+50%)"),
+        ("p50 ≤ 2 ms", "MISSED: p50 3 ms vs ≤ 2 ms (+50%)"),
         ("p99 ≤ 10 ms", "MET"),
         ("faster than before", "not checkable"),
         ("", "no goal"),
@@ -73,6 +73,9 @@ def test_values_rates_and_module_verdicts() -> None:
     assert verdict(rate) == "MISSED: value 93% vs ≥ 95% (-2%)"
     memory = normalise("m", {"name": "rss", "value": 60, "unit": "MB", "baseline": 40})
     assert (row(memory)["median"], row(memory)["ratio"]) == ("60 MB", "1.50×")
+    memory.extra["peak_rss_mb"] = 180
+    memory.goal = "≤ 2×, peak RSS ≤ 150 MB"
+    assert verdict(memory) == "MISSED: peak RSS 180 MB vs ≤ 150 MB (+20%)"
     told = normalise("m", {"name": "replay", "value": 1, "goal": "all cases", "met": False})
     assert verdict(told) == "MISSED"
 
