@@ -210,7 +210,13 @@ async function main(): Promise<void> {
       const input = p.locator(".quick-input-widget .quick-input-box input");
       await input.fill(JSON.stringify(request));
       await input.press("Enter");
-      await p.locator(".editor-instance .modified-in-monaco-diff-editor, .monaco-diff-editor").first().waitFor({ timeout: 60_000 });
+      // Fail fast, with the extension's own words, when the server cannot start or refuses the edit.
+      const diff = p.locator(".monaco-diff-editor").first();
+      const error = p.locator(".notification-toast").filter({ hasText: /Waymark: (the language server|the edit was not applied|could not)/ }).first();
+      await diff.or(error).waitFor({ timeout: 60_000 });
+      if (await error.isVisible()) {
+        throw new Error(`the extension reported: ${(await error.innerText()).replace(/\s+/g, " ").trim()}`);
+      }
       await p.locator(".monaco-diff-editor .editor.modified .view-line").filter({ hasText: "Hello, {name}!" }).first().waitFor({ timeout: 30_000 });
     });
 
