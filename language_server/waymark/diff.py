@@ -16,20 +16,92 @@ from typing import Any
 from .text import TextFile, split_lines
 
 
+Opcode = tuple[str, int, int, int, int]
+
+
+def opcodes(before: Sequence[str], after: Sequence[str]) -> list[Opcode]:
+    """difflib opcodes, computed only between the first and last differing lines.
+
+    Agents change a few lines of large files; trimming the common head and tail first keeps
+    diffing proportional to the change instead of quadratic-ish in the file.
+    """
+    limit = min(len(before), len(after))
+    head = 0
+    while head < limit and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and before[-1 - tail] == after[-1 - tail]:
+        tail += 1
+    matcher = difflib.SequenceMatcher(
+        None, before[head : len(before) - tail], after[head : len(after) - tail], autojunk=False
+    )
+    ops: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        op = (tag, i1 + head, i2 + head, j1 + head, j2 + head)
+        if tag == "equal" and ops and ops[-1][0] == "equal":
+            ops[-1] = ("equal", ops[-1][1], op[2], ops[-1][3], op[4])
+        else:
+            ops.append(op)
+    if tail:
+        op = ("equal", len(before) - tail, len(before), len(after) - tail, len(after))
+        if ops and ops[-1][0] == "equal":
+            ops[-1] = ("equal", ops[-1][1], op[2], ops[-1][3], op[4])
+        else:
+            ops.append(op)
+    return ops
+
+
+def _hunks(ops: list[Opcode], context: int) -> list[list[Opcode]]:
+    """Group changes whose equal gap is at most ``2 * context`` lines, with context around."""
+    changes = [op for op in ops if op[0] != "equal"]
+    hunks: list[list[Opcode]] = []
+    for op in changes:
+        if hunks and op[1] - hunks[-1][-1][2] <= 2 * context:
+            last = hunks[-1][-1]
+            if op[1] > last[2]:
+                hunks[-1].append(("equal", last[2], op[1], last[4], op[3]))
+            hunks[-1].append(op)
+        else:
+            hunks.append([op])
+    return hunks
+
+
+def _range(start: int, length: int) -> str:
+    # Unified-diff convention: 1-based start; an empty range names the line before it.
+    if length == 1:
+        return str(start + 1)
+    return f"{start + 1 if length else start},{length}"
+
+
 def unified_diff(display: str, before: str | None, after: str | None, context: int = 3) -> str:
     """A ``git diff``-style unified diff; ``None`` stands for an absent file."""
     old = [] if before is None else _with_ends(before)
     new = [] if after is None else _with_ends(after)
-    lines = difflib.unified_diff(
-        old,
-        new,
-        fromfile="/dev/null" if before is None else f"a/{display}",
-        tofile="/dev/null" if after is None else f"b/{display}",
-        n=context,
-    )
-    out: list[str] = []
-    for line in lines:
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    hunks = _hunks(opcodes(old, new), context)
+    if not hunks:
+        return ""
+    out = [
+        "--- /dev/null\n" if before is None else f"--- a/{display}\n",
+        "+++ /dev/null\n" if after is None else f"+++ b/{display}\n",
+    ]
+    for hunk in hunks:
+        a1 = max(hunk[0][1] - context, 0)
+        b1 = max(hunk[0][3] - context, 0)
+        a2 = min(hunk[-1][2] + context, len(old))
+        b2 = min(hunk[-1][4] + context, len(new))
+        out.append(f"@@ -{_range(a1, a2 - a1)} +{_range(b1, b2 - b1)} @@\n")
+        lines = [" " + line for line in old[a1 : hunk[0][1]]]
+        for tag, i1, i2, j1, j2 in hunk:
+            if tag == "equal":
+                lines.extend(" " + line for line in old[i1:i2])
+                continue
+            lines.extend("-" + line for line in old[i1:i2])
+            lines.extend("+" + line for line in new[j1:j2])
+        lines.extend(" " + line for line in old[hunk[-1][2] : a2])
+        out.extend(
+            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+            for line in lines
+        )
     return "".join(out)
 
 
@@ -47,8 +119,7 @@ class DiffStats:
 def count_changes(before: Sequence[str], after: Sequence[str]) -> DiffStats:
     """Lines inserted and deleted between two line lists."""
     insertions = deletions = 0
-    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(before, after):
         if tag in ("replace", "delete"):
             deletions += i2 - i1
         if tag in ("replace", "insert"):
@@ -72,8 +143,7 @@ def text_edits(before: TextFile, after: TextFile) -> list[dict[str, Any]]:
     old = [line + eol for line, eol in zip(before.lines, before.eols, strict=True)]
     new = [line + eol for line, eol in zip(after.lines, after.eols, strict=True)]
     edits: list[dict[str, Any]] = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(old, new):
         if tag == "equal":
             continue
         edits.append(

@@ -1,0 +1,101 @@
+"""Diffs people and editors read: unified diffs apply, LSP edits reproduce the target."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from unidiff import PatchSet
+
+from waymark.diff import EditTarget, count_changes, text_edits, unified_diff, workspace_edit
+from waymark.text import TextFile, split_lines
+
+PIECES = ["a", "b", "é", "😀", "\n", "x\n", "y\r\n", "\r", "\r\n", "\u2028"]
+texts = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
+
+
+def _lines(text: str) -> list[str]:
+    lines, eols = split_lines(text)
+    return [line + eol for line, eol in zip(lines, eols, strict=True)]
+
+
+def _apply_unified(old: list[str], diff: str) -> list[str]:
+    """Apply with unidiff's parser; lines compare without terminators (unidiff drops \\r)."""
+    if not diff:
+        return old
+    out: list[str] = []
+    pos = 0
+    for hunk in PatchSet(diff.replace("\r", "\x00"))[0]:
+        start = hunk.source_start - 1 if hunk.source_length else hunk.source_start
+        out.extend(old[pos:start])
+        pos = start
+        for line in hunk:
+            value = line.value.replace("\x00", "\r")
+            if line.is_context or line.is_removed:
+                assert old[pos].rstrip("\r\n") == value.rstrip("\r\n")
+                pos += 1
+            if line.is_context or line.is_added:
+                out.append(value)
+    out.extend(old[pos:])
+    return out
+
+
+def _utf16_offset(text: str, line: int, character: int) -> int:
+    lines = _lines(text)
+    offset = sum(len(x) for x in lines[:line])
+    units = 0
+    for index, char in enumerate(lines[line] if line < len(lines) else ""):
+        if units >= character:
+            return offset + index
+        units += 2 if ord(char) > 0xFFFF else 1
+    return offset + (len(lines[line]) if line < len(lines) else 0)
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts, texts)
+def test_unified_diff_applies(before: str, after: str) -> None:
+    diff = unified_diff("f", before, after)
+    assert (diff == "") == (_lines(before) == _lines(after))
+    got = [line.rstrip("\r\n") for line in _apply_unified(_lines(before), diff)]
+    assert got == [line.rstrip("\r\n") for line in _lines(after)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts, texts)
+def test_text_edits_reproduce_the_target_exactly(before: str, after: str) -> None:
+    text = before
+    edits = text_edits(TextFile.from_text(before), TextFile.from_text(after))
+    for edit in reversed(edits):
+        start = _utf16_offset(before, **edit["range"]["start"])
+        end = _utf16_offset(before, **edit["range"]["end"])
+        text = text[:start] + edit["newText"] + text[end:]
+    assert text == after
+
+
+def test_missing_final_newline_is_marked_and_counts_are_exact() -> None:
+    diff = unified_diff("a.txt", "one\ntwo", "one\nTWO")
+    assert diff == (
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n"
+        "\\ No newline at end of file\n+TWO\n\\ No newline at end of file\n"
+    )
+    assert count_changes(["a", "b", "c"], ["a", "B", "c", "d"]).__dict__ == {
+        "insertions": 2,
+        "deletions": 1,
+    }
+    assert unified_diff("n.txt", None, "x\n") == "--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1 @@\n+x\n"
+
+
+def test_workspace_edit_shapes() -> None:
+    old, new = TextFile.from_text("a\n"), TextFile.from_text("b\n")
+    edit = workspace_edit(
+        [
+            EditTarget("file:///w/u.txt", "u.txt", old, new, 4),
+            EditTarget("file:///w/c.txt", "c.txt", None, new, None),
+            EditTarget("file:///w/d.txt", "d.txt", old, None, None),
+        ],
+        "Label",
+    )
+    kinds = [c.get("kind", "edit") for c in edit["documentChanges"]]
+    assert kinds == ["edit", "create", "edit", "delete"]
+    assert edit["documentChanges"][0]["textDocument"] == {"uri": "file:///w/u.txt", "version": 4}
+    assert set(edit["changeAnnotations"]) == {"waymark:u.txt", "waymark:c.txt", "waymark:d.txt"}
+    assert all(a["needsConfirmation"] for a in edit["changeAnnotations"].values())
