@@ -1,0 +1,465 @@
+"""Anchored edits: a batch of line operations addressed by hash, planned on one snapshot.
+
+Every operation resolves against the file as it was when the batch arrived; the batch is
+atomic, so one bad operation rejects all of them, and the error lists every offending
+operation rather than the first. docs/anchored-edits.md is the protocol reference.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..anchors import HIGH, LOW, LOW_MARK, TOKEN_RE, LineIndex, hash_lines
+from ..errors import (
+    AnchorAmbiguous,
+    AnchorContextAmbiguous,
+    AnchorLowEntropy,
+    AnchorStale,
+    InvalidParams,
+    InvalidRangeOrder,
+    NoOp,
+    OperationsOverlap,
+    SafetyCheckFailed,
+    WaymarkError,
+)
+from ..text import TextFile, split_lines
+from .safety import Change, check_safety
+
+SINGLE_OPS = ("replace_line", "insert_after", "insert_before", "delete_line")
+RANGE_OPS = ("replace_range", "delete_range")
+_CONTENT_OPS = frozenset({"replace_line", "replace_range", "insert_after", "insert_before"})
+_FIELDS = {
+    **{op: ("hash", "occurrence", "line") for op in SINGLE_OPS},
+    **{op: ("start_hash", "end_hash") for op in RANGE_OPS},
+}
+_ERRORS: dict[str, type[WaymarkError]] = {
+    cls.code: cls
+    for cls in (
+        AnchorStale,
+        AnchorAmbiguous,
+        AnchorContextAmbiguous,
+        AnchorLowEntropy,
+        InvalidRangeOrder,
+        OperationsOverlap,
+    )
+}
+_LINE_PREFIX = re.compile(r"^\s*([0-9]+)\s*#")
+_CONTEXT_LINES = 2
+_NEIGHBORS = 3
+_NEIGHBOR_SCAN = 200
+_PREVIEW = 80
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A parsed anchor: display token, optional 1-based occurrence, optional advisory line."""
+
+    token: str
+    occurrence: int | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One parsed operation; ``target`` for single-line ops, ``start``/``end`` for ranges."""
+
+    index: int
+    op: str
+    raw: dict[str, Any]
+    target: Anchor | None = None
+    start: Anchor | None = None
+    end: Anchor | None = None
+    content: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class AnchoredEdit:
+    """A planned edit: the new file, the result details, a localized diff, warnings."""
+
+    text_file: TextFile
+    details: dict[str, Any]
+    diff: list[dict[str, Any]]
+    warnings: list[str]
+
+
+def split_content(content: str) -> tuple[str, ...]:
+    """Lines of ``content``: one trailing newline dropped, then split like file lines."""
+    for eol in ("\r\n", "\n", "\r"):
+        if content.endswith(eol):
+            content = content[: -len(eol)]
+            break
+    return tuple(split_lines(content + "\n")[0])
+
+
+def _field_error(field: str, problem: str) -> InvalidParams:
+    return InvalidParams(f"{field} {problem}.", {"field": field})
+
+
+def _int_field(item: dict[str, Any], key: str, where: str) -> int | None:
+    value = item.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise _field_error(f"{where}.{key}", "must be an integer >= 1")
+    return value
+
+
+def _anchor(item: dict[str, Any], key: str, where: str, line: int | None = None) -> Anchor:
+    field = f"{where}.{key}"
+    value = item.get(key)
+    if not isinstance(value, str):
+        raise _field_error(field, "is required and must be a string such as 'a1b2c3'")
+    text = value.strip().lower()
+    match = _LINE_PREFIX.match(text)
+    if match:
+        # A model may paste the whole `LINE#HASH`; the line part is only advisory.
+        line = line or int(match.group(1))
+        text = text[match.end() :]
+    text = text.rstrip("|").strip().removesuffix(LOW_MARK)
+    parsed = TOKEN_RE.match(text)
+    if not parsed:
+        raise _field_error(field, f"is not an anchor: {value!r} (expected 6-16 hex chars)")
+    occurrence = int(parsed.group(2)) if parsed.group(2) else None
+    return Anchor(parsed.group(1), occurrence, line)
+
+
+def _parse_one(i: int, item: object) -> Operation:
+    where = f"operations[{i}]"
+    if not isinstance(item, dict):
+        raise _field_error(where, "must be an object")
+    op = item.get("op")
+    if op not in _FIELDS:
+        allowed = ", ".join(_FIELDS)
+        raise _field_error(f"{where}.op", f"must be one of {allowed}")
+    allowed_keys = {"op", *_FIELDS[op], *(("content",) if op in _CONTENT_OPS else ())}
+    for key in item:
+        if key not in allowed_keys:
+            raise _field_error(f"{where}.{key}", f"is not a field of {op}")
+    content = None
+    if op in _CONTENT_OPS:
+        if not isinstance(item.get("content"), str):
+            raise _field_error(f"{where}.content", "is required and must be a string")
+        content = split_content(item["content"])
+    if op in RANGE_OPS:
+        start = _anchor(item, "start_hash", where)
+        end = _anchor(item, "end_hash", where)
+        return Operation(i, op, dict(item), start=start, end=end, content=content)
+    occurrence = _int_field(item, "occurrence", where)
+    target = _anchor(item, "hash", where, _int_field(item, "line", where))
+    if occurrence and target.occurrence and occurrence != target.occurrence:
+        raise _field_error(f"{where}.occurrence", "contradicts the .N suffix of the hash")
+    target = Anchor(target.token, occurrence or target.occurrence, target.line)
+    return Operation(i, op, dict(item), target=target, content=content)
+
+
+def parse_operations(raw: object) -> list[Operation]:
+    """Validate the JSON ``operations`` array; InvalidParams names the offending field."""
+    if not isinstance(raw, list) or not raw:
+        raise _field_error("operations", "must be a non-empty array of operations")
+    return [_parse_one(i, item) for i, item in enumerate(raw)]
+
+
+def _preview(text: str) -> str:
+    return text if len(text) <= _PREVIEW else text[: _PREVIEW - 1] + "…"
+
+
+class _Planner:
+    """Resolves a batch on one snapshot, collecting every failure before raising."""
+
+    def __init__(self, tf: TextFile, ops: Sequence[Operation]) -> None:
+        self.tf = tf
+        self.ops = ops
+        self.index = LineIndex(tf.lines)
+        self.failures: list[dict[str, Any]] = []
+        self.warnings: list[str] = []
+        self.corrections: list[dict[str, Any]] = []
+
+    def fail(self, op: Operation, reason: str, message: str, **extra: Any) -> None:
+        self.failures.append(
+            {"index": op.index, "op": op.op, "reason": reason, "message": message, **extra}
+        )
+
+    def candidates_json(self, found: Sequence[int]) -> list[dict[str, Any]]:
+        return [{"line": i + 1, "preview": _preview(self.tf.lines[i])} for i in found]
+
+    def resolve(self, op: Operation, anchor: Anchor, field: str, single: bool) -> int | None:
+        where = f"operations[{op.index}].{field}"
+        found = self.index.candidates(anchor.token)
+        if anchor.occurrence is not None:
+            if anchor.occurrence > len(found):
+                self.fail(
+                    op,
+                    AnchorStale.code,
+                    f"{where}: anchor {anchor.token} has {len(found)} candidate(s), "
+                    f"not an occurrence {anchor.occurrence}; re-read the file",
+                    hash=anchor.token,
+                    field=field,
+                )
+                return None
+            return found[anchor.occurrence - 1]
+        if not found:
+            self.fail(
+                op,
+                AnchorStale.code,
+                f"{where}: anchor {anchor.token} is not in the file any more; re-read the file",
+                hash=anchor.token,
+                field=field,
+            )
+            return None
+        if len(found) == 1:
+            if anchor.line is not None and anchor.line != found[0] + 1:
+                self.warnings.append(
+                    f"{where}: anchor {anchor.token} is on line {found[0] + 1}, not on the "
+                    f"advisory line {anchor.line}; the hash wins"
+                )
+            return found[0]
+        if anchor.line is not None and anchor.line - 1 in found:
+            return anchor.line - 1
+        code = AnchorAmbiguous.code if single else AnchorContextAmbiguous.code
+        hint = "add occurrence (or line)" if single else "use the .N form of the anchor"
+        self.fail(
+            op,
+            code,
+            f"{where}: anchor {anchor.token} matches {len(found)} lines; {hint} to pick one",
+            hash=anchor.token,
+            field=field,
+            candidates=self.candidates_json(found),
+            **({} if single else {"endpoint": field}),
+        )
+        return None
+
+    def neighbors(self, i: int) -> list[str]:
+        before: list[str] = []
+        after: list[str] = []
+        lines = len(self.tf.lines)
+        for j in range(i - 1, max(i - _NEIGHBOR_SCAN, -1), -1):
+            if len(before) < _NEIGHBORS and self.index.quality(j) == HIGH:
+                before.append(f"{j + 1}#{self.index.display(j)}")
+        for j in range(i + 1, min(i + _NEIGHBOR_SCAN, lines)):
+            if len(after) < _NEIGHBORS and self.index.quality(j) == HIGH:
+                after.append(f"{j + 1}#{self.index.display(j)}")
+        return [*reversed(before), *after]
+
+    def target_of(self, op: Operation) -> tuple[int, int] | None:
+        """Resolve ``op`` to the inclusive old-line interval it addresses."""
+        if op.target is not None:
+            i = self.resolve(op, op.target, "hash", single=True)
+            if i is None:
+                return None
+            if self.index.quality(i) == LOW:
+                self.fail(
+                    op,
+                    AnchorLowEntropy.code,
+                    f"operations[{op.index}]: line {i + 1} ({self.tf.lines[i].strip()!r}) is a "
+                    "low-quality anchor; use a range whose ends are the neighbor anchors",
+                    line=i + 1,
+                    content=self.tf.lines[i],
+                    neighbor_anchors=self.neighbors(i),
+                )
+                return None
+            return i, i
+        assert op.start is not None and op.end is not None
+        start = self.resolve(op, op.start, "start_hash", single=False)
+        end = self.resolve(op, op.end, "end_hash", single=False)
+        if start is None or end is None:
+            return None
+        if start == end:
+            self.fail(
+                op,
+                InvalidRangeOrder.code,
+                f"operations[{op.index}]: the range starts and ends on line {start + 1}; "
+                f"use {op.op.replace('range', 'line')} for one line",
+                line=start + 1,
+            )
+            return None
+        if start > end:
+            self.corrections.append(
+                {
+                    "type": "range_order_swapped",
+                    "index": op.index,
+                    "detail": f"operations[{op.index}]: start_hash is on line {start + 1} and "
+                    f"end_hash on line {end + 1}; used lines {end + 1}-{start + 1}",
+                }
+            )
+            start, end = end, start
+        return start, end
+
+    def raise_failures(self) -> None:
+        first = self.failures[0]
+        extra = {k: v for k, v in first.items() if k not in ("index", "op", "message", "reason")}
+        details: dict[str, Any] = {**extra, "failures": self.failures}
+        if first["reason"] == AnchorStale.code:
+            details["suggested_action"] = "re-read_file"
+        more = len(self.failures) - 1
+        tail = f" ({more} more problem(s) in details.failures)" if more else ""
+        raise _ERRORS[first["reason"]](f"{first['message']}{tail}.", details)
+
+
+@dataclass(frozen=True)
+class _Splice:
+    """Old lines ``[start, end)`` become ``lines``; an insert has ``start == end``."""
+
+    start: int
+    end: int
+    lines: tuple[str, ...]
+
+
+def _splice_of(op: Operation, first: int, last: int) -> _Splice:
+    content = op.content or ()
+    if op.op == "insert_after":
+        return _Splice(first + 1, first + 1, content)
+    if op.op == "insert_before":
+        return _Splice(first, first, content)
+    return _Splice(first, last + 1, content)
+
+
+def _overlaps(
+    planner: _Planner, resolved: list[tuple[Operation, tuple[int, int], _Splice]]
+) -> None:
+    """Two ops overlap when they touch a common line (an insert touches its anchor line) or
+    insert at the same point, where their relative order would be a guess."""
+    for a in range(len(resolved)):
+        op_a, (a0, a1), sp_a = resolved[a]
+        for b in range(a + 1, len(resolved)):
+            op_b, (b0, b1), sp_b = resolved[b]
+            same_point = sp_a.start == sp_a.end == sp_b.start == sp_b.end
+            if (a0 <= b1 and b0 <= a1) or same_point:
+                planner.fail(
+                    op_b,
+                    OperationsOverlap.code,
+                    f"operations[{op_b.index}] and operations[{op_a.index}] touch the same "
+                    "lines; merge them into one operation",
+                    conflicts_with=op_a.index,
+                    lines=[max(a0, b0) + 1, min(a1, b1) + 1] if not same_point else [],
+                )
+
+
+def _apply(tf: TextFile, hashes: list[str], splices: list[_Splice]) -> TextFile:
+    # Bottom-up keeps earlier indices valid; at one start the region goes first so that an
+    # insert at that point lands before the region's new lines.
+    for sp in sorted(splices, key=lambda s: (s.start, s.end > s.start), reverse=True):
+        tf = tf.splice(sp.start, sp.end, sp.lines)
+        hashes[sp.start : sp.end] = hash_lines(sp.lines)
+    return tf
+
+
+def _changes(splices: list[_Splice]) -> list[Change]:
+    """Touching splices merged, in new-file coordinates too."""
+    changes: list[Change] = []
+    offset = 0
+    for sp in sorted(splices, key=lambda s: (s.start, s.end > s.start)):
+        new_start = sp.start + offset
+        offset += len(sp.lines) - (sp.end - sp.start)
+        change = Change(sp.start, sp.end, new_start, new_start + len(sp.lines))
+        if changes and change.old_start <= changes[-1].old_end:
+            last = changes.pop()
+            change = Change(last.old_start, change.old_end, last.new_start, change.new_end)
+        changes.append(change)
+    return changes
+
+
+def _diff_line(index: LineIndex, kind: str, i: int) -> dict[str, Any]:
+    return {
+        "kind": kind,
+        "line": i + 1,
+        "text": index.lines[i],
+        "hash": index.display(i),
+        "quality": index.quality(i),
+    }
+
+
+def _diff(before: TextFile, new: LineIndex, changes: list[Change]) -> list[dict[str, Any]]:
+    """Hunks with ``_CONTEXT_LINES`` of context; nearby changes share a hunk."""
+    groups: list[list[Change]] = []
+    for change in changes:
+        if groups and change.old_start - groups[-1][-1].old_end <= 2 * _CONTEXT_LINES:
+            groups[-1].append(change)
+        else:
+            groups.append([change])
+    hunks = []
+    for group in groups:
+        lines: list[dict[str, Any]] = []
+        first, last = group[0], group[-1]
+        ctx_start = max(first.new_start - _CONTEXT_LINES, 0)
+        cursor = ctx_start
+        for change in group:
+            lines += [_diff_line(new, "context", i) for i in range(cursor, change.new_start)]
+            lines += [
+                {"kind": "removed", "old_line": i + 1, "text": before.lines[i]}
+                for i in range(change.old_start, change.old_end)
+            ]
+            lines += [_diff_line(new, "added", i) for i in range(change.new_start, change.new_end)]
+            cursor = change.new_end
+        ctx_end = min(last.new_end + _CONTEXT_LINES, len(new.lines))
+        lines += [_diff_line(new, "context", i) for i in range(cursor, ctx_end)]
+        old_start = first.old_start - (first.new_start - ctx_start)
+        hunks.append(
+            {
+                "old_start": old_start + 1,
+                "old_lines": last.old_end + (ctx_end - last.new_end) - old_start,
+                "new_start": ctx_start + 1,
+                "new_lines": ctx_end - ctx_start,
+                "lines": lines,
+            }
+        )
+    return hunks
+
+
+def _valid_through(old: LineIndex, new: LineIndex, first_changed: int) -> int:
+    """How many leading lines keep both their number and their displayed anchor."""
+    for i in range(first_changed):
+        special = (
+            old.p6_count[old.p6[i]] > 1
+            or old.repeated(i)
+            or new.p6_count[new.p6[i]] > 1
+            or new.repeated(i)
+        )
+        if special and old.display(i) != new.display(i):
+            return i
+    return first_changed
+
+
+def plan_anchored_edit(tf: TextFile, operations: Sequence[Operation]) -> AnchoredEdit:
+    """Resolve every operation on ``tf``, check the batch, and build the edited file."""
+    planner = _Planner(tf, operations)
+    resolved = []
+    for op in operations:
+        target = planner.target_of(op)
+        if target is not None:
+            resolved.append((op, target, _splice_of(op, *target)))
+    if not planner.failures:
+        _overlaps(planner, resolved)
+    if planner.failures:
+        planner.raise_failures()
+    splices = [sp for _, _, sp in resolved]
+    hashes = list(planner.index.hashes)
+    after = _apply(tf, hashes, splices)
+    if after.lines == tf.lines and after.eols == tf.eols:
+        raise NoOp(
+            "The operations would leave the file exactly as it is; nothing was changed.",
+            {"operations_applied": 0},
+        )
+    changes = _changes(splices)
+    warnings = check_safety(tf, after, changes)
+    if warnings:
+        raise SafetyCheckFailed(
+            f"The edit looks wrong ({warnings[0]['detail']}); nothing was changed, check the "
+            "anchors and content and retry.",
+            {"safety_warnings": warnings},
+        )
+    new_index = LineIndex(after.lines, hashes)
+    valid = _valid_through(planner.index, new_index, changes[0].old_start)
+    details = {
+        "operations_applied": len(operations),
+        "lines_before": len(tf.lines),
+        "lines_after": len(after.lines),
+        "net_change": len(after.lines) - len(tf.lines),
+        "anchors_valid_through": valid,
+        "must_refresh_from_line": valid + 1,
+        "auto_corrections": planner.corrections,
+        "safety_status": "ok",
+    }
+    return AnchoredEdit(after, details, _diff(tf, new_index, changes), planner.warnings)
