@@ -291,7 +291,7 @@ def row(fig: Figure) -> dict[str, str]:
         "max": fmt_seconds(max(fig.runs)) if fig.runs else "—",
         "baseline": fig.baseline or "—",
         "baseline median": _fmt(fig, fig.baseline_median, timed=bool(fig.baseline_runs)),
-        "ratio": "—" if ratio is None else f"{ratio:.2f}×",
+        "ratio": "—" if ratio is None else f"{ratio:.2f}×" if ratio >= 0.1 else f"{ratio:.2g}×",
         "goal": fig.goal or "—",
         "status": verdict(fig),
     }
