@@ -207,7 +207,9 @@ def _clause_measure(fig: Figure, subject: str, unit: str) -> tuple[float | None,
         if fig.value is None:
             return None, "value"
         return (fig.value if fig.unit == "%" else fig.value * 100), "value"
-    return fig.median, "value" if fig.value is not None else "median"
+    if fig.value is not None:  # a count or rate; "runs" may still carry how long it took
+        return fig.value, "value"
+    return fig.median, "median"
 
 
 def _count_verdict(fig: Figure, limit: int, what: str) -> str:

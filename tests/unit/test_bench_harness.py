@@ -76,6 +76,8 @@ def test_values_rates_and_module_verdicts() -> None:
     memory.extra["peak_rss_mb"] = 180
     memory.goal = "≤ 2×, peak RSS ≤ 150 MB"
     assert verdict(memory) == "MISSED: peak RSS 180 MB vs ≤ 150 MB (+20%)"
+    soak = normalise("m", {"name": "soak", "value": 0, "runs": [42.0], "goal": "≤ 0"})
+    assert verdict(soak) == "MET"
     told = normalise("m", {"name": "replay", "value": 1, "goal": "all cases", "met": False})
     assert verdict(told) == "MISSED"
 
