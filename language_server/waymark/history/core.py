@@ -27,9 +27,9 @@ from ..errors import InvalidParams, IsDirectory, RewindInProgress, UnknownPrompt
 from ..files import StatKey, atomic_write, create_parents, delete_file, read_state
 from .blobs import BlobCorrupt, BlobMissing, BlobStore, make_private_dir
 from .journal import Journal
-from .rewind import FilePlan, RewindPlan, RewindResult
+from .rewind import FileOutcome, FilePlan, RewindPlan, RewindResult
 from .snapshots import FileEntry, Snapshot, SnapshotRecord, record_json
-from .stats import bounded_map, count_lines
+from .stats import IO_WORKERS, bounded_map, count_lines
 
 log = logging.getLogger("waymark.history")
 
@@ -366,8 +366,12 @@ class History:
     ) -> tuple[Snapshot, list[str]]:
         files: dict[str, FileEntry] = {}
         warnings: list[str] = []
-        for key in sorted(self._first):
-            entry, failures = self._capture(key, self._display[key], reuse=True)
+        keys = sorted(self._first)
+        # Backups wait on the filesystem (creating a blob), not the CPU: a few in parallel.
+        captured = bounded_map(
+            lambda key: self._capture(key, self._display[key], reuse=True), keys, IO_WORKERS
+        )
+        for key, (entry, failures) in zip(keys, captured, strict=True):
             files[key] = entry
             warnings.extend(failures)
         record = SnapshotRecord(prompt_id, label, _now_iso(), self._seq, False, files, {})
@@ -549,12 +553,19 @@ class History:
         result = RewindResult(prompt_id, option, undo.prompt_id, warnings=warnings)
         if option != "conversation":
             planned = {f.key: f for f in plan.files} if plan is not None else None
-            writes: dict[str, str | None] = {}
-            for key in sorted(self._first):
+
+            def step(key: str) -> FileOutcome:
                 fresh = self._plan_file(key, self._target(target, key), force)
                 if planned is not None:
                     fresh = _against_preview(planned.get(key), fresh)
-                self._carry_out(fresh, undo.files.get(key), result, writes)
+                return self._carry_out(fresh, undo.files.get(key))
+
+            writes: dict[str, str | None] = {}
+            # Restores are fsynced writes: a few in flight share the filesystem's commits.
+            for done in bounded_map(step, sorted(self._first), IO_WORKERS):
+                result.add(done)
+                if done.kind in ("restored", "deleted"):
+                    writes[done.key] = done.digest
             if writes:
                 self._note_writes(writes)
         if option != "code":
@@ -565,43 +576,36 @@ class History:
         self._evict()
         return result.to_json()
 
-    def _carry_out(
-        self,
-        plan: FilePlan,
-        undo: FileEntry | None,
-        result: RewindResult,
-        writes: dict[str, str | None],
-    ) -> None:
+    def _carry_out(self, plan: FilePlan, undo: FileEntry | None) -> FileOutcome:
+        """Do what the plan says for one file, unless the undo snapshot cannot cover it."""
         if plan.outcome == "unchanged":
-            result.unchanged.append(plan.path)
-            return
+            return FileOutcome(plan.key, plan.path, "unchanged")
         if plan.outcome == "conflict":
-            result.conflict(plan.path, plan.reason or "changed_since_agent_write")
-            return
+            return FileOutcome(plan.key, plan.path, "conflict", plan.reason)
         if plan.outcome == "failed":
-            result.fail(plan.path, plan.reason or "failed", plan.errno)
-            return
+            return FileOutcome(plan.key, plan.path, "failed", plan.reason, plan.errno)
         if plan.current_digest is not None:
             # Never replace bytes the undo snapshot does not hold: that would lose them.
             if undo is None or undo.state == "failed":
-                result.fail(plan.path, "undo_backup_failed", undo.error if undo else None)
-                return
+                return FileOutcome(
+                    plan.key,
+                    plan.path,
+                    "failed",
+                    "undo_backup_failed",
+                    undo.error if undo else None,
+                )
             if undo.digest != plan.current_digest:
-                result.conflict(plan.path, "changed_during_rewind")
-                return
+                return FileOutcome(plan.key, plan.path, "conflict", "changed_during_rewind")
         try:
             if plan.outcome == "restore" and plan.target is not None:
                 create_parents(plan.real)
                 atomic_write(plan.real, plan.target)
-                writes[plan.key] = plan.target_digest
-                result.restored.append(plan.path)
-            else:
-                delete_file(plan.real)
-                writes[plan.key] = None
-                result.deleted.append(plan.path)
+                return FileOutcome(plan.key, plan.path, "restored", digest=plan.target_digest)
+            delete_file(plan.real)
+            return FileOutcome(plan.key, plan.path, "deleted")
         except WaymarkError as exc:
             reason = "is_directory" if isinstance(exc, IsDirectory) else "write_failed"
-            result.fail(plan.path, reason, _error_errno(exc))
+            return FileOutcome(plan.key, plan.path, "failed", reason, _error_errno(exc))
 
     # -- diff stats -----------------------------------------------------------------------------
 

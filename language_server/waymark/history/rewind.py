@@ -63,6 +63,21 @@ class RewindPlan:
         return tuple(f for f in self.files if f.outcome in ("restore", "delete"))
 
 
+Done = Literal["restored", "deleted", "unchanged", "conflict", "failed"]
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """What a rewind did to one file (``digest``: what it wrote, for restored files)."""
+
+    key: str
+    path: str
+    kind: Done
+    reason: str | None = None
+    errno: str | None = None
+    digest: str | None = None
+
+
 @dataclass
 class RewindResult:
     """Per-file outcomes, in the wire shape."""
@@ -78,14 +93,20 @@ class RewindResult:
     dropped_turns: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
-    def conflict(self, path: str, reason: str) -> None:
-        self.conflicts.append({"path": path, "reason": reason})
-
-    def fail(self, path: str, reason: str, errno: str | None) -> None:
-        entry: dict[str, Any] = {"path": path, "reason": reason}
-        if errno is not None:
-            entry["errno"] = errno
-        self.failed.append(entry)
+    def add(self, done: FileOutcome) -> None:
+        if done.kind == "restored":
+            self.restored.append(done.path)
+        elif done.kind == "deleted":
+            self.deleted.append(done.path)
+        elif done.kind == "unchanged":
+            self.unchanged.append(done.path)
+        elif done.kind == "conflict":
+            self.conflicts.append({"path": done.path, "reason": done.reason or "conflict"})
+        else:
+            entry: dict[str, Any] = {"path": done.path, "reason": done.reason or "failed"}
+            if done.errno is not None:
+                entry["errno"] = done.errno
+            self.failed.append(entry)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -22,6 +22,9 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 MAX_WORKERS = 4
+# Backups and restores wait on the filesystem, not the CPU, so they use this many regardless
+# of the core count.
+IO_WORKERS = 4
 # Past this many differing lines difflib's quadratic worst case is not worth it: the counts
 # then come from line multisets (exact unless lines were reordered).
 _EXACT_LINES = 20_000
