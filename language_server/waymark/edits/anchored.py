@@ -319,21 +319,23 @@ def _splice_of(op: Operation, first: int, last: int) -> _Splice:
 def _overlaps(
     planner: _Planner, resolved: list[tuple[Operation, tuple[int, int], _Splice]]
 ) -> None:
-    """Two ops overlap when they touch a common line (an insert touches its anchor line) or
-    insert at the same point, where their relative order would be a guess."""
+    """Ops overlap when both replace or delete a common line, when an insert's anchor line is
+    replaced or deleted by another op, or when two inserts add at the same point (their order
+    would be a guess). Inserts on both sides of one line are fine."""
     for a in range(len(resolved)):
         op_a, (a0, a1), sp_a = resolved[a]
         for b in range(a + 1, len(resolved)):
             op_b, (b0, b1), sp_b = resolved[b]
-            same_point = sp_a.start == sp_a.end == sp_b.start == sp_b.end
-            if (a0 <= b1 and b0 <= a1) or same_point:
+            inserts = (sp_a.start == sp_a.end) + (sp_b.start == sp_b.end)
+            clash = sp_a.start == sp_b.start if inserts == 2 else (a0 <= b1 and b0 <= a1)
+            if clash:
                 planner.fail(
                     op_b,
                     OperationsOverlap.code,
                     f"operations[{op_b.index}] and operations[{op_a.index}] touch the same "
                     "lines; merge them into one operation",
                     conflicts_with=op_a.index,
-                    lines=[max(a0, b0) + 1, min(a1, b1) + 1] if not same_point else [],
+                    lines=[max(a0, b0) + 1, min(a1, b1) + 1] if inserts < 2 else [],
                 )
 
 
