@@ -94,23 +94,35 @@ def checkpoint_runs(
     """Per run: 50 edits, then history (backups + snapshot, rewind) and git (commit, checkout)."""
     git_dir = base / "first0.git"
     originals = {p: p.read_bytes() for p in paths[:: len(paths) // edited][:edited]}
-    times: dict[str, list[float]] = {"history": [], "rewind": [], "commit": [], "checkout": []}
+    times: dict[str, list[float]] = {
+        "history": [],
+        "track_edit": [],
+        "record_write": [],
+        "snapshot": [],
+        "rewind": [],
+        "commit": [],
+        "checkout": [],
+    }
     for run in range(runs):
         history = History.open(base / "history", f"run{run}")
         history.make_snapshot("t0")
-        spent = 0.0
+        spent = tracking = 0.0
         for path, before in originals.items():
             new = before + f"edit {run}\n".encode()
             start = time.perf_counter()
             history.track_edit(path, path.name)
-            spent += time.perf_counter() - start
+            tracking += time.perf_counter() - start
             atomic_write(path, new)
             start = time.perf_counter()
             history.record_write(path, digest(new))
             spent += time.perf_counter() - start
         start = time.perf_counter()
         history.make_snapshot("t1")
-        times["history"].append(spent + time.perf_counter() - start)
+        snapshot = time.perf_counter() - start
+        times["history"].append(spent + tracking + snapshot)
+        times["track_edit"].append(tracking)
+        times["record_write"].append(spent)
+        times["snapshot"].append(snapshot)
         start = time.perf_counter()
         result = history.rewind("t0")
         times["rewind"].append(time.perf_counter() - start)
@@ -207,7 +219,12 @@ def figures(files: int = 5000, total_mb: int = 200, runs: int = 5) -> list[dict[
             "baseline": "shadow git: git add -A && git commit, incremental after the 50 edits",
             "baseline_runs": times["commit"],
             "goal": "≤ 0.1×",
-            "extra": {"per_file_ms": round(history_median / 50 * 1000, 3)},
+            "extra": {
+                "per_file_ms": round(history_median / 50 * 1000, 3),
+                "track_edit_50_ms": _ms(times["track_edit"]),
+                "record_write_50_ms": _ms(times["record_write"]),
+                "make_snapshot_ms": _ms(times["snapshot"]),
+            },
         },
         {
             "name": f"history: backups + snapshot of 50 edited files vs first commit ({label})",
@@ -241,6 +258,10 @@ def figures(files: int = 5000, total_mb: int = 200, runs: int = 5) -> list[dict[
             },
         },
     ]
+
+
+def _ms(runs: list[float]) -> float:
+    return round(statistics.median(runs) * 1000, 1)
 
 
 def main() -> None:
