@@ -80,14 +80,18 @@ class BlobStore:
         except FileExistsError:
             self._replace(final, digest, data)
             return
+        inode = -1
         try:
             try:
+                inode = os.fstat(fd).st_ino
                 _write_all(fd, data)
             finally:
                 os.close(fd)
         except BaseException:
+            # Only our own torn file: a concurrent put of the same content may have replaced it.
             with contextlib.suppress(OSError):
-                os.unlink(final)
+                if os.stat(final).st_ino == inode:
+                    os.unlink(final)
             raise
 
     def _replace(self, final: Path, digest: str, data: bytes) -> None:

@@ -182,3 +182,20 @@ def test_random_sessions_rewind_exactly(
             if order.random() < 0.3:
                 agent.history.rewind(result["undoPromptId"])
                 assert tree(workspace) == before
+
+
+def test_identical_contents_share_one_blob(
+    agent: Agent, workspace: Path, history_root: Path
+) -> None:
+    agent.history.make_snapshot("t0")
+    for n in range(24):
+        agent.write(f"copy{n}.txt", b"same bytes\n" * 100)
+    agent.history.make_snapshot("t1")  # 24 parallel captures of one content
+    for n in range(24):
+        agent.write(f"copy{n}.txt", b"changed\n")
+    [blob] = (history_root / "s1" / "blobs").iterdir()
+    assert blob.read_bytes() == b"same bytes\n" * 100 and blob.stat().st_mode & 0o777 == 0o600
+    result = agent.history.rewind("t1")
+    assert len(result["restored"]) == 24
+    assert len(list((history_root / "s1" / "blobs").iterdir())) == 2  # + the undo's "changed"
+    assert {p.read_bytes() for p in workspace.iterdir()} == {b"same bytes\n" * 100}
