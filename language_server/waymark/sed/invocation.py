@@ -1,0 +1,184 @@
+"""Recognise ``sed -i … SCRIPT FILE`` among shell words, with GNU getopt_long's rules.
+
+Accepted: ``-i``/``--in-place`` without a suffix (and BSD's ``-i ''``, read as "no backup"),
+``-E``/``-r``/``--regexp-extended``, ``-e``/``--expression`` (repeatable, joined with
+newlines like GNU does), ``--`` and unambiguous long-option prefixes. Options must come before
+the operands: GNU permutes them only when POSIXLY_CORRECT is unset, which the line can't show.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .decline import SedDecline
+from .script import SedScript, parse_script
+from .shell import split_words
+
+SED_PROGRAMS = ("sed", "/usr/bin/sed", "/bin/sed")
+_WRAPPERS = {
+    "sudo": "sudo runs sed as another user",
+    "doas": "doas runs sed as another user",
+    "env": "env changes sed's environment",
+    "xargs": "xargs chooses the files at run time",
+    "command": "'command sed' is not simulated; call sed directly",
+    "exec": "exec replaces the shell",
+    "time": "time wraps the command",
+    "nohup": "nohup wraps the command",
+    "busybox": "busybox sed is not GNU sed",
+    "gsed": "only the program named sed is simulated",
+}
+_LONG_OPTIONS = (
+    "binary", "debug", "expression", "file", "follow-symlinks", "help", "in-place",
+    "line-length", "null-data", "zero-terminated", "posix", "quiet", "regexp-extended",
+    "sandbox", "separate", "silent", "unbuffered", "version",
+)
+_OPTION_DECLINES = {
+    "n": "-n (no autoprint) is not simulated",
+    "quiet": "--quiet (no autoprint) is not simulated",
+    "silent": "--silent (no autoprint) is not simulated",
+    "z": "-z (NUL-separated lines) is not simulated",
+    "null-data": "--null-data (NUL-separated lines) is not simulated",
+    "zero-terminated": "--zero-terminated (NUL-separated lines) is not simulated",
+    "s": "-s (separate files) is not simulated",
+    "separate": "--separate is not simulated",
+    "u": "-u (unbuffered) is not simulated",
+    "unbuffered": "--unbuffered is not simulated",
+    "f": "-f (script from a file) is not simulated",
+    "file": "--file (script from a file) is not simulated",
+    "posix": "--posix changes the regex syntax and is not simulated",
+    "follow-symlinks": "--follow-symlinks is not simulated",
+    "debug": "--debug prints a program dump and is not simulated",
+    "binary": "--binary is not simulated",
+    "b": "-b (binary) is not simulated",
+    "l": "-l (line length) is not simulated",
+    "line-length": "--line-length is not simulated",
+    "help": "--help does not edit a file",
+    "version": "--version does not edit a file",
+}
+
+
+@dataclass(frozen=True)
+class SedInvocation:
+    """A recognised ``sed -i`` line: the one file operand and the compiled script."""
+
+    path: str
+    script: SedScript
+    extended: bool
+
+
+def _long_option(name: str) -> str:
+    if name in _LONG_OPTIONS:
+        return name
+    candidates = [option for option in _LONG_OPTIONS if option.startswith(name)]
+    if len(candidates) == 1:
+        return candidates[0]
+    if candidates:
+        raise SedDecline(f"the option --{name} is ambiguous ({', '.join(candidates)})")
+    raise SedDecline(f"unknown option --{name}: GNU sed rejects it")
+
+
+def _backup_suffix(suffix: str) -> SedDecline:
+    return SedDecline(
+        f"-i with a backup suffix ({suffix!r}) also writes a backup file, which is not simulated"
+    )
+
+
+def parse_command_line(line: str) -> SedInvocation:
+    """Recognise a ``sed -i`` shell line and compile its script; SedDecline otherwise."""
+    words = split_words(line)
+    if not words:
+        raise SedDecline("the line is empty")
+    program = words[0]
+    if re.match(r"[A-Za-z_][A-Za-z0-9_]*=", program):
+        raise SedDecline(f"an environment assignment prefix ({program}) is not simulated")
+    if program not in SED_PROGRAMS:
+        base = program.rsplit("/", 1)[-1]
+        reason = _WRAPPERS.get(base)
+        if reason:
+            raise SedDecline(f"{reason}, so the line is not simulated")
+        raise SedDecline(f"the command is {program!r}, not sed")
+    in_place = False
+    extended = False
+    expressions: list[str] = []
+    operands: list[str] = []
+    index = 1
+    while index < len(words):
+        word = words[index]
+        index += 1
+        if operands or word == "-" or not word.startswith("-"):
+            if word.startswith("-") and word != "-" and operands:
+                raise SedDecline(
+                    f"the option {word} after an operand is not simulated (GNU's reading of "
+                    "it depends on POSIXLY_CORRECT)"
+                )
+            operands.append(word)
+            continue
+        if word == "--":
+            operands.extend(words[index:])
+            break
+        if word.startswith("--"):
+            name, has_value, value = word[2:].partition("=")
+            option = _long_option(name)
+            if option == "in-place":
+                if has_value:
+                    raise _backup_suffix(value)
+                in_place = True
+            elif option == "regexp-extended":
+                extended = True
+            elif option == "expression":
+                if not has_value:
+                    if index >= len(words):
+                        raise SedDecline("--expression needs a script: GNU sed rejects it")
+                    value = words[index]
+                    index += 1
+                expressions.append(value)
+            elif option == "sandbox":
+                pass
+            else:
+                raise SedDecline(_OPTION_DECLINES[option])
+            continue
+        cluster = word[1:]
+        position = 0
+        while position < len(cluster):
+            flag = cluster[position]
+            position += 1
+            if flag == "i":
+                suffix = cluster[position:]
+                if suffix:
+                    raise _backup_suffix(suffix)
+                in_place = True
+                if position == len(cluster) and index < len(words) and words[index] == "":
+                    # BSD/macOS spelling of "no backup": sed -i '' … (GNU would read '' as the script).
+                    index += 1
+                break
+            if flag in "Er":
+                extended = True
+            elif flag == "e":
+                value = cluster[position:]
+                if not value:
+                    if index >= len(words):
+                        raise SedDecline("-e needs a script: GNU sed rejects it")
+                    value = words[index]
+                    index += 1
+                expressions.append(value)
+                break
+            elif flag in _OPTION_DECLINES:
+                raise SedDecline(_OPTION_DECLINES[flag])
+            else:
+                raise SedDecline(f"unknown option -{flag}: GNU sed rejects it")
+    if not in_place:
+        raise SedDecline("without -i sed prints to stdout and changes no file, so it is not simulated")
+    if not expressions:
+        if not operands:
+            raise SedDecline("the line has no sed script")
+        expressions.append(operands.pop(0))
+    if not operands:
+        raise SedDecline("the line names no file to edit")
+    if len(operands) > 1:
+        raise SedDecline(f"the line edits {len(operands)} files; only one file is simulated")
+    path = operands[0]
+    if path in ("", "-"):
+        raise SedDecline("the file operand is empty or '-' (standard input)")
+    script = parse_script(expressions, extended)
+    return SedInvocation(path=path, script=script, extended=extended)

@@ -1,0 +1,468 @@
+"""GNU BRE/ERE (as GNU sed 4.9 hands them to glibc) → Python ``re``, exactly, or a decline.
+
+The text given here is the regex after sed's own delimiter handling and escape
+normalisation (``script.py``): an escaped delimiter is already the bare character and
+``\\n``, ``\\t``, ... are already the characters themselves.
+
+Exactness has two halves. Syntax: every construct is parsed with GNU's rules (BRE literal
+``+ ? ( ) { } |``, context-dependent ``* ^ $``, bracket expressions where ``\\`` is literal
+except sed's ``\\t``-style escapes, ...) into a tiny AST. Semantics: glibc returns the
+POSIX leftmost-*longest* match, Python the leftmost *first* one in backtracking order. They
+agree when the Python pattern is deterministic: reading left to right, the next character
+alone decides every choice, and greedy loops always prefer consuming, so the first match
+Python finds is the longest one and its groups are the only possible split. One exception is
+allowed: a single ambiguous point (a loop whose body overlaps what follows, like ``.*`` in
+``a.*b``, or literal alternatives where one is a prefix of another) provided everything after
+it has a fixed width; Python tries that point's options longest first, so again the first
+match found is the longest. Anything outside that class is declined.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .charset import SPACE, WORD, CharSet, posix_class
+from .decline import SedDecline
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """One character from ``chars``, ``low`` to ``high`` times (``high`` None: unbounded)."""
+
+    chars: CharSet
+    low: int = 1
+    high: int | None = 1
+
+
+@dataclass(frozen=True)
+class Alternatives:
+    """Literal strings, any one of them."""
+
+    options: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A zero-width assertion: bol/eol (``^ $``), start/end (``\\` \\'``), word, word_start, word_end."""
+
+    kind: str
+
+
+@dataclass(frozen=True)
+class Group:
+    index: int
+    body: tuple[Node, ...]
+
+
+Node = Repeat | Alternatives | Anchor | Group
+Item = Repeat | Alternatives | Anchor
+
+_MAX_REPEAT = 1000
+
+
+@dataclass(frozen=True)
+class CompiledRegex:
+    """A GNU regex proven translatable, with the facts the simulator needs."""
+
+    source: str
+    buffer_pattern: re.Pattern[str]
+    space_pattern: re.Pattern[str]
+    groups: int
+    nullable: bool
+    group_nullable: tuple[bool, ...]
+    locale_dependent: bool
+    required_literal: str
+
+
+class _Parser:
+    def __init__(self, text: str, extended: bool) -> None:
+        self.text = text
+        self.extended = extended
+        self.pos = 0
+        self.groups = 0
+        self.depth = 0
+
+    def fail(self, reason: str) -> SedDecline:
+        return SedDecline(f"regex {self.text!r}: {reason}")
+
+    def parse(self) -> tuple[Node, ...]:
+        body = self.alternation()
+        if self.pos != len(self.text):
+            raise self.fail("an unmatched ')' is not simulated")
+        return body
+
+    def at_group_close(self) -> bool:
+        if self.extended:
+            return self.text.startswith(")", self.pos) and self.depth > 0
+        return self.text.startswith("\\)", self.pos)
+
+    def at_bar(self) -> bool:
+        return self.text.startswith("|" if self.extended else "\\|", self.pos)
+
+    def alternation(self) -> tuple[Node, ...]:
+        branches = [self.sequence()]
+        while self.at_bar():
+            self.pos += 1 if self.extended else 2
+            branches.append(self.sequence())
+        if len(branches) == 1:
+            return branches[0]
+        options: list[str] = []
+        for branch in branches:
+            literal = _literal_text(branch)
+            if literal is None:
+                raise self.fail(
+                    "alternation is only simulated between plain literal strings, because "
+                    "POSIX picks the longest alternative and Python the first"
+                )
+            if not literal:
+                raise self.fail("an empty alternative is not simulated")
+            if literal not in options:
+                options.append(literal)
+        return (Alternatives(tuple(options)),)
+
+    def sequence(self) -> tuple[Node, ...]:
+        nodes: list[Node] = []
+        branch_start = self.pos
+        while self.pos < len(self.text) and not self.at_bar() and not self.at_group_close():
+            at_start = self.pos == branch_start
+            after_anchor = len(nodes) == 1 and nodes[0] == Anchor("bol")
+            char = self.text[self.pos]
+            if self.quantifier_ahead():
+                if at_start or (after_anchor and not self.extended):
+                    if self.extended:
+                        raise self.fail(f"a leading {char!r} is an error in GNU ERE")
+                    if char != "*":
+                        raise self.fail(f"a leading {self.text[self.pos:self.pos + 2]!r} is not simulated")
+                    self.pos += 1
+                    nodes.append(Repeat(CharSet.of("*")))
+                    continue
+                if after_anchor:
+                    raise self.fail("a quantifier after '^' is not simulated")
+                nodes[-1] = self.quantify(nodes[-1])
+                continue
+            nodes.append(self.atom(at_start))
+        return tuple(nodes)
+
+    def quantifier_ahead(self) -> bool:
+        rest = self.text[self.pos:]
+        if self.extended:
+            return rest[:1] in ("*", "+", "?", "{")
+        return rest[:1] == "*" or rest[:2] in ("\\+", "\\?", "\\{")
+
+    def quantify(self, node: Node) -> Node:
+        rest = self.text[self.pos:]
+        if rest.startswith("*"):
+            self.pos += 1
+            low, high = 0, None
+        elif rest[:1] in ("+", "?") or rest[:2] in ("\\+", "\\?"):
+            op = rest[0] if self.extended else rest[1]
+            self.pos += 1 if self.extended else 2
+            low, high = (1, None) if op == "+" else (0, 1)
+        else:
+            low, high = self.interval()
+        if not isinstance(node, Repeat) or (node.low, node.high) != (1, 1):
+            raise self.fail("a quantifier on a group, an anchor or another quantifier is not simulated")
+        return Repeat(node.chars, low, high)
+
+    def interval(self) -> tuple[int, int | None]:
+        opener = "{" if self.extended else "\\{"
+        closer = "}" if self.extended else "\\}"
+        self.pos += len(opener)
+        end = self.text.find(closer, self.pos)
+        match = re.fullmatch(r"(\d+)(,(\d*))?", self.text[self.pos:end]) if end >= 0 else None
+        if match is None:
+            raise self.fail(f"an invalid interval after {opener!r} is an error in GNU sed")
+        low = int(match.group(1))
+        high: int | None = low
+        if match.group(2):
+            high = int(match.group(3)) if match.group(3) else None
+        if (high is not None and high < low) or max(low, high or 0) > _MAX_REPEAT:
+            raise self.fail("an interval with a reversed or very large bound is not simulated")
+        self.pos = end + len(closer)
+        return low, high
+
+    def atom(self, at_start: bool) -> Node:
+        text = self.text
+        char = text[self.pos]
+        self.pos += 1
+        if char == ".":
+            return Repeat(CharSet.anything())
+        if char == "[":
+            return Repeat(self.bracket())
+        if char == "^":
+            if self.extended:
+                return Anchor("bol")
+            if at_start:
+                return Anchor("bol")
+            return Repeat(CharSet.of("^"))
+        if char == "$":
+            if self.extended:
+                return Anchor("eol")
+            rest = text[self.pos:]
+            if not rest or rest.startswith("\\)") or rest.startswith("\\|"):
+                return Anchor("eol")
+            return Repeat(CharSet.of("$"))
+        if self.extended and char == "(":
+            return self.group(")")
+        if self.extended and char in ")|":
+            raise self.fail(f"an unmatched {char!r} is not simulated")
+        if char != "\\":
+            return Repeat(CharSet.of(char))
+        if self.pos >= len(text):
+            raise self.fail("a trailing backslash is an error in GNU sed")
+        escaped = text[self.pos]
+        self.pos += 1
+        if not self.extended and escaped == "(":
+            return self.group("\\)")
+        return self.escape(escaped)
+
+    def group(self, closer: str) -> Node:
+        self.groups += 1
+        index = self.groups
+        self.depth += 1
+        body = self.alternation()
+        self.depth -= 1
+        if not self.text.startswith(closer, self.pos):
+            raise self.fail("an unmatched '(' is an error in GNU sed")
+        self.pos += len(closer)
+        if not body:
+            raise self.fail("an empty group is not simulated")
+        return Group(index, body)
+
+    def escape(self, escaped: str) -> Node:
+        classes = {"w": WORD, "W": WORD.negate(), "s": SPACE, "S": SPACE.negate()}
+        if escaped in classes:
+            return Repeat(classes[escaped])
+        anchors = {"b": "word", "<": "word_start", ">": "word_end", "`": "start", "'": "end"}
+        if escaped in anchors:
+            return Anchor(anchors[escaped])
+        if escaped.isdigit():
+            raise self.fail(
+                f"the back-reference \\{escaped} is not simulated (POSIX and Python "
+                "backtracking differ on it)"
+            )
+        if escaped == "B":
+            raise self.fail("\\B is not simulated (Python never matches it on an empty line)")
+        if not escaped.isascii() or escaped.isalnum() or escaped == "\n":
+            raise self.fail(f"the escape \\{escaped} has no portable meaning and is not simulated")
+        if not self.extended and escaped in ")|}":
+            raise self.fail(f"an unmatched \\{escaped} is an error in GNU sed")
+        return Repeat(CharSet.of(escaped))
+
+    def bracket(self) -> CharSet:
+        text = self.text
+        negated = text.startswith("^", self.pos)
+        if negated:
+            self.pos += 1
+        members = CharSet(())
+        first = True
+        while True:
+            if self.pos >= len(text):
+                raise self.fail("an unterminated '[' is an error in GNU sed")
+            char = text[self.pos]
+            if char == "]" and not first:
+                self.pos += 1
+                break
+            first = False
+            if text.startswith("[:", self.pos):
+                end = text.find(":]", self.pos + 2)
+                name = text[self.pos + 2:end] if end >= 0 else ""
+                found = posix_class(name)
+                if found is None:
+                    raise self.fail(f"the character class [:{name}:] is not simulated")
+                members = members.union(found)
+                self.pos = end + 2
+                continue
+            if text.startswith("[=", self.pos) or text.startswith("[.", self.pos):
+                raise self.fail("equivalence classes and collating symbols are not simulated")
+            low = text[self.pos]
+            self.pos += 1
+            if text.startswith("-", self.pos) and not text.startswith("-]", self.pos):
+                self.pos += 1
+                if self.pos >= len(text):
+                    raise self.fail("an unterminated '[' is an error in GNU sed")
+                if text.startswith("[", self.pos):
+                    raise self.fail("a range ending in a class or symbol is not simulated")
+                high = text[self.pos]
+                self.pos += 1
+                if not (low.isascii() and high.isascii()) or "-" in (low, high):
+                    raise self.fail("ranges are only simulated between ASCII characters")
+                if ord(high) < ord(low):
+                    raise self.fail("an invalid range end is an error in GNU sed")
+                members = members.union(CharSet.span(low, high))
+                continue
+            members = members.union(CharSet.of(low))
+        return members.negate() if negated else members
+
+
+def _literal_text(nodes: tuple[Node, ...]) -> str | None:
+    chars = []
+    for node in nodes:
+        single = node.chars.single() if isinstance(node, Repeat) else None
+        if not isinstance(node, Repeat) or single is None or (node.low, node.high) != (1, 1):
+            return None
+        chars.append(single)
+    return "".join(chars)
+
+
+def _flatten(nodes: tuple[Node, ...]) -> list[Item]:
+    items: list[Item] = []
+    for node in nodes:
+        if isinstance(node, Group):
+            items.extend(_flatten(node.body))
+        else:
+            items.append(node)
+    return items
+
+
+def _first(item: Item) -> CharSet:
+    if isinstance(item, Repeat):
+        return item.chars
+    if isinstance(item, Alternatives):
+        return CharSet.of(*(option[0] for option in item.options))
+    return CharSet(())
+
+
+def _nullable(item: Item) -> bool:
+    if isinstance(item, Repeat):
+        return item.low == 0
+    return isinstance(item, Anchor)
+
+
+def _fixed_width(item: Item) -> bool:
+    if isinstance(item, Repeat):
+        return item.low == item.high
+    if isinstance(item, Alternatives):
+        return len({len(option) for option in item.options}) == 1
+    return True
+
+
+def _prefix_free(options: tuple[str, ...]) -> bool:
+    return not any(a != b and b.startswith(a) for a in options for b in options)
+
+
+def _check_deterministic(source: str, items: list[Item]) -> None:
+    ambiguous_at: int | None = None
+    for index, item in enumerate(items):
+        if isinstance(item, Repeat):
+            if item.low == item.high:
+                continue
+            follow = CharSet(())
+            for later in items[index + 1:]:
+                follow = follow.union(_first(later))
+                if not _nullable(later):
+                    break
+            if not item.chars.intersects(follow):
+                continue
+        elif isinstance(item, Alternatives):
+            if _prefix_free(item.options):
+                continue
+        else:
+            continue
+        if ambiguous_at is not None:
+            raise SedDecline(
+                f"regex {source!r}: two overlapping repetitions or alternatives can make "
+                "POSIX leftmost-longest and Python matching disagree, so it is not simulated"
+            )
+        ambiguous_at = index
+    if ambiguous_at is not None and not all(_fixed_width(i) for i in items[ambiguous_at + 1:]):
+        raise SedDecline(
+            f"regex {source!r}: a variable-width part after an overlapping repetition can make "
+            "POSIX leftmost-longest and Python matching disagree, so it is not simulated"
+        )
+
+
+def _emit(nodes: tuple[Node, ...], buffer: bool) -> str:
+    parts: list[str] = []
+    for node in nodes:
+        if isinstance(node, Group):
+            parts.append("(" + _emit(node.body, buffer) + ")")
+        elif isinstance(node, Alternatives):
+            options = [o for o in node.options if not (buffer and "\n" in o)]
+            options.sort(key=len, reverse=True)
+            parts.append("(?:" + "|".join(re.escape(o) for o in options) + ")" if options else "(?!)")
+        elif isinstance(node, Anchor):
+            parts.append(_anchor(node.kind, buffer))
+        else:
+            parts.append(_repeat(node, buffer))
+    return "".join(parts)
+
+
+def _anchor(kind: str, buffer: bool) -> str:
+    word = WORD.to_python(exclude_newline=True)
+    return {
+        "bol": "^",
+        "start": "^",
+        "eol": "$" if buffer else r"\Z",
+        "end": "$" if buffer else r"\Z",
+        "word": r"\b",
+        "word_start": rf"\b(?={word})",
+        "word_end": rf"\b(?<={word})",
+    }[kind]
+
+
+def _repeat(node: Repeat, buffer: bool) -> str:
+    atom = node.chars.to_python(exclude_newline=buffer)
+    if (node.low, node.high) == (1, 1):
+        return atom
+    if atom.startswith("(?!"):
+        atom = "(?:" + atom + ")"
+    if (node.low, node.high) == (0, None):
+        return atom + "*"
+    if (node.low, node.high) == (1, None):
+        return atom + "+"
+    if (node.low, node.high) == (0, 1):
+        return atom + "?"
+    if node.high == node.low:
+        return f"{atom}{{{node.low}}}"
+    return f"{atom}{{{node.low},{'' if node.high is None else node.high}}}"
+
+
+def _group_nullability(nodes: tuple[Node, ...], count: int) -> tuple[bool, ...]:
+    result = [False] * (count + 1)
+
+    def visit(body: tuple[Node, ...]) -> None:
+        for node in body:
+            if isinstance(node, Group):
+                result[node.index] = all(_nullable(i) for i in _flatten(node.body))
+                visit(node.body)
+
+    visit(nodes)
+    result[0] = all(_nullable(i) for i in _flatten(nodes))
+    return tuple(result)
+
+
+def _required_literal(items: list[Item]) -> str:
+    best = run = ""
+    for item in items:
+        single = item.chars.single() if isinstance(item, Repeat) else None
+        if isinstance(item, Repeat) and single is not None and item.low == item.high == 1:
+            run += single
+            best = max(best, run, key=len)
+        elif not isinstance(item, Anchor):
+            run = ""
+    return best
+
+
+def compile_regex(source: str, extended: bool) -> CompiledRegex:
+    """Translate one GNU regex; raises SedDecline when the result could differ from GNU."""
+    parser = _Parser(source, extended)
+    nodes = parser.parse()
+    items = _flatten(nodes)
+    _check_deterministic(source, items)
+    locale = any(isinstance(i, Repeat) and i.chars.locale for i in items) or any(
+        isinstance(i, Anchor) and i.kind.startswith("word") for i in items
+    )
+    buffer_source = _emit(nodes, buffer=True)
+    space_source = _emit(nodes, buffer=False)
+    return CompiledRegex(
+        source=source,
+        buffer_pattern=re.compile(buffer_source, re.MULTILINE | re.ASCII),
+        space_pattern=re.compile(space_source, re.ASCII),
+        groups=parser.groups,
+        nullable=all(_nullable(i) for i in items),
+        group_nullable=_group_nullability(nodes, parser.groups),
+        locale_dependent=locale,
+        required_literal=_required_literal(items),
+    )
