@@ -181,7 +181,12 @@ def test_second_rewind_while_one_runs(agent: Agent, monkeypatch: pytest.MonkeyPa
     with pytest.raises(RewindInProgress):
         agent.history.rewind("t0")
     edit_done = threading.Event()
-    editor = threading.Thread(target=lambda: (agent.write("z.txt", b"z"), edit_done.set()))
+
+    def edit() -> None:
+        agent.write("z.txt", b"z")
+        edit_done.set()
+
+    editor = threading.Thread(target=edit)
     editor.start()
     assert not edit_done.wait(0.2)  # edits wait for the rewind (the lock)
     release.set()
@@ -259,10 +264,11 @@ def test_session_ids_are_safe_directory_names(tmp_path: Path, bad: str) -> None:
 def test_unchanged_files_are_not_reread_unless_racily_clean(
     agent: Agent, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from waymark import files
     from waymark.history import core
 
     reads: list[str] = []
-    real_read = core.read_state
+    real_read = files.read_state
 
     def counting_read(path: Path) -> Any:
         reads.append(path.name)
