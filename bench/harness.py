@@ -351,6 +351,10 @@ def render_markdown(
     figures = [f for o in outcomes for f in o.figures]
     normal = [f for f in figures if not is_soak(f.module)]
     soak = [f for f in figures if is_soak(f.module)]
+    soak_seconds = sum(o.seconds for o in outcomes if is_soak(o.module))
+    wall = f"{seconds:.0f} s"
+    if soak_seconds:
+        wall += f" ({seconds - soak_seconds:.0f} s without the soak modules)"
     out = [
         "# Waymark benchmarks",
         "",
@@ -360,7 +364,7 @@ def render_markdown(
         "",
         f"- Command: `{command}`",
         f"- Date: {date}",
-        f"- Wall time: {seconds:.0f} s",
+        f"- Wall time: {wall}",
         "",
         "## Machine",
         "",
