@@ -1,0 +1,56 @@
+"""Run the real GNU sed on bytes: the oracle of the differential tests and benches."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+
+from waymark.sed import SedDecline, apply_script, parse_command_line
+from waymark.sed.shell import split_words
+
+GNU_SED = "/usr/bin/sed"
+ENV = {"LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin"}
+
+
+def gnu_sed_in_place(args: list[str], inputs: list[bytes]) -> list[bytes] | None:
+    """``sed -i ARGS FILE…`` on one temp file per input; None when sed rejects the script."""
+    with tempfile.TemporaryDirectory(prefix="waymark-sed-") as folder:
+        paths = []
+        for number, data in enumerate(inputs):
+            path = os.path.join(folder, f"in{number}")
+            with open(path, "wb") as handle:
+                handle.write(data)
+            paths.append(path)
+        done = subprocess.run(
+            [GNU_SED, *args, *paths], env=ENV, capture_output=True, check=False
+        )
+        if done.returncode != 0:
+            return None
+        results = []
+        for path in paths:
+            with open(path, "rb") as handle:
+                results.append(handle.read())
+        return results
+
+
+def gnu_args_for_line(line: str) -> list[str]:
+    """The argv GNU sed should get for an accepted line: BSD's ``-i ''`` dropped, file removed."""
+    words = split_words(line)[1:-1]
+    args: list[str] = []
+    skip_empty = False
+    for word in words:
+        if skip_empty and word == "":
+            skip_empty = False
+            continue
+        skip_empty = word == "-i"
+        args.append(word)
+    return args
+
+
+def simulate(line: str, data: bytes) -> bytes | str:
+    """Our answer: the new bytes, or the decline reason."""
+    try:
+        return apply_script(parse_command_line(line).script, data)
+    except SedDecline as exc:
+        return exc.reason
