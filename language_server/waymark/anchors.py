@@ -18,12 +18,15 @@ every displayed anchor resolves to exactly one line of the snapshot it was made 
 
 from __future__ import annotations
 
+import gc
 import re
 import string
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import partial
-from itertools import repeat
+from itertools import compress, count, repeat
+from operator import itemgetter, not_
 from typing import NamedTuple
 
 from xxhash import xxh3_64_hexdigest
@@ -62,7 +65,30 @@ class AnchoredLine(NamedTuple):
         return f"{self.line}#{self.hash}"
 
 
+# The bulk paths below map C functions over whole columns: at 200k lines, per-line Python
+# bytecode would cost more than the hashing itself.
 _make_line = partial(tuple.__new__, AnchoredLine)
+_prefix6 = itemgetter(slice(0, 6))
+_more_than_one = (1).__lt__
+_MARKS = {HIGH: "|", MEDIUM: "|", LOW: LOW_MARK + "|"}
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC around bulk work: building 200k acyclic tuples otherwise triggers
+    full collections that cost more than the work itself."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _where(flags: Iterable[object]) -> list[int]:
+    """Indices of the truthy flags."""
+    return list(compress(count(), flags))
 
 
 def line_hash(line: str) -> str:
@@ -79,26 +105,34 @@ def context_hash(prev: str, line: str, nxt: str) -> str:
     return line_hash(f"{prev}\n{line}\n{nxt}")
 
 
-def _blank(line: str) -> bool:
-    return not line or line.isspace()
-
-
 class LineIndex:
     """Hashes and lookup tables of one snapshot's lines (0-based indices inside)."""
 
     def __init__(self, lines: Sequence[str], hashes: list[str] | None = None) -> None:
         self.lines = lines
         self.hashes = hashes if hashes is not None else hash_lines(lines)
-        self.p6 = [h[:6] for h in self.hashes]
+        self.p6 = list(map(_prefix6, self.hashes))
         self.p6_count = Counter(self.p6)
-        self.text_count = Counter(lines)
+        self.shared = _where(map(_more_than_one, map(self.p6_count.__getitem__, self.p6)))
+        # Equal texts have equal prefixes, so only lines with a shared prefix can repeat:
+        # counting those alone skips most of a large file.
+        self.text_count = Counter(map(lines.__getitem__, self.shared))
         self._ctx: dict[int, str] | None = None
         self._ctx_groups: dict[int, dict[str, list[int]]] = {}
         self._p6_groups: dict[str, list[int]] | None = None
         self._p6_pos: dict[str, int] | None = None
+        self._repeated_lines: list[int] | None = None
 
     def repeated(self, i: int) -> bool:
         return self.text_count[self.lines[i]] > 1
+
+    @property
+    def repeated_lines(self) -> list[int]:
+        """Indices of the lines whose text occurs more than once."""
+        if self._repeated_lines is None:
+            count, lines = self.text_count, self.lines
+            self._repeated_lines = [i for i in self.shared if count[lines[i]] > 1]
+        return self._repeated_lines
 
     @property
     def ctx(self) -> dict[int, str]:
@@ -109,10 +143,10 @@ class LineIndex:
 
     def _context_hashes(self) -> dict[int, str]:
         lines = self.lines
-        wanted = [i for i, line in enumerate(lines) if self.text_count[line] > 1]
+        wanted = self.repeated_lines
         if not wanted:
             return {}
-        nonblank = [i for i, line in enumerate(lines) if not _blank(line)]
+        nonblank = _where(map(str.strip, lines))
         out: dict[int, str] = {}
         k = 0  # nonblank[k] is the first non-blank index >= i
         for i in wanted:
@@ -144,10 +178,8 @@ class LineIndex:
         """Lines by 6-char prefix, for prefixes that several lines share (blank lines, ...)."""
         if self._p6_groups is None:
             groups: dict[str, list[int]] = {}
-            count = self.p6_count
-            for i, p in enumerate(self.p6):
-                if count[p] > 1:
-                    groups.setdefault(p, []).append(i)
+            for i in self.shared:
+                groups.setdefault(self.p6[i], []).append(i)
             self._p6_groups = groups
         return self._p6_groups
 
@@ -157,10 +189,10 @@ class LineIndex:
         if found:
             return found
         if len(token) in _PREFIX_LENGTHS:
-            return list(self._ctx_group(len(token)).get(token, ()))
+            return list(self.ctx_group(len(token)).get(token, ()))
         return [i for i, h in self.ctx.items() if h.startswith(token)]
 
-    def _ctx_group(self, n: int) -> dict[str, list[int]]:
+    def ctx_group(self, n: int) -> dict[str, list[int]]:
         """Repeated lines by the ``n``-char prefix of their context hash, in file order."""
         groups = self._ctx_groups.get(n)
         if groups is None:
@@ -185,7 +217,7 @@ class LineIndex:
         for n in _PREFIX_LENGTHS:
             if self._line_candidates(c[:n]):
                 continue  # the ladder would stop at those lines first
-            if len(self._ctx_group(n)[c[:n]]) == 1:
+            if len(self.ctx_group(n)[c[:n]]) == 1:
                 return c[:n]
         return self._with_rank(c, i)
 
@@ -205,30 +237,32 @@ class LineIndex:
             return LOW if len(_WORD.findall(line)) <= _BOILERPLATE_WORDS else MEDIUM
         return HIGH
 
-    def anchored(self, i: int) -> AnchoredLine:
-        return _make_line((i + 1, self.lines[i], self.display(i), self.quality(i)))
 
-
+@gc_paused()
 def annotate(tf: TextFile) -> list[AnchoredLine]:
     """Every line of ``tf`` with its display anchor and quality."""
     lines = tf.lines
     index = LineIndex(lines)
     displays = list(index.p6)
     qualities = [HIGH] * len(lines)
-    p6_count, text_count = index.p6_count, index.text_count
-    special = [
-        i
-        for i, (line, p) in enumerate(zip(lines, displays, strict=True))
-        if p6_count[p] > 1 or text_count[line] > 1
-    ]
-    for i in special:
-        displays[i] = index.display(i)
-    for i in special:
-        qualities[i] = index.quality(i)
-    # Punctuation-only unique lines are low too; stripping is C-level, so test every line.
-    for i, rest in enumerate(map(str.strip, lines, repeat(_PUNCT_WS))):
-        if not rest:
-            qualities[i] = LOW
+    p6_count = index.p6_count
+    repeated = index.repeated_lines
+    if repeated:
+        ctx, groups = index.ctx, index.ctx_group(6)
+        by_text: dict[str, str] = {}
+        for i in repeated:
+            c = ctx[i][:6]
+            unique = len(groups[c]) == 1 and c not in p6_count
+            displays[i] = c if unique else index.display(i)
+            quality = by_text.get(lines[i])
+            if quality is None:
+                quality = by_text[lines[i]] = index.quality(i)
+            qualities[i] = quality
+    for i in index.shared:
+        if not index.repeated(i):
+            displays[i] = index.display(i)
+    for i in _where(map(not_, map(str.strip, lines, repeat(_PUNCT_WS)))):
+        qualities[i] = LOW
     return list(
         map(_make_line, zip(range(1, len(lines) + 1), lines, displays, qualities, strict=True))
     )
@@ -236,6 +270,5 @@ def annotate(tf: TextFile) -> list[AnchoredLine]:
 
 def render(lines: Sequence[AnchoredLine]) -> str:
     """``LINE#HASH|text`` per line; a low-quality anchor is marked ``LINE#HASH~|text``."""
-    return "".join(
-        [f"{a.line}#{a.hash}{LOW_MARK if a.quality == LOW else ''}|{a.text}\n" for a in lines]
-    )
+    marks = _MARKS
+    return "".join([f"{n}#{h}{marks[q]}{text}\n" for n, text, h, q in lines])

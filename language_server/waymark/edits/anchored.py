@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..anchors import HIGH, LOW, LOW_MARK, TOKEN_RE, LineIndex, hash_lines
+from ..anchors import HIGH, LOW, LOW_MARK, TOKEN_RE, LineIndex, gc_paused, hash_lines
 from ..errors import (
     AnchorAmbiguous,
     AnchorContextAmbiguous,
@@ -424,6 +424,7 @@ def _valid_through(old: LineIndex, new: LineIndex, first_changed: int) -> int:
     return first_changed
 
 
+@gc_paused()
 def plan_anchored_edit(tf: TextFile, operations: Sequence[Operation]) -> AnchoredEdit:
     """Resolve every operation on ``tf``, check the batch, and build the edited file."""
     planner = _Planner(tf, operations)

@@ -1,0 +1,134 @@
+"""Throughput of anchored reads and edits on a 200,000-line, ~8 MB file, against ``xxhsum``.
+
+``read``: decode the bytes, ``annotate`` every line, ``render`` the model text.
+``edit``: plan a three-operation batch on the decoded file and encode the result.
+The floor is ``xxhsum`` (Debian package ``xxhash``) hashing the same file, timed in the same
+run; the figure that matters is the ratio.
+
+Usage: PYTHONPATH=language_server python bench/anchors_speed.py [RUNS]
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from waymark.anchors import annotate, render
+from waymark.edits.anchored import parse_operations, plan_anchored_edit
+from waymark.text import TextFile
+
+LINES = 200_000
+GOAL = "≤ 40×"
+_WORDS = "self value result items config path name data index total count key node".split()
+
+
+def make_file(lines: int = LINES, seed: int = 7) -> bytes:
+    """Python-looking code with the usual share of blank, brace and repeated lines."""
+    rng = random.Random(seed)
+    out = []
+    for n in range(lines):
+        indent = "    " * rng.randint(0, 3)
+        roll = rng.random()
+        if roll < 0.10:
+            out.append("")
+        elif roll < 0.14:
+            out.append(indent + rng.choice(["return None", "pass", "else:", ")", "]", "}"]))
+        else:
+            words = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(3, 6)))
+            out.append(f"{indent}{words.replace(' ', '_', 1)} = compute({n}, {rng.random():.6f})")
+    return ("\n".join(out) + "\n").encode()
+
+
+def _times(fn: Callable[[], object], runs: int) -> list[float]:
+    out = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - started)
+    return out
+
+
+def _xxhsum() -> str:
+    found = shutil.which("xxhsum")
+    if found is None:
+        sys.exit("xxhsum is missing: apt-get install -y xxhash")
+    return found
+
+
+def figures(runs: int = 7) -> list[dict[str, Any]]:
+    data = make_file()
+    xxhsum = _xxhsum()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "big.py"
+        path.write_bytes(data)
+
+        def floor() -> None:
+            subprocess.run([xxhsum, str(path)], check=True, capture_output=True)
+
+        def read() -> None:
+            render(annotate(TextFile.decode(path.read_bytes())))
+
+        tf = TextFile.decode(data)
+        anchored = annotate(tf)
+        picks = [a for a in anchored if a.quality == "high"]
+        first, middle, last = picks[10], picks[len(picks) // 2], picks[-10]
+        ops = parse_operations(
+            [
+                {"op": "replace_line", "hash": first.hash, "content": "changed = 1"},
+                {"op": "insert_after", "hash": middle.hash, "content": "inserted = 2\nmore = 3"},
+                {"op": "delete_line", "hash": last.hash},
+            ]
+        )
+
+        def edit() -> None:
+            plan_anchored_edit(tf, ops).text_file.encode()
+
+        floor()  # warm the page cache and the binary
+        floor_runs, read_runs, edit_runs = [], [], []
+        for _ in range(runs):  # interleaved, so load on the machine hits all three alike
+            floor_runs += _times(floor, 1)
+            read_runs += _times(read, 1)
+            edit_runs += _times(edit, 1)
+    extra = {"lines": LINES, "bytes": len(data)}
+    return [
+        {
+            "name": "read with hashes, 200k lines (decode+annotate+render)",
+            "runs": read_runs,
+            "baseline": "xxhsum of the file",
+            "baseline_runs": floor_runs,
+            "goal": GOAL,
+            "extra": extra,
+        },
+        {
+            "name": "anchored edit, 200k lines (plan 3 ops+encode)",
+            "runs": edit_runs,
+            "baseline": "xxhsum of the file",
+            "baseline_runs": floor_runs,
+            "goal": GOAL,
+            "extra": extra,
+        },
+    ]
+
+
+def main() -> None:
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+    print(f"{'figure':58s} {'median':>9s} {'xxhsum':>9s} {'ratio':>7s}  goal")
+    for fig in figures(runs):
+        mine = statistics.median(fig["runs"])
+        base = statistics.median(fig["baseline_runs"])
+        print(
+            f"{fig['name']:58s} {mine * 1000:7.1f}ms {base * 1000:7.1f}ms "
+            f"{mine / base:6.1f}×  {fig['goal']}"
+        )
+
+
+if __name__ == "__main__":
+    main()
