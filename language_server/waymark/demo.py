@@ -78,6 +78,11 @@ class Demo:
 
 async def _session(root: Path, history: Path) -> None:
     client = LanguageClient("waymark-demo", "1")
+
+    @client.feature("waymark/didRewind")
+    def did_rewind(params: Any) -> None:
+        print(f"  ← notification waymark/didRewind: promptId={params.promptId}")
+
     await client.start_io(sys.executable, "-m", "waymark", "serve")
     await client.initialize_async(
         types.InitializeParams(

@@ -1,7 +1,8 @@
 """A real headless Neovim (Debian ``neovim``, 0.7) drives ``waymark-ls``.
 
 Read with anchors, an anchored edit approved through ``workspace/applyEdit`` (Neovim applies
-it to the buffer), the buffer saved with the new bytes, then a rewind restores the file.
+it to the buffer; the file is saved with the new bytes), then a rewind restores the file and
+the buffer.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def test_neovim_edit_save_and_rewind(tmp_path: Path) -> None:
     assert [line["text"] for line in steps["read"]["lines"]][2] == 'greeting = "hello"'
     assert steps["edit"]["ok"] is True, steps["edit"]
     assert steps["buffer_after_edit"][2] == 'greeting = "hello, neovim"'
+    assert steps["modified_after_reload"] is False
     assert (root / "main.py").read_bytes() == ORIGINAL.replace(b'"hello"', b'"hello, neovim"')
     assert steps["rewind"]["restored"] == ["main.py"], steps["rewind"]
     assert (root / "main.py").read_bytes() == ORIGINAL

@@ -268,17 +268,14 @@ async def _apply_through_editor(
         )
     written: list[tuple[FileChange, bytes | None]] = []
     for change in changes:
-        approved = change.after
-        if change.after is not None:
-            now = load(ctx, change.source.resolved, must_exist=False)
-            if now.version is not None:
-                approved = now.data  # the buffer holds what the user approved
+        # "Applied" means the client applied exactly our edit. Its buffer may not say so yet
+        # (Neovim debounces didChange past the response), so the proposal is the truth.
         # Never write disk under a buffer the user had not saved; the edit lives in the buffer.
         if not change.source.dirty:
             disk = read_state(change.source.resolved.real).data
-            if disk != approved:
-                _write(change.source.resolved, approved)
-        written.append((change, approved))
+            if disk != change.after:
+                _write(change.source.resolved, change.after)
+        written.append((change, change.after))
     return written
 
 

@@ -64,12 +64,15 @@ record("edit", call("waymark.edit", {
   operations = { { op = "replace_line", hash = target, content = 'greeting = "hello, neovim"' } },
 }))
 record("buffer_after_edit", vim.api.nvim_buf_get_lines(bufnr, 0, -1, false))
--- Neovim applies a server's edit to the buffer and leaves saving to the user.
-vim.cmd("silent! wall!")
-record("saved", true)
+-- Neovim applied the edit to the buffer; Waymark saved the approved bytes to disk. Reload
+-- the buffer from disk (same text) so it is no longer marked modified, as docs/editors.md
+-- recommends: a write would ask "file changed since reading" instead.
+vim.cmd("autocmd FileChangedShell * let v:fcs_choice = 'reload'")
+vim.cmd("checktime")
+record("modified_after_reload", vim.bo[bufnr].modified)
 
 record("rewind", call("waymark.rewind", { promptId = "t1" }))
-vim.cmd("silent! edit!")
+vim.cmd("checktime")
 record("buffer_after_rewind", vim.api.nvim_buf_get_lines(bufnr, 0, -1, false))
 
 client.stop()
