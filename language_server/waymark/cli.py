@@ -166,7 +166,8 @@ def main(argv: list[str] | None = None) -> None:
 
         raise SystemExit(demo(keep=args.keep))
     result = asyncio.run(_run(args))
-    if args.json:
+    # describe-tools exists for programs (the VS Code manifest sync): always the whole object.
+    if args.json or args.verb == "describe-tools":
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         _print_human(args.verb, result)
