@@ -64,7 +64,8 @@ def _parser() -> argparse.ArgumentParser:
     for verb, (command, positionals) in VERBS.items():
         p = sub.add_parser(verb, help=f"run {command}")
         for name in positionals:
-            p.add_argument(name, nargs="?" if verb == "sed" else None)
+            # Optional so that --params can carry them; the handler names what is missing.
+            p.add_argument(name, nargs="?")
         for flag, (_, kind) in FLAGS.items():
             if kind is bool:
                 p.add_argument(flag, action="store_true", default=None)

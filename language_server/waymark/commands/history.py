@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import attrs
@@ -67,16 +66,16 @@ def diff_stats(ctx: CommandContext, params: DiffStatsParams) -> dict[str, Any]:
 def rewind(ctx: CommandContext, params: RewindParams) -> Proposal:
     require(params.option in REWIND_OPTIONS, "option", "must be one of code, conversation, both")
     history = _history(ctx)
-    plan = history.plan_rewind(params.promptId, force=params.force)
-
-    keys = {item.path: item.key for item in plan.files}
+    # Only a preview needs the whole plan (and its bytes) up front; a direct rewind lets
+    # history plan and restore file by file.
+    plan = history.plan_rewind(params.promptId, force=params.force) if params.preview else None
 
     def apply(ctx: CommandContext) -> dict[str, Any]:
         outcome = history.rewind(
             params.promptId, option=params.option, force=params.force, plan=plan
         )
         for display in outcome.get("restored", []) + outcome.get("deleted", []):
-            real = Path(keys.get(display, display))
+            real = ctx.workspace.resolve(display).real
             ctx.session.note_rewind(real, read_state(real).digest)
         if ctx.editor is not None:
             ctx.editor.notify(
@@ -90,6 +89,8 @@ def rewind(ctx: CommandContext, params: RewindParams) -> Proposal:
             )
         return {"ok": True, **outcome}
 
+    if plan is None:
+        return Proposal("rewind", "Waymark: rewind", [], {}, apply=apply)
     changes = [] if params.option == "conversation" else _plan_changes(ctx, plan)
     planned = [
         {"path": f.path, "outcome": f.outcome, **({"reason": f.reason} if f.reason else {})}
