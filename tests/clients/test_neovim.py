@@ -55,7 +55,8 @@ def test_neovim_edit_save_and_rewind(tmp_path: Path) -> None:
     assert steps["edit"]["ok"] is True, steps["edit"]
     assert steps["buffer_after_edit"][2] == 'greeting = "hello, neovim"'
     assert steps["modified_after_reload"] is False
-    assert (root / "main.py").read_bytes() == ORIGINAL.replace(b'"hello"', b'"hello, neovim"')
+    edited = ORIGINAL.replace(b'"hello"', b'"hello, neovim"')
+    assert steps["disk_after_edit"].encode() == edited
     assert steps["rewind"]["restored"] == ["main.py"], steps["rewind"]
     assert (root / "main.py").read_bytes() == ORIGINAL
     assert steps["buffer_after_rewind"][2] == 'greeting = "hello"'
