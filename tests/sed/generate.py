@@ -26,11 +26,12 @@ _ERE_ATOMS = [
 ]
 _BRE_QUANTIFIERS = ["", "", "", "", "", "*", "*", "\\+", "\\?", "\\{2\\}", "\\{1,2\\}", "\\{0,\\}"]
 _ERE_QUANTIFIERS = ["", "", "", "", "", "*", "*", "+", "?", "{2}", "{1,2}", "{0,}"]
+_ZERO_WIDTH = ("\\b", "\\<", "\\>", "\\`", "\\'")
 _REPLACEMENT_PIECES = [
     "X", "y", "", "&", "\\&", "\\0", "\\1", "\\2", "\\n", "\\t", "\\\\", "\\U", "\\L", "\\E",
     "\\u", "\\l", "[", "é", "\\/", "-", "\\q", "ß",
 ]
-_FLAGS = ["", "", "", "g", "g", "g", "2", "3", "2g", "g2", " g", "0", "gg", "p", "I"]
+_FLAGS = ["", "", "", "", "", "g", "g", "g", "g", "g", "2", "3", "2g", "g2", " g", "0", "gg", "p", "I"]
 _DELIMITERS = ["/", "/", "/", "|", ",", "#", ":", "@", "%", "!", "_", ".", "*"]
 _LINE_PIECES = [
     "a", "aa", "b", "ab", "ba", "x", "xx", " ", "\t", ".", "*", "[", "]", "\\", "/", "|", "+",
@@ -75,12 +76,16 @@ def _regex(chooser: Chooser, extended: bool) -> str:
         parts.append("^")
     for _ in range(chooser.integer(0 if chooser.integer(0, 9) == 0 else 1, 4)):
         atom = chooser.choice(atoms)
+        # Mostly quantify what GNU lets one quantify, so most commands exercise the engine.
+        quantifier = chooser.choice(quantifiers)
+        if atom[:2] in _ZERO_WIDTH or atom.startswith("(") and chooser.integer(0, 5) != 0:
+            quantifier = ""
         if chooser.integer(0, 5) == 0:
             open_group, close_group = ("(", ")") if extended else ("\\(", "\\)")
-            inner = atom + chooser.choice(quantifiers) + chooser.choice(atoms)
+            inner = atom + quantifier + chooser.choice(atoms)
             parts.append(open_group + inner + close_group)
         else:
-            parts.append(atom + chooser.choice(quantifiers))
+            parts.append(atom + quantifier)
     if chooser.integer(0, 9) == 0:
         parts.append("|" if extended else "\\|")
         parts.append(chooser.choice(atoms))
@@ -112,7 +117,7 @@ def _input(chooser: Chooser) -> bytes:
 def generate(chooser: Chooser, inputs: int = 4) -> Case:
     """One random command line (BRE or ERE, one to three s commands) with ``inputs`` inputs."""
     extended = chooser.integer(0, 2) == 0
-    commands = [_command(chooser, extended) for _ in range(chooser.choice([1, 1, 1, 2, 3]))]
+    commands = [_command(chooser, extended) for _ in range(chooser.choice([1, 1, 1, 1, 1, 2, 3]))]
     split = chooser.integer(0, 2)
     if split == 0:
         expressions = [";".join(commands)]

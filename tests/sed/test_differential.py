@@ -316,6 +316,10 @@ SCRIPTS = _cases(
     ("bom-anchor", "sed -i 's/^foo/X/' f"),
     ("quote-swap", "sed -i \"s/'/\\\"/g\" f"),
     ("version-bump-group", "sed -i -E 's/(version = \")[^\"]+\"/\\12.0.0\"/' f"),
+    ("whole-line-containing", "sed -i 's/.*foo.*/LINE/' f"),
+    ("whole-line-containing-anchored", "sed -i 's/^.*version.*$/version = 2/' f"),
+    ("whole-line-containing-plus", "sed -i 's/.*o.\\+/X/' f"),
+    ("whole-line-containing-ere", "sed -i -E 's/.*[Ff]oo.*/X/g' f"),
     ("many-commands", "sed -i -e 's/a/b/g' -e 's/b/c/2' -e 's/c*/[&]/' f"),
 )
 
@@ -442,7 +446,8 @@ DECLINED = [
     ("sed -i 's/a**/x/' f", "another quantifier"),
     ("sed -i -E 's/a+*/x/' f", "another quantifier"),
     ("sed -i 's/a*a*/x/' f", "leftmost-longest"),
-    ("sed -i 's/.*foo.*/x/' f", "leftmost-longest"),
+    ("sed -i 's/\\(.*\\)foo.*/x/' f", "leftmost-longest"),
+    ("sed -i 's/.*foo.*\\b/x/' f", "leftmost-longest"),
     ("sed -i 's/a.*b.*c/x/' f", "two overlapping"),
     ("sed -i 's/.*x[0-9]*/y/' f", "variable-width part"),
     ("sed -i -E 's/(a|ab)(c|bcd)/x/' f", "leftmost-longest"),

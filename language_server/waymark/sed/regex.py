@@ -14,7 +14,8 @@ Python finds is the longest one and its groups are the only possible split. One 
 allowed: a single ambiguous point (a loop whose body overlaps what follows, like ``.*`` in
 ``a.*b``, or literal alternatives where one is a prefix of another) provided everything after
 it has a fixed width; Python tries that point's options longest first, so again the first
-match found is the longest. Anything outside that class is declined.
+match found is the longest. Without groups, the part after it may also end in ``.*`` (every
+match then ends at the line end). Anything outside that class is declined.
 """
 
 from __future__ import annotations
@@ -342,7 +343,25 @@ def _prefix_free(options: tuple[str, ...]) -> bool:
     return not any(a != b and b.startswith(a) for a in options for b in options)
 
 
-def _check_deterministic(source: str, items: list[Item]) -> None:
+def _ends_with_rest_of_line(tail: list[Item]) -> bool:
+    """Fixed-width items, then ``.*``-like, then only anchors: every match ends at the line end."""
+    consuming = [i for i, item in enumerate(tail) if not isinstance(item, Anchor)]
+    if not consuming:
+        return False
+    last = tail[consuming[-1]]
+    return (
+        isinstance(last, Repeat)
+        and last.high is None
+        and last.chars == CharSet.anything()
+        and all(_fixed_width(item) for item in tail[: consuming[-1]])
+        and all(
+            isinstance(item, Anchor) and item.kind in ("eol", "end")
+            for item in tail[consuming[-1] + 1:]
+        )
+    )
+
+
+def _check_deterministic(source: str, items: list[Item], groups: int) -> None:
     ambiguous_at: int | None = None
     for index, item in enumerate(items):
         if isinstance(item, Repeat):
@@ -366,11 +385,19 @@ def _check_deterministic(source: str, items: list[Item]) -> None:
                 "POSIX leftmost-longest and Python matching disagree, so it is not simulated"
             )
         ambiguous_at = index
-    if ambiguous_at is not None and not all(_fixed_width(i) for i in items[ambiguous_at + 1:]):
-        raise SedDecline(
-            f"regex {source!r}: a variable-width part after an overlapping repetition can make "
-            "POSIX leftmost-longest and Python matching disagree, so it is not simulated"
-        )
+    if ambiguous_at is None:
+        return
+    tail = items[ambiguous_at + 1:]
+    if all(_fixed_width(i) for i in tail):
+        return
+    # "a.*b.*": all candidate matches end at the line end, so only the split between the two
+    # repetitions varies, and without groups nothing observes it.
+    if groups == 0 and _ends_with_rest_of_line(tail):
+        return
+    raise SedDecline(
+        f"regex {source!r}: a variable-width part after an overlapping repetition can make "
+        "POSIX leftmost-longest and Python matching disagree, so it is not simulated"
+    )
 
 
 def _emit(nodes: tuple[Node, ...], buffer: bool) -> str:
@@ -450,7 +477,7 @@ def compile_regex(source: str, extended: bool) -> CompiledRegex:
     parser = _Parser(source, extended)
     nodes = parser.parse()
     items = _flatten(nodes)
-    _check_deterministic(source, items)
+    _check_deterministic(source, items, parser.groups)
     locale = any(isinstance(i, Repeat) and i.chars.locale for i in items) or any(
         isinstance(i, Anchor) and i.kind.startswith("word") for i in items
     )

@@ -1,0 +1,71 @@
+"""Hypothesis fuzzer: random s-commands and inputs, each either declined or identical to GNU sed."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from generate import RandomChooser, generate
+from gnu import gnu_sed_in_place
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from waymark.sed import SedDecline, apply_script, parse_command_line
+
+T = TypeVar("T")
+
+
+class DataChooser:
+    """Drives the shared generator from hypothesis draws, so failures shrink."""
+
+    def __init__(self, data: st.DataObject) -> None:
+        self.data = data
+
+    def choice(self, options: list[T]) -> T:
+        return self.data.draw(st.sampled_from(options))
+
+    def integer(self, low: int, high: int) -> int:
+        return self.data.draw(st.integers(low, high))
+
+
+@settings(
+    max_examples=2000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(st.data())
+def test_fuzzed_command_is_declined_or_identical_to_gnu(data: st.DataObject) -> None:
+    case = generate(DataChooser(data), inputs=3)
+    try:
+        script = parse_command_line(case.line).script
+    except SedDecline as exc:
+        assert exc.reason
+        return
+    expected = gnu_sed_in_place(case.gnu_args, case.inputs)
+    assert expected is not None, f"GNU sed rejects {case.line!r}, which we simulate"
+    for source, theirs in zip(case.inputs, expected, strict=True):
+        try:
+            ours = apply_script(script, source)
+        except SedDecline as exc:
+            assert exc.reason
+            continue
+        assert ours == theirs, f"{case.line!r} on {source!r}"
+
+
+def test_fuzz_space_is_mostly_simulated() -> None:
+    """The fuzzer must exercise the engine, not only its declines."""
+    chooser = RandomChooser(2026)
+    simulated = total = 0
+    for _ in range(2000):
+        case = generate(chooser, inputs=3)
+        total += len(case.inputs)
+        try:
+            script = parse_command_line(case.line).script
+        except SedDecline:
+            continue
+        for source in case.inputs:
+            try:
+                apply_script(script, source)
+            except SedDecline:
+                continue
+            simulated += 1
+    assert simulated / total >= 0.3
