@@ -27,7 +27,20 @@ from waymark.text import TextFile
 
 LINES = 200_000
 GOAL = "≤ 40×"
-_WORDS = "self value result items config path name data index total count key node".split()
+_WORDS = [
+    "self",
+    "value",
+    "result",
+    "items",
+    "config",
+    "path",
+    "name",
+    "data",
+    "index",
+    "total",
+    "count",
+    "key",
+]
 
 
 def make_file(lines: int = LINES, seed: int = 7) -> bytes:

@@ -688,3 +688,14 @@ def test_external_mutations_never_cause_a_wrong_line_edit(
             (lines[last], lines[first]),
         }
         assert after == [*mutated[:j], "new_0 = 0", "new_0b = 0", *mutated[k + 1 :]]
+
+
+def test_reversed_range_is_refused_when_swapping_is_off() -> None:
+    ops = parse_operations(
+        [{"op": "delete_range", "start_hash": h("    return value"), "end_hash": h("def main():")}]
+    )
+    with pytest.raises(InvalidRangeOrder) as info:
+        plan_anchored_edit(TextFile.decode(SOURCE), ops, swap_reversed_ranges=False)
+    assert info.value.details["line"] == 5
+    assert info.value.details["end_line"] == 2
+    assert info.value.details["reversed"] is True

@@ -169,9 +169,10 @@ def _preview(text: str) -> str:
 class _Planner:
     """Resolves a batch on one snapshot, collecting every failure before raising."""
 
-    def __init__(self, tf: TextFile, ops: Sequence[Operation]) -> None:
+    def __init__(self, tf: TextFile, ops: Sequence[Operation], swap_reversed: bool) -> None:
         self.tf = tf
         self.ops = ops
+        self.swap_reversed = swap_reversed
         self.index = LineIndex(tf.lines)
         self.failures: list[dict[str, Any]] = []
         self.warnings: list[str] = []
@@ -273,6 +274,17 @@ class _Planner:
                 f"operations[{op.index}]: the range starts and ends on line {start + 1}; "
                 f"use {op.op.replace('range', 'line')} for one line",
                 line=start + 1,
+            )
+            return None
+        if start > end and not self.swap_reversed:
+            self.fail(
+                op,
+                InvalidRangeOrder.code,
+                f"operations[{op.index}]: start_hash is on line {start + 1}, after end_hash on "
+                f"line {end + 1}, and the file changed since it was read; re-read the file",
+                line=start + 1,
+                end_line=end + 1,
+                reversed=True,
             )
             return None
         if start > end:
@@ -412,22 +424,26 @@ def _diff(before: TextFile, new: LineIndex, changes: list[Change]) -> list[dict[
 
 def _valid_through(old: LineIndex, new: LineIndex, first_changed: int) -> int:
     """How many leading lines keep both their number and their displayed anchor."""
-    for i in range(first_changed):
-        special = (
-            old.p6_count[old.p6[i]] > 1
-            or old.repeated(i)
-            or new.p6_count[new.p6[i]] > 1
-            or new.repeated(i)
-        )
-        if special and old.display(i) != new.display(i):
+    # A line whose 6-char prefix is its own in both snapshots shows that prefix in both.
+    special = sorted({i for i in (*old.shared, *new.shared) if i < first_changed})
+    for i in special:
+        if old.display(i) != new.display(i):
             return i
     return first_changed
 
 
 @gc_paused()
-def plan_anchored_edit(tf: TextFile, operations: Sequence[Operation]) -> AnchoredEdit:
-    """Resolve every operation on ``tf``, check the batch, and build the edited file."""
-    planner = _Planner(tf, operations)
+def plan_anchored_edit(
+    tf: TextFile, operations: Sequence[Operation], *, swap_reversed_ranges: bool = True
+) -> AnchoredEdit:
+    """Resolve every operation on ``tf``, check the batch, and build the edited file.
+
+    A reversed range is swapped (and reported) by default. On a file that changed since the
+    agent read it, a reversed range more likely means a moved block than a slip, and the
+    swapped range would cover other lines: callers pass ``swap_reversed_ranges=False`` then,
+    and the range is refused as ``invalid_range_order``.
+    """
+    planner = _Planner(tf, operations, swap_reversed_ranges)
     resolved = []
     for op in operations:
         target = planner.target_of(op)

@@ -36,13 +36,24 @@ def _adjacent_duplicates(lines: Sequence[str], start: int, end: int) -> dict[str
     return found
 
 
-def _bracket_warnings(before: TextFile, after: TextFile) -> list[dict[str, Any]]:
-    old_text, new_text = before.text, after.text
+def _bracket_warnings(
+    before: TextFile, after: TextFile, changed: Sequence[Change]
+) -> list[dict[str, Any]]:
+    old_text = "".join(before.lines)
+    removed = "".join("".join(before.lines[c.old_start : c.old_end]) for c in changed)
+    added = "".join("".join(after.lines[c.new_start : c.new_end]) for c in changed)
     warnings: list[dict[str, Any]] = []
     for pair in BRACKETS:
         opening, closing = pair[0], pair[1]
         old_delta = old_text.count(opening) - old_text.count(closing)
-        new_delta = new_text.count(opening) - new_text.count(closing)
+        # Only the changed lines differ, so their counts give the new balance.
+        new_delta = (
+            old_delta
+            + added.count(opening)
+            - added.count(closing)
+            - removed.count(opening)
+            + removed.count(closing)
+        )
         if old_delta == 0 and new_delta != 0:
             more = opening if new_delta > 0 else closing
             warnings.append(
@@ -61,7 +72,7 @@ def check_safety(
     before: TextFile, after: TextFile, changed: Sequence[Change]
 ) -> list[dict[str, Any]]:
     """Warnings for a suspicious edit; an empty list means the edit looks sane."""
-    warnings = _bracket_warnings(before, after)
+    warnings = _bracket_warnings(before, after, changed)
     for change in changed:
         # One line of context each side: a copy can land next to an untouched line.
         old = _adjacent_duplicates(before.lines, change.old_start - 1, change.old_end + 1)
