@@ -79,7 +79,7 @@ class Demo:
 async def _session(root: Path, history: Path) -> None:
     client = LanguageClient("waymark-demo", "1")
 
-    @client.feature("waymark/didRewind")
+    @client.feature("waymark/didRewind")  # type: ignore[untyped-decorator]  # pygls is untyped here
     def did_rewind(params: Any) -> None:
         print(f"  ← notification waymark/didRewind: promptId={params.promptId}")
 

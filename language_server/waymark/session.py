@@ -51,6 +51,11 @@ class Session:
         record.known_digest = digest
         record.read_digest = digest
 
+    def read_is_current(self, path: Path, digest: str | None) -> bool:
+        """Whether the content is exactly what this session last read (or wrote)."""
+        record = self.files.get(path)
+        return record is not None and digest is not None and record.read_digest == digest
+
     def note_rewind(self, path: Path, digest: str | None) -> None:
         """A rewind changed the file: the session must read it again before string edits."""
         record = self._record(path)

@@ -13,6 +13,7 @@ encodes back to exactly its original bytes.
 from __future__ import annotations
 
 import codecs
+import operator
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -132,7 +133,7 @@ class TextFile:
 
     @property
     def text(self) -> str:
-        return "".join(line + eol for line, eol in zip(self.lines, self.eols, strict=True))
+        return "".join(map(operator.add, self.lines, self.eols))
 
     def encode(self) -> bytes:
         return self.encode_text(self.text)

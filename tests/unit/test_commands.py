@@ -153,6 +153,41 @@ async def test_text_that_cannot_be_encoded_is_invalid_params(agent: Agent) -> No
     assert path.read_bytes() == b"alpha\n"
 
 
+async def test_reversed_range_is_swapped_only_on_the_text_the_agent_read(agent: Agent) -> None:
+    path = put(agent.root, "a.py", b"def one():\n    return 1\n\ndef two():\n    return 2\n")
+    lines = (await agent("read", path="a.py", hashes=True))["lines"]
+    reversed_range = {
+        "op": "replace_range",
+        "start_hash": lines[1]["hash"],
+        "end_hash": lines[0]["hash"],
+        "content": "def one():\n    return 11",
+    }
+    done = await agent("edit", path="a.py", operations=[reversed_range])
+    assert done["ok"], done
+    assert [c["type"] for c in done["details"]["auto_corrections"]] == ["range_order_swapped"]
+    lines = (await agent("read", path="a.py", hashes=True))["lines"]
+    path.write_bytes(path.read_bytes() + b"# someone else\n")
+    moved = {**reversed_range, "start_hash": lines[4]["hash"], "end_hash": lines[3]["hash"]}
+    refused = await agent("edit", path="a.py", operations=[moved])
+    assert_error(refused, "invalid_range_order")
+    assert path.read_bytes().endswith(b"    return 2\n# someone else\n")
+
+
+async def test_file_path_alias_warns_and_path_wins(agent: Agent) -> None:
+    put(agent.root, "a.txt", b"alpha beta\n")
+    put(agent.root, "b.txt", b"gamma delta\n")
+    anchor = (await agent("read", path="a.txt", hashes=True))["lines"][0]["hash"]
+    op = {"op": "replace_line", "hash": anchor, "content": "alpha gamma"}
+    result = await agent("edit", path="a.txt", file_path="b.txt", operations=[op])
+    assert result["ok"], result
+    assert "deprecated" in result["warnings"][0]
+    assert (agent.root / "a.txt").read_bytes() == b"alpha gamma\n"
+    assert (agent.root / "b.txt").read_bytes() == b"gamma delta\n"
+    missing = await agent("edit", operations=[op])
+    assert_error(missing, "invalid_params")
+    assert missing["details"]["field"] == "path"
+
+
 # -- preview / applyPending / discardPending -----------------------------------------------------
 
 

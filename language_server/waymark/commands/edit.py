@@ -32,10 +32,14 @@ def edit(ctx: CommandContext, params: EditParams) -> Proposal:
         raise InvalidParams("The parameter `path` is required.", {"field": "path"})
     operations = parse_operations(params.operations)
     loaded = load_path(ctx, path)
-    ctx.session.observe(loaded.resolved.real, loaded.digest)
-    plan = plan_anchored_edit(loaded.text_file(), operations)
+    real = loaded.resolved.real
+    # A reversed range is only safely "meant the other way round" on the very text the agent
+    # read; on a file that moved on, it may be a block someone else moved: refuse it.
+    as_read = ctx.session.read_is_current(real, loaded.digest)
+    ctx.session.observe(real, loaded.digest)
+    plan = plan_anchored_edit(loaded.text_file(), operations, swap_reversed_ranges=as_read)
     details = dict(plan.details)
-    details["baseline_continuity"] = ctx.session.continuity(loaded.resolved.real)
+    details["baseline_continuity"] = ctx.session.continuity(real)
     details["writer_type"] = "edit"
     result: dict[str, Any] = {
         "details": details,
