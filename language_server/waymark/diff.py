@@ -15,7 +15,6 @@ from typing import Any
 
 from .text import TextFile, split_lines
 
-
 Opcode = tuple[str, int, int, int, int]
 
 
