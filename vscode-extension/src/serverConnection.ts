@@ -14,6 +14,7 @@ import {
   State,
 } from "vscode-languageclient/node";
 
+import { applyThenSave } from "./approval/saveAppliedEdits";
 import { missingServerMessage, resolveExecutable, startFailureMessage } from "./launchCheck";
 import { type CommandId, DID_REWIND_NOTIFICATION, type DidRewindEvent, failure, type Result } from "./protocol";
 import { RestartPolicy } from "./restartPolicy";
@@ -86,6 +87,17 @@ export class ServerConnection implements vscode.Disposable {
       documentSelector: [{ scheme: "file" }],
       outputChannel: this.output,
       initializationOptions: initializationOptions(settings, this.sessionId),
+      middleware: {
+        workspace: {
+          handleApplyEdit: (params, next) =>
+            applyThenSave(
+              params,
+              (p) => next(p, new vscode.CancellationTokenSource().token),
+              () => vscode.workspace.textDocuments,
+              (uri) => vscode.Uri.parse(uri).toString(),
+            ),
+        },
+      },
       // A server that fails to start is reported once by start(), with its fix, not retried.
       initializationFailedHandler: () => false,
       errorHandler: {
