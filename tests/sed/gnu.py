@@ -22,9 +22,7 @@ def gnu_sed_in_place(args: list[str], inputs: list[bytes]) -> list[bytes] | None
             with open(path, "wb") as handle:
                 handle.write(data)
             paths.append(path)
-        done = subprocess.run(
-            [GNU_SED, *args, *paths], env=ENV, capture_output=True, check=False
-        )
+        done = subprocess.run([GNU_SED, *args, *paths], env=ENV, capture_output=True, check=False)
         if done.returncode != 0:
             return None
         results = []

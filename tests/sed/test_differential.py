@@ -13,7 +13,7 @@ from gnu import gnu_args_for_line, gnu_sed_in_place, simulate
 INPUTS = [
     b"foo bar baz\nFoo Bar foo\n",
     b"a+b?c(d)e{f}g|h*i.j[k]l\\m/n^o$p&q\n",
-    b'version = "1.2.3"\r\nname = \'x\'  \r\n',
+    b"version = \"1.2.3\"\r\nname = 'x'  \r\n",
     b"  trailing \t\n\n\tindent\nno final newline",
     b"aaa baaac abc 123 4.5\n_id x_y z9 ab\n",
     b"caf\xc3\xa9 na\xc3\xafve \xe2\x82\xac5 foo\n",
@@ -113,10 +113,10 @@ BRE = _cases(
     ("bre-nested-groups", "sed -i 's/\\(f\\(o\\)\\)o/[\\1|\\2]/g' f"),
     ("bre-digit-run", "sed -i 's/[0-9]\\+/N/g' f"),
     ("bre-version", "sed -i 's/[0-9]\\+\\.[0-9]\\+\\.[0-9]\\+/9.9.9/' f"),
-    ("bre-quoted-value", "sed -i 's/\"[^\"]*\"/\"2.0\"/' f"),
+    ("bre-quoted-value", 'sed -i \'s/"[^"]*"/"2.0"/\' f'),
     ("bre-key-value", "sed -i 's/^\\(version = \\).*/\\1\"2\"/' f"),
     ("bre-backtick-anchor", "sed -i 's/\\`f/X/' f"),
-    ("bre-quote-anchor", "sed -i \"s/o\\\\'/X/\" f"),
+    ("bre-quote-anchor", 'sed -i "s/o\\\\\'/X/" f'),
     ("bre-tab-escape", "sed -i 's/\\t/TAB/g' f"),
     ("bre-cr-escape", "sed -i 's/\\r$//' f"),
     ("bre-newline-escape-never-matches", "sed -i 's/o\\nB/X/' f"),
@@ -150,7 +150,10 @@ ERE = _cases(
     ("ere-dot-star", "sed -i -E 's/=.*/= 0/' f"),
     ("ere-word-boundary", "sed -i -E 's/\\bfoo\\b/X/g' f"),
     ("ere-nested-group", "sed -i -E 's/((a)b)c/[\\1\\2]/g' f"),
-    ("ere-nine-groups", "sed -i -E 's/(a)(a)(a) (b)(a)(a)(a)(c)( )/\\9\\8\\7\\6\\5\\4\\3\\2\\1/' f"),
+    (
+        "ere-nine-groups",
+        "sed -i -E 's/(a)(a)(a) (b)(a)(a)(a)(c)( )/\\9\\8\\7\\6\\5\\4\\3\\2\\1/' f",
+    ),
     ("ere-star-class", "sed -i -E 's/[^ ]*$/END/' f"),
     ("ere-pipe-delimiter-alternation", "sed -i -E 's|foo\\|bar|X|g' f"),
     ("ere-plus-anchor", "sed -i -E 's/^ +//' f"),
@@ -158,41 +161,56 @@ ERE = _cases(
     ("ere-alternation-dedup", "sed -i -E 's/foo|foo/X/g' f"),
 )
 
-BRACKETS = _cases(
-    ("bracket-close-first", "sed -i 's/[]k]/X/g' f"),
-    ("bracket-negated-close-first", "sed -i 's/[^]a-z]/X/g' f"),
-    ("bracket-backslash-dot", "sed -i 's/[\\.]/X/g' f"),
-    ("bracket-backslash-literal", "sed -i 's/[\\\\]/X/g' f"),
-    ("bracket-dash-first", "sed -i 's/[-a]/X/g' f"),
-    ("bracket-dash-last", "sed -i 's/[a-]/X/g' f"),
-    ("bracket-range", "sed -i 's/[a-c]/X/g' f"),
-    ("bracket-negated-range", "sed -i 's/[^a-z]/X/g' f"),
-    ("bracket-upper-range", "sed -i 's/[A-Z]/X/g' f"),
-    ("bracket-digits", "sed -i 's/[0-9]/N/g' f"),
-    ("bracket-slash-inside", "sed -i 's/[/]/SLASH/g' f"),
-    ("bracket-escaped-slash-inside", "sed -i 's/[\\/]/SLASH/g' f"),
-    ("bracket-tab-escape", "sed -i 's/[\\t]/TAB/g' f"),
-    ("bracket-n-escape", "sed -i 's/[\\n]/NL/g' f"),
-    ("bracket-caret-not-first", "sed -i 's/[a^]/X/g' f"),
-    ("bracket-specials", "sed -i 's/[*.$]/X/g' f"),
-    ("bracket-bracket-literal", "sed -i 's/[[]/X/g' f"),
-    ("bracket-negated-quote", "sed -i \"s/'[^']*'/S/\" f"),
-    ("bracket-space-tab", "sed -i 's/[ \t]*$//' f"),
-    ("bracket-non-ascii-member", "sed -i 's/[é€]/X/g' f"),
-    ("bracket-negated-non-ascii", "sed -i 's/[^a-z ]/_/g' f"),
-) + [
-    pytest.param(f"sed -i 's/[[:{name}:]]/X/g' f", id=f"class-{name}")
-    for name in (
-        "digit", "xdigit", "alpha", "upper", "lower", "alnum", "space", "blank", "punct",
-        "print", "graph", "cntrl",
+BRACKETS = (
+    _cases(
+        ("bracket-close-first", "sed -i 's/[]k]/X/g' f"),
+        ("bracket-negated-close-first", "sed -i 's/[^]a-z]/X/g' f"),
+        ("bracket-backslash-dot", "sed -i 's/[\\.]/X/g' f"),
+        ("bracket-backslash-literal", "sed -i 's/[\\\\]/X/g' f"),
+        ("bracket-dash-first", "sed -i 's/[-a]/X/g' f"),
+        ("bracket-dash-last", "sed -i 's/[a-]/X/g' f"),
+        ("bracket-range", "sed -i 's/[a-c]/X/g' f"),
+        ("bracket-negated-range", "sed -i 's/[^a-z]/X/g' f"),
+        ("bracket-upper-range", "sed -i 's/[A-Z]/X/g' f"),
+        ("bracket-digits", "sed -i 's/[0-9]/N/g' f"),
+        ("bracket-slash-inside", "sed -i 's/[/]/SLASH/g' f"),
+        ("bracket-escaped-slash-inside", "sed -i 's/[\\/]/SLASH/g' f"),
+        ("bracket-tab-escape", "sed -i 's/[\\t]/TAB/g' f"),
+        ("bracket-n-escape", "sed -i 's/[\\n]/NL/g' f"),
+        ("bracket-caret-not-first", "sed -i 's/[a^]/X/g' f"),
+        ("bracket-specials", "sed -i 's/[*.$]/X/g' f"),
+        ("bracket-bracket-literal", "sed -i 's/[[]/X/g' f"),
+        ("bracket-negated-quote", "sed -i \"s/'[^']*'/S/\" f"),
+        ("bracket-space-tab", "sed -i 's/[ \t]*$//' f"),
+        ("bracket-non-ascii-member", "sed -i 's/[é€]/X/g' f"),
+        ("bracket-negated-non-ascii", "sed -i 's/[^a-z ]/_/g' f"),
     )
-] + [
-    pytest.param(f"sed -i 's/[^[:{name}:]]/X/g' f", id=f"class-negated-{name}")
-    for name in ("digit", "alpha", "space", "alnum")
-] + [
-    pytest.param(f"sed -i -E 's/[[:{name}:]]+/X/g' f", id=f"class-ere-run-{name}")
-    for name in ("digit", "alpha", "space", "upper")
-]
+    + [
+        pytest.param(f"sed -i 's/[[:{name}:]]/X/g' f", id=f"class-{name}")
+        for name in (
+            "digit",
+            "xdigit",
+            "alpha",
+            "upper",
+            "lower",
+            "alnum",
+            "space",
+            "blank",
+            "punct",
+            "print",
+            "graph",
+            "cntrl",
+        )
+    ]
+    + [
+        pytest.param(f"sed -i 's/[^[:{name}:]]/X/g' f", id=f"class-negated-{name}")
+        for name in ("digit", "alpha", "space", "alnum")
+    ]
+    + [
+        pytest.param(f"sed -i -E 's/[[:{name}:]]+/X/g' f", id=f"class-ere-run-{name}")
+        for name in ("digit", "alpha", "space", "upper")
+    ]
+)
 
 ESCAPES = _cases(
     ("word-w", "sed -i 's/\\w/X/g' f"),
@@ -215,9 +233,22 @@ ESCAPES = _cases(
 DELIMITERS = [
     pytest.param(f"sed -i 's{d}o{d}0{d}g' f", id=f"delimiter-{name}")
     for d, name in (
-        ("|", "bar"), (",", "comma"), ("#", "hash"), (":", "colon"), ("@", "at"), ("%", "percent"),
-        ("!", "bang"), ("_", "underscore"), ("+", "plus"), ("=", "equals"), ("~", "tilde"),
-        ("^", "caret"), ("-", "dash"), (";", "semicolon"), ("\"", "dquote"), ("<", "lt"),
+        ("|", "bar"),
+        (",", "comma"),
+        ("#", "hash"),
+        (":", "colon"),
+        ("@", "at"),
+        ("%", "percent"),
+        ("!", "bang"),
+        ("_", "underscore"),
+        ("+", "plus"),
+        ("=", "equals"),
+        ("~", "tilde"),
+        ("^", "caret"),
+        ("-", "dash"),
+        (";", "semicolon"),
+        ('"', "dquote"),
+        ("<", "lt"),
     )
 ] + _cases(
     ("delimiter-bar-escaped-bre", "sed -i 's|g\\|h|X|' f"),
@@ -314,11 +345,14 @@ SCRIPTS = _cases(
     ("return-rename", "sed -i 's/return foo(/return qux(/' f"),
     ("dotted-path", "sed -i 's/a\\.b\\.c/a.b.d/g' f"),
     ("bom-anchor", "sed -i 's/^foo/X/' f"),
-    ("quote-swap", "sed -i \"s/'/\\\"/g\" f"),
-    ("version-bump-group", "sed -i -E 's/(version = \")[^\"]+\"/\\12.0.0\"/' f"),
+    ("quote-swap", 'sed -i "s/\'/\\"/g" f'),
+    ("version-bump-group", 'sed -i -E \'s/(version = ")[^"]+"/\\12.0.0"/\' f'),
     ("whole-line-containing", "sed -i 's/.*foo.*/LINE/' f"),
     ("whole-line-containing-anchored", "sed -i 's/^.*version.*$/version = 2/' f"),
     ("whole-line-containing-plus", "sed -i 's/.*o.\\+/X/' f"),
+    ("whole-line-group-around", "sed -i 's/^\\(.*o.*\\)$/[\\1]/' f"),
+    ("whole-line-group-before", "sed -i 's/\\(f\\).*o.*/<\\1>/' f"),
+    ("whole-line-comment-toggle", "sed -i 's/^# \\(.*debug.*\\)/\\1/' f"),
     ("whole-line-containing-ere", "sed -i -E 's/.*[Ff]oo.*/X/g' f"),
     ("many-commands", "sed -i -e 's/a/b/g' -e 's/b/c/2' -e 's/c*/[&]/' f"),
 )
@@ -358,15 +392,15 @@ DECLINED = [
     ("sed -i 's/a/b/' [ab].py", "glob"),
     ("sed -i 's/a/b/' f g", "edits 2 files"),
     ("sed -i 's/a/b/' a b c", "edits 3 files"),
-    ("sed -i \"s/a/$NEW/\" f", "variable"),
-    ("sed -i \"s/a/${NEW}/\" f", "variable"),
+    ('sed -i "s/a/$NEW/" f', "variable"),
+    ('sed -i "s/a/${NEW}/" f', "variable"),
     ("sed -i 's/a/b/' $FILE", "variable"),
-    ("sed -i \"s/a/$(date)/\" f", "command substitution"),
+    ('sed -i "s/a/$(date)/" f', "command substitution"),
     ("sed -i s/a/$(date)/ f", "command substitution"),
-    ("sed -i \"s/a/`date`/\" f", "backticks"),
+    ('sed -i "s/a/`date`/" f', "backticks"),
     ("sed -i 's/a/b/' `ls`", "backticks"),
     ("sed -i $'s/a/\\t/' f", "ANSI-C quoting"),
-    ("sed -i $\"s/a/b/\" f", "locale quoting"),
+    ('sed -i $"s/a/b/" f', "locale quoting"),
     ("sed -i 's/a/b/' ~/f", "tilde"),
     ("sed -i 's/a/b/' {a,b}.txt", "brace-expanded"),
     ("sed -i 's/a/b/' f # fix", "comment"),
@@ -447,6 +481,8 @@ DECLINED = [
     ("sed -i -E 's/a+*/x/' f", "another quantifier"),
     ("sed -i 's/a*a*/x/' f", "leftmost-longest"),
     ("sed -i 's/\\(.*\\)foo.*/x/' f", "leftmost-longest"),
+    ("sed -i 's/.*\\(foo\\).*/x/' f", "leftmost-longest"),
+    ("sed -i 's/.*foo\\(.*\\)/x/' f", "leftmost-longest"),
     ("sed -i 's/.*foo.*\\b/x/' f", "leftmost-longest"),
     ("sed -i 's/a.*b.*c/x/' f", "two overlapping"),
     ("sed -i 's/.*x[0-9]*/y/' f", "variable-width part"),
@@ -486,13 +522,14 @@ DECLINED = [
     ("sed -i ';' f", "no s command"),
     ("", "empty"),
     ("sed -i 's/a/b/' 'f", "unterminated single quote"),
-    ("sed -i \"s/a/b/ f", "unterminated double quote"),
+    ('sed -i "s/a/b/ f', "unterminated double quote"),
     ("sed -i 's/a/b/' f\\", "lone backslash"),
 ]
 
 
 @pytest.mark.parametrize(
-    ("line", "reason"), [pytest.param(line, reason, id=line[:60] or "empty") for line, reason in DECLINED]
+    ("line", "reason"),
+    [pytest.param(line, reason, id=line[:60] or "empty") for line, reason in DECLINED],
 )
 def test_declined_line_has_specific_reason(line: str, reason: str) -> None:
     ours = simulate(line, b"a\n")

@@ -29,9 +29,24 @@ _WRAPPERS = {
     "gsed": "only the program named sed is simulated",
 }
 _LONG_OPTIONS = (
-    "binary", "debug", "expression", "file", "follow-symlinks", "help", "in-place",
-    "line-length", "null-data", "zero-terminated", "posix", "quiet", "regexp-extended",
-    "sandbox", "separate", "silent", "unbuffered", "version",
+    "binary",
+    "debug",
+    "expression",
+    "file",
+    "follow-symlinks",
+    "help",
+    "in-place",
+    "line-length",
+    "null-data",
+    "zero-terminated",
+    "posix",
+    "quiet",
+    "regexp-extended",
+    "sandbox",
+    "separate",
+    "silent",
+    "unbuffered",
+    "version",
 )
 _OPTION_DECLINES = {
     "n": "-n (no autoprint) is not simulated",
@@ -168,7 +183,9 @@ def parse_command_line(line: str) -> SedInvocation:
             else:
                 raise SedDecline(f"unknown option -{flag}: GNU sed rejects it")
     if not in_place:
-        raise SedDecline("without -i sed prints to stdout and changes no file, so it is not simulated")
+        raise SedDecline(
+            "without -i sed prints to stdout and changes no file, so it is not simulated"
+        )
     if not expressions:
         if not operands:
             raise SedDecline("the line has no sed script")

@@ -74,6 +74,10 @@ class CompiledRegex:
     group_nullable: tuple[bool, ...]
     locale_dependent: bool
     required_literal: str
+    line_anchored: bool
+    has_line_anchor: bool
+    lone_anchor: str
+    trailing_run: tuple[str, int] | None
 
 
 class _Parser:
@@ -134,7 +138,9 @@ class _Parser:
                     if self.extended:
                         raise self.fail(f"a leading {char!r} is an error in GNU ERE")
                     if char != "*":
-                        raise self.fail(f"a leading {self.text[self.pos:self.pos + 2]!r} is not simulated")
+                        raise self.fail(
+                            f"a leading {self.text[self.pos : self.pos + 2]!r} is not simulated"
+                        )
                     self.pos += 1
                     nodes.append(Repeat(CharSet.of("*")))
                     continue
@@ -146,13 +152,13 @@ class _Parser:
         return tuple(nodes)
 
     def quantifier_ahead(self) -> bool:
-        rest = self.text[self.pos:]
+        rest = self.text[self.pos :]
         if self.extended:
             return rest[:1] in ("*", "+", "?", "{")
         return rest[:1] == "*" or rest[:2] in ("\\+", "\\?", "\\{")
 
     def quantify(self, node: Node) -> Node:
-        rest = self.text[self.pos:]
+        rest = self.text[self.pos :]
         if rest.startswith("*"):
             self.pos += 1
             low, high = 0, None
@@ -163,7 +169,9 @@ class _Parser:
         else:
             low, high = self.interval()
         if not isinstance(node, Repeat) or (node.low, node.high) != (1, 1):
-            raise self.fail("a quantifier on a group, an anchor or another quantifier is not simulated")
+            raise self.fail(
+                "a quantifier on a group, an anchor or another quantifier is not simulated"
+            )
         return Repeat(node.chars, low, high)
 
     def interval(self) -> tuple[int, int | None]:
@@ -171,7 +179,7 @@ class _Parser:
         closer = "}" if self.extended else "\\}"
         self.pos += len(opener)
         end = self.text.find(closer, self.pos)
-        match = re.fullmatch(r"(\d+)(,(\d*))?", self.text[self.pos:end]) if end >= 0 else None
+        match = re.fullmatch(r"(\d+)(,(\d*))?", self.text[self.pos : end]) if end >= 0 else None
         if match is None:
             raise self.fail(f"an invalid interval after {opener!r} is an error in GNU sed")
         low = int(match.group(1))
@@ -200,7 +208,7 @@ class _Parser:
         if char == "$":
             if self.extended:
                 return Anchor("eol")
-            rest = text[self.pos:]
+            rest = text[self.pos :]
             if not rest or rest.startswith("\\)") or rest.startswith("\\|"):
                 return Anchor("eol")
             return Repeat(CharSet.of("$"))
@@ -268,7 +276,7 @@ class _Parser:
             first = False
             if text.startswith("[:", self.pos):
                 end = text.find(":]", self.pos + 2)
-                name = text[self.pos + 2:end] if end >= 0 else ""
+                name = text[self.pos + 2 : end] if end >= 0 else ""
                 found = posix_class(name)
                 if found is None:
                     raise self.fail(f"the character class [:{name}:] is not simulated")
@@ -317,6 +325,21 @@ def _flatten(nodes: tuple[Node, ...]) -> list[Item]:
     return items
 
 
+def _group_spans(nodes: tuple[Node, ...], start: int = 0) -> tuple[list[tuple[int, int]], int]:
+    """Each group's [first, end) item indices in the flattened sequence, and the item count."""
+    spans: list[tuple[int, int]] = []
+    index = start
+    for node in nodes:
+        if isinstance(node, Group):
+            inner, end = _group_spans(node.body, index)
+            spans.append((index, end))
+            spans.extend(inner)
+            index = end
+        else:
+            index += 1
+    return spans, index
+
+
 def _first(item: Item) -> CharSet:
     if isinstance(item, Repeat):
         return item.chars
@@ -356,19 +379,19 @@ def _ends_with_rest_of_line(tail: list[Item]) -> bool:
         and all(_fixed_width(item) for item in tail[: consuming[-1]])
         and all(
             isinstance(item, Anchor) and item.kind in ("eol", "end")
-            for item in tail[consuming[-1] + 1:]
+            for item in tail[consuming[-1] + 1 :]
         )
     )
 
 
-def _check_deterministic(source: str, items: list[Item], groups: int) -> None:
+def _check_deterministic(source: str, items: list[Item], spans: list[tuple[int, int]]) -> None:
     ambiguous_at: int | None = None
     for index, item in enumerate(items):
         if isinstance(item, Repeat):
             if item.low == item.high:
                 continue
             follow = CharSet(())
-            for later in items[index + 1:]:
+            for later in items[index + 1 :]:
                 follow = follow.union(_first(later))
                 if not _nullable(later):
                     break
@@ -387,12 +410,16 @@ def _check_deterministic(source: str, items: list[Item], groups: int) -> None:
         ambiguous_at = index
     if ambiguous_at is None:
         return
-    tail = items[ambiguous_at + 1:]
+    tail = items[ambiguous_at + 1 :]
     if all(_fixed_width(i) for i in tail):
         return
     # "a.*b.*": all candidate matches end at the line end, so only the split between the two
-    # repetitions varies, and without groups nothing observes it.
-    if groups == 0 and _ends_with_rest_of_line(tail):
+    # repetitions varies, and nothing observes it unless a group starts or ends inside it.
+    last = len(items) - 1
+    while isinstance(items[last], Anchor):
+        last -= 1
+    splits = any(ambiguous_at < edge <= last for span in spans for edge in span)
+    if not splits and _ends_with_rest_of_line(tail):
         return
     raise SedDecline(
         f"regex {source!r}: a variable-width part after an overlapping repetition can make "
@@ -408,7 +435,9 @@ def _emit(nodes: tuple[Node, ...], buffer: bool) -> str:
         elif isinstance(node, Alternatives):
             options = [o for o in node.options if not (buffer and "\n" in o)]
             options.sort(key=len, reverse=True)
-            parts.append("(?:" + "|".join(re.escape(o) for o in options) + ")" if options else "(?!)")
+            parts.append(
+                "(?:" + "|".join(re.escape(o) for o in options) + ")" if options else "(?!)"
+            )
         elif isinstance(node, Anchor):
             parts.append(_anchor(node.kind, buffer))
         else:
@@ -477,7 +506,7 @@ def compile_regex(source: str, extended: bool) -> CompiledRegex:
     parser = _Parser(source, extended)
     nodes = parser.parse()
     items = _flatten(nodes)
-    _check_deterministic(source, items, parser.groups)
+    _check_deterministic(source, items, _group_spans(nodes)[0])
     locale = any(isinstance(i, Repeat) and i.chars.locale for i in items) or any(
         isinstance(i, Anchor) and i.kind.startswith("word") for i in items
     )
@@ -492,4 +521,31 @@ def compile_regex(source: str, extended: bool) -> CompiledRegex:
         group_nullable=_group_nullability(nodes, parser.groups),
         locale_dependent=locale,
         required_literal=_required_literal(items),
+        line_anchored=bool(items) and items[0] in (Anchor("bol"), Anchor("start")),
+        has_line_anchor=any(
+            isinstance(i, Anchor) and i.kind in ("bol", "eol", "start", "end") for i in items
+        ),
+        lone_anchor=_lone_anchor(items),
+        trailing_run=_trailing_run(items),
     )
+
+
+def _lone_anchor(items: list[Item]) -> str:
+    """"bol" for a regex that is just ``^``, "eol" for just ``$``, else ""."""
+    if len(items) == 1 and isinstance(items[0], Anchor):
+        return {"bol": "bol", "start": "bol", "eol": "eol", "end": "eol"}.get(items[0].kind, "")
+    return ""
+
+
+def _trailing_run(items: list[Item]) -> tuple[str, int] | None:
+    """(chars, minimum) for ``[chars]\\{min,\\}$``: the match is the line's trailing run."""
+    if len(items) != 2 or items[1] not in (Anchor("eol"), Anchor("end")):
+        return None
+    run = items[0]
+    if not isinstance(run, Repeat) or run.high is not None or run.chars.locale:
+        return None
+    size = sum(high - low + 1 for low, high in run.chars.ranges)
+    if size > 64:
+        return None
+    chars = "".join(chr(c) for low, high in run.chars.ranges for c in range(low, high + 1))
+    return chars, run.low

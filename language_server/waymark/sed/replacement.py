@@ -66,6 +66,13 @@ class Replacement:
     def is_empty(self) -> bool:
         return not self.pieces
 
+    @property
+    def literal(self) -> str | None:
+        """The replacement text when it has no references and no case conversion."""
+        if all(isinstance(p, Literal) for p in self.pieces):
+            return "".join(p.text for p in self.pieces if isinstance(p, Literal))
+        return None
+
     def template(self, shift: int = 0) -> str:
         """A Python ``re`` template (no case conversion); group k becomes group k + ``shift``."""
         out = []
@@ -78,6 +85,13 @@ class Replacement:
 
     def expand(self, match: re.Match[str], shift: int = 0) -> str:
         """The replacement text for one match, with GNU case conversion."""
+        if not self.has_case:
+            # Match.expand would re-parse a template on every call.
+            return "".join(
+                piece.text if isinstance(piece, Literal) else match.group(piece.index + shift) or ""
+                for piece in self.pieces
+                if not isinstance(piece, Case)
+            )
         out: list[str] = []
         mode = ""
         once = ""

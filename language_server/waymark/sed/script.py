@@ -221,7 +221,9 @@ def _parse_expression(text: str, extended: bool, commands: list[SubstCommand]) -
         if slash in ("", "\n", "\\"):
             raise SedDecline("the s command has no valid delimiter: GNU sed rejects it")
         if not slash.isascii() or slash.isalnum():
-            raise SedDecline(f"the delimiter {slash!r} is not simulated; use a punctuation character")
+            raise SedDecline(
+                f"the delimiter {slash!r} is not simulated; use a punctuation character"
+            )
         regex_text = _normalize(_match_slash(reader, slash, regex=True))
         replacement_text = _normalize(_match_slash(reader, slash, regex=False))
         nth, glob = _flags(reader)

@@ -64,7 +64,7 @@ def split_words(line: str) -> list[str]:
             end = line.find("'", index + 1)
             if end < 0:
                 raise SedDecline("the line has an unterminated single quote")
-            current.append(line[index + 1:end])
+            current.append(line[index + 1 : end])
             in_word = True
             index = end + 1
             continue
@@ -75,7 +75,9 @@ def split_words(line: str) -> list[str]:
         if char in _OPERATORS:
             raise SedDecline(f"the line is not one simple command: it has {_OPERATORS[char]}")
         if char == "`":
-            raise SedDecline("the line has a command substitution (backticks), which is not simulated")
+            raise SedDecline(
+                "the line has a command substitution (backticks), which is not simulated"
+            )
         if char == "$":
             follower = line[index + 1] if index + 1 < length else ""
             if follower == "'":
@@ -122,7 +124,9 @@ def _double_quoted(line: str, index: int, current: list[str]) -> int:
             index += 1
             continue
         if char == "`":
-            raise SedDecline("the line has a command substitution (backticks), which is not simulated")
+            raise SedDecline(
+                "the line has a command substitution (backticks), which is not simulated"
+            )
         if char == "$":
             follower = line[index + 1] if index + 1 < length else ""
             if follower and follower in _EXPANSION_START:

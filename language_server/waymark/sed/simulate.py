@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
-
 from .decline import SedDecline
 from .regex import CompiledRegex
 from .replacement import Replacement
@@ -51,21 +50,30 @@ def _repl(replacement: Replacement) -> _Repl:
     return replacement.expand
 
 
-def _line_repl(replacement: Replacement, groups: int) -> _Repl:
-    """The same for ``_first_per_line``: group 1 is the line before the match, group 2 the
-    match (so GNU group k is group k + 2), the last group the line after it."""
-    rest = groups + 3
-    if not replacement.has_case:
-        return "\\g<1>" + replacement.template(2) + f"\\g<{rest}>"
-    return lambda match: match.group(1) + replacement.expand(match, 2) + match.group(rest)
-
-
 @lru_cache(maxsize=64)
-def _first_per_line(pattern: re.Pattern[str]) -> re.Pattern[str]:
-    # A lazy prefix from the line start tries start positions in the same order as search(),
-    # so it finds each line's leftmost match; the tail swallows the rest of the line, so sub()
-    # can't find a second match on it. One C-level sub() then does "first match per line".
-    return re.compile(r"^([^\n]*?)(" + pattern.pattern + r")([^\n]*)", pattern.flags)
+def _two_per_line(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """Finds a line with two non-overlapping matches (or a superset of such lines)."""
+    return re.compile(f"(?:{pattern.pattern})[^\\n]*?(?:{pattern.pattern})", pattern.flags)
+
+
+def _first_per_line(replacement: Replacement) -> Callable[[re.Match[str]], str]:
+    """A ``sub()`` callback that replaces only the first match of each line.
+
+    Matches never span lines, so the first match ``sub()`` finds on a line is that line's
+    leftmost one, the one GNU replaces; later matches on the same line are left as they are.
+    """
+    line_end = -1
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal line_end
+        if match.start() <= line_end:
+            return match.group(0)
+        line_end = match.string.find("\n", match.end())
+        if line_end < 0:
+            line_end = len(match.string)
+        return replacement.expand(match)
+
+    return replace
 
 
 def _step_over(text: str, position: int) -> int:
@@ -81,7 +89,6 @@ def _step_over(text: str, position: int) -> int:
 def _gnu_subst(pattern: re.Pattern[str], text: str, command: SubstCommand) -> str:
     """GNU do_subst on one pattern space: an empty match right after a match is skipped."""
     replacement = command.replacement
-    template = None if replacement.has_case else replacement.template()
     out: list[str] = []
     copied = 0
     position = 0
@@ -98,7 +105,7 @@ def _gnu_subst(pattern: re.Pattern[str], text: str, command: SubstCommand) -> st
         count += 1
         if count >= command.nth:
             out.append(text[copied:start])
-            out.append(match.expand(template) if template is not None else replacement.expand(match))
+            out.append(replacement.expand(match))
             copied = end
             if not command.glob:
                 break
@@ -110,22 +117,46 @@ def _gnu_subst(pattern: re.Pattern[str], text: str, command: SubstCommand) -> st
     return "".join(out)
 
 
+def _replace_trailing_runs(text: str, chars: str, minimum: int, literal: str) -> str:
+    lines = text.split("\n")
+    if minimum == 0:
+        return "\n".join([line.rstrip(chars) + literal for line in lines])
+    out = []
+    for line in lines:
+        stripped = line.rstrip(chars)
+        out.append(stripped + literal if len(line) - len(stripped) >= minimum else line)
+    return "\n".join(out)
+
+
 def _apply_buffer(command: SubstCommand, text: str) -> str:
     regex = command.regex
     _check_locale(regex, text)
     pattern = regex.buffer_pattern
     replacement = command.replacement
-    if command.nth == 1 and command.glob and (
-        not regex.nullable or (replacement.is_empty and text.isascii())
+    literal = replacement.literal
+    if command.nth == 1 and literal is not None:
+        # Shapes agents use on every line (indent, append, strip trailing blanks), done
+        # with str methods: each has exactly one match per line, g or not.
+        if regex.lone_anchor == "bol":
+            return literal + text.replace("\n", "\n" + literal)
+        if regex.lone_anchor == "eol":
+            return text.replace("\n", literal + "\n") + literal
+        if regex.trailing_run is not None:
+            return _replace_trailing_runs(text, *regex.trailing_run, literal)
+    if command.nth == 1 and (
+        regex.line_anchored
+        or (command.glob and (not regex.nullable or (replacement.is_empty and text.isascii())))
     ):
         # GNU and Python differ only around empty matches (GNU skips one right after a match,
         # and steps one byte, not one character, past an empty match): a regex that cannot
         # match empty has none, and on ASCII text an empty replacement makes them invisible.
+        # A regex anchored at the line start matches at most once per line, g or not.
         return pattern.sub(_repl(replacement), text)
     if command.nth == 1 and not command.glob:
-        if pattern.search(text) is None:
-            return text
-        return _first_per_line(pattern).sub(_line_repl(replacement, regex.groups), text)
+        if not regex.nullable and _two_per_line(pattern).search(text) is None:
+            # No line has a second match, so replacing all of them is replacing the first.
+            return pattern.sub(_repl(replacement), text)
+        return pattern.sub(_first_per_line(replacement), text)
     return "\n".join(_gnu_subst(pattern, line, command) for line in text.split("\n"))
 
 
@@ -143,18 +174,23 @@ def apply_script(script: SedScript, data: bytes) -> bytes:
     """The bytes GNU ``sed -i`` leaves in a file that held ``data``; SedDecline if unprovable."""
     if not data:
         return data
+    commands = script.commands
+    # A later command would see a multi-line pattern space: go line by line.
+    line_mode = any(c.replacement.may_insert_newline for c in commands[:-1])
+    # The text after a final newline is not a line, but ^, $ and empty matches would find it:
+    # leave the final newline out whenever one of those could.
+    trim = data.endswith(b"\n") and (
+        line_mode or any(c.regex.nullable or c.regex.has_line_anchor for c in commands)
+    )
+    view = memoryview(data)
     try:
-        text = data.decode("utf-8")
+        body = str(view[:-1] if trim else view, "utf-8")
     except UnicodeDecodeError as exc:
         raise SedDecline(
             f"the file is not valid UTF-8 (byte {exc.start}); GNU sed's matching around "
             "invalid bytes is not simulated"
         ) from None
-    final_newline = text.endswith("\n")
-    body = text[:-1] if final_newline else text
-    commands = script.commands
-    if any(c.replacement.may_insert_newline for c in commands[:-1]):
-        # A later command would see a multi-line pattern space: go line by line.
+    if line_mode:
         new_body = _apply_lines(commands, body)
     else:
         new_body = body
@@ -162,4 +198,5 @@ def apply_script(script: SedScript, data: bytes) -> bytes:
             new_body = _apply_buffer(command, new_body)
     if new_body == body:
         return data
-    return (new_body + "\n" if final_newline else new_body).encode("utf-8")
+    encoded = new_body.encode("utf-8")
+    return encoded + b"\n" if trim else encoded

@@ -1,0 +1,149 @@
+"""Speed: simulated ``sed -i`` vs GNU ``sed -i`` on the same file, in the same run.
+
+Usage: PYTHONPATH=language_server python bench/sed_speed.py
+8 MB file: our cost is read + parse + apply + write a temp file + rename (what the command
+handler does, without its fsync, since GNU sed -i does not fsync either) against
+``sed -i`` on a fresh copy. 10 KB file: the same in-process round trip against spawning
+``sh -c "sed -i …"``, which is what an agent's shell tool does. Medians of RUNS runs; the
+ratio is ours / GNU (goal <= 1.0).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+from waymark.sed import apply_script, parse_command_line
+
+RUNS = 7
+ENV = {"LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin"}
+SCRIPTS = [
+    ("rename", "s/getUserById/fetchUserById/g"),
+    ("trailing-ws", "s/[[:space:]]*$//"),
+    ("no-match", "s/zzz_not_there/x/g"),
+    ("version-ere", '-E s/"version": "[0-9]+\\.[0-9]+\\.[0-9]+"/"version": "2.0.0"/'),
+    ("every-line", "s/^/    /"),
+]
+_LINES = [
+    "def handler(request, user_id):  ",
+    "    user = getUserById(user_id)",
+    '    "version": "1.2.3",',
+    "\treturn render(request, 'page.html', {'user': user})",
+    "",
+    "import os, sys  # stdlib",
+    "class Service:\t",
+    "    # TODO: cache the lookups",
+    "const total = items.reduce((a, b) => a + b, 0);",
+    "x = 1",
+]
+
+
+def _sample(size: int, seed: int = 7) -> bytes:
+    rng = random.Random(seed)
+    out: list[str] = []
+    length = 0
+    while length < size:
+        line = rng.choice(_LINES)
+        out.append(line)
+        length += len(line) + 1
+    return ("\n".join(out) + "\n").encode("utf-8")
+
+
+def _ours(line: str, path: str) -> None:
+    invocation = parse_command_line(line)
+    with open(path, "rb") as handle:
+        data = handle.read()
+    new = apply_script(invocation.script, data)
+    if new == data:
+        return
+    folder = os.path.dirname(path)
+    fd, temp = tempfile.mkstemp(dir=folder, prefix=".waymark-")
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(new)
+    os.replace(temp, path)
+
+
+def _time(action: Callable[[], None], reset: Callable[[], None]) -> list[float]:
+    runs = []
+    for _ in range(RUNS):
+        reset()
+        started = time.perf_counter()
+        action()
+        runs.append(time.perf_counter() - started)
+    return runs
+
+
+def _compare(size: int, label: str, script: str, shell: bool) -> dict[str, Any]:
+    data = _sample(size)
+    folder = tempfile.mkdtemp(prefix="waymark-speed-")
+    try:
+        master = os.path.join(folder, "master")
+        target = os.path.join(folder, "file.txt")
+        with open(master, "wb") as handle:
+            handle.write(data)
+        args = script.split(" ", 1) if script.startswith("-E ") else [script]
+        line = "sed -i " + " ".join(args[:-1] + ["'" + args[-1] + "'"]) + " " + target
+
+        def reset() -> None:
+            shutil.copyfile(master, target)
+
+        ours = _time(lambda: _ours(line, target), reset)
+        with open(target, "rb") as handle:
+            our_bytes = handle.read()
+        if shell:
+            gnu_action: Callable[[], None] = lambda: subprocess.run(  # noqa: E731
+                ["sh", "-c", line], env=ENV, check=True
+            )
+        else:
+            gnu_action = lambda: subprocess.run(  # noqa: E731
+                ["sed", "-i", *args, target], env=ENV, check=True
+            )
+        gnu = _time(gnu_action, reset)
+        with open(target, "rb") as handle:
+            assert handle.read() == our_bytes, f"{label}: outputs differ"
+    finally:
+        shutil.rmtree(folder)
+    baseline = 'sh -c "sed -i …"' if shell else "GNU sed -i"
+    return {
+        "name": f"sed {label} {size // 1024} KB",
+        "runs": ours,
+        "baseline": baseline,
+        "baseline_runs": gnu,
+        "goal": "ratio <= 1.0",
+        "extra": {
+            "script": script,
+            "bytes": len(data),
+            "ratio": statistics.median(ours) / statistics.median(gnu),
+        },
+    }
+
+
+def figures() -> list[dict[str, Any]]:
+    """8 MB: every script vs GNU sed -i; 10 KB: the rename vs spawning sh -c."""
+    entries = [_compare(8 * 1024 * 1024, label, script, shell=False) for label, script in SCRIPTS]
+    entries += [_compare(10 * 1024, label, script, shell=True) for label, script in SCRIPTS[:2]]
+    return entries
+
+
+def main() -> None:
+    print(f"{'case':<28} {'ours ms':>9} {'baseline':>18} {'base ms':>9} {'ratio':>6}")
+    for entry in figures():
+        ours = statistics.median(entry["runs"]) * 1000
+        gnu = statistics.median(entry["baseline_runs"]) * 1000
+        print(
+            f"{entry['name']:<28} {ours:>9.2f} {entry['baseline']:>18} {gnu:>9.2f} "
+            f"{entry['extra']['ratio']:>6.2f}"
+        )
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
