@@ -69,12 +69,19 @@ class Figure:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def timed(self) -> bool:
+        """Runs are the figure itself, not just how long computing a count or rate took."""
+        return bool(self.runs) and self.value is None
+
+    @property
     def median(self) -> float | None:
-        return statistics.median(self.runs) if self.runs else self.value
+        return statistics.median(self.runs) if self.timed else self.value
 
     @property
     def baseline_median(self) -> float | None:
-        return statistics.median(self.baseline_runs) if self.baseline_runs else self.baseline_value
+        if self.baseline_runs and self.baseline_value is None:
+            return statistics.median(self.baseline_runs)
+        return self.baseline_value
 
     @property
     def ratio(self) -> float | None:
@@ -159,10 +166,13 @@ def normalise(module: str, raw: dict[str, Any]) -> Figure:
 # ---------------------------------------------------------------- goals
 
 CLAUSE = re.compile(
-    r"(?P<subject>[A-Za-z][\w ]*?)?\s*(?P<op>≤|<=|<|≥|>=|>|==|=)\s*"
+    r"^\s*(?P<subject>[A-Za-z][\w ]*?)?\s*(?P<op>≤|<=|<|≥|>=|>|==|=)\s*"
     r"(?P<target>\d+(?:\.\d+)?)\s*(?P<unit>×|x\b|µs|us\b|ms\b|s\b|min\w*|%|MB\b|MiB\b)?"
+    r"\s*(?P<after>[A-Za-z][\w ]*)?"
 )
-COUNT_GOAL = re.compile(r"^\s*(?P<limit>\d+)\s+(?P<what>[a-z][a-z_ ]*?)\s*$")
+COUNT_CLAUSE = re.compile(r"^\s*(?P<limit>\d+)\s+(?P<what>[a-z][a-z_ ]*?)\s*$")
+CLAUSE_SEPARATOR = re.compile(r", |;| and ")
+FRACTION_KEYS = ("share", "rate", "fraction")  # a 0–1 share in extra answers a % clause
 TIME_UNITS = {"µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
 OPS = {
     "≤": float.__le__,
@@ -174,6 +184,7 @@ OPS = {
     "=": float.__eq__,
     "==": float.__eq__,
 }
+NO_DATA, UNCHECKABLE = "no data", "not checkable"
 
 
 def _percentile(runs: list[float], p: float) -> float:
@@ -181,78 +192,91 @@ def _percentile(runs: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-def _extra_number(fig: Figure, subject: str, unit: str) -> float | None:
-    """A clause's subject named as an ``extra`` key: "peak RSS ≤ 150 MB" → ``peak_rss_mb``."""
-    key = subject.strip().lower().replace(" ", "_")
-    for name in (f"{key}_{unit.lower()}", key):
+def _extra_number(fig: Figure, *names: str) -> float | None:
+    for name in names:
         if name in fig.extra:
-            return _number(fig.extra[name])
+            found = fig.extra[name]
+            return float(len(found)) if isinstance(found, list | tuple | dict) else _number(found)
     return None
 
 
-def _clause_measure(fig: Figure, subject: str, unit: str) -> tuple[float | None, str]:
-    """What a goal clause talks about, in the clause's unit, and how to print it."""
-    if unit in ("×", "x"):
-        return fig.ratio, "ratio"
-    percentile = re.fullmatch(r"p(\d+)", subject)
+def _percent(fig: Figure, key: str) -> float | None:
+    if fig.value is not None:
+        return fig.value if fig.unit == "%" else fig.value * 100
+    named = _extra_number(fig, f"{key}_pct", f"{key}_percent")
+    if named is not None:
+        return named
+    share = _extra_number(fig, *FRACTION_KEYS)
+    return None if share is None else share * 100
+
+
+def _clause_measure(fig: Figure, subject: str, unit: str) -> float | None:
+    """What a goal clause talks about, in the clause's unit."""
+    if unit in ("×", "x") or subject == "ratio":
+        return fig.ratio
+    key = subject.lower().replace(" ", "_")
     if unit in TIME_UNITS:
+        percentile = re.fullmatch(r"p(\d+)", subject)
         if percentile and fig.runs:
-            seconds: float | None = _percentile(fig.runs, float(percentile[1]))
-        else:
-            seconds = fig.median if fig.runs or fig.unit == "s" else None
-        return (None if seconds is None else seconds / TIME_UNITS[unit]), subject or "median"
-    if subject and (named := _extra_number(fig, subject, unit)) is not None:
-        return named, subject
+            return _percentile(fig.runs, float(percentile[1])) / TIME_UNITS[unit]
+        seconds = statistics.median(fig.runs) if fig.runs else None
+        if fig.unit == "s" and fig.value is not None:
+            seconds = fig.value
+        return None if seconds is None else seconds / TIME_UNITS[unit]
     if unit == "%":
-        if fig.value is None:
-            return None, "value"
-        return (fig.value if fig.unit == "%" else fig.value * 100), "value"
-    if fig.value is not None:  # a count or rate; "runs" may still carry how long it took
-        return fig.value, "value"
-    return fig.median, "median"
+        return _percent(fig, key)
+    if key and (named := _extra_number(fig, f"{key}_{unit.lower()}", key)) is not None:
+        return named  # "peak RSS ≤ 150 MB" → extra["peak_rss_mb"]
+    return fig.median
 
 
-def _count_verdict(fig: Figure, limit: int, what: str) -> str:
-    """A goal like "0 mismatches": at most that many of the ``extra`` entry so named."""
-    found = fig.extra.get(what.replace(" ", "_"))
-    if isinstance(found, list | tuple | dict):
-        found = len(found)
-    count = _number(found)
-    if count is None:
-        return "no data"
-    return "MET" if count <= limit else f"MISSED: {_num(count)} {what} vs {limit}"
+def _check(fig: Figure, clause: str) -> str | None:
+    """None when the clause holds, else its gap, NO_DATA or UNCHECKABLE."""
+    counted = COUNT_CLAUSE.match(clause)
+    if counted:  # "0 mismatches": at most that many of the extra entry so named
+        what = counted["what"]
+        found = _extra_number(fig, what.replace(" ", "_"))
+        if found is None:
+            return NO_DATA
+        limit = float(counted["limit"])
+        return None if found <= limit else f"{_num(found)} {what} vs {_num(limit)}"
+    c = CLAUSE.match(clause)
+    if not c:
+        return UNCHECKABLE
+    unit = c["unit"] or ""
+    unit = "min" if unit.startswith("min") else unit
+    subject = (c["subject"] or c["after"] or "").strip()
+    measured = _clause_measure(fig, subject, unit)
+    if measured is None:
+        return NO_DATA
+    target = float(c["target"])
+    if OPS[c["op"]](measured, target):
+        return None
+    if unit in ("×", "x") or subject == "ratio":
+        label = "ratio"
+    elif unit in TIME_UNITS:
+        label = subject if re.fullmatch(r"p\d+", subject) else "median"
+    else:
+        label = subject or ("value" if fig.value is not None else "median")
+    shown = unit if unit in ("", "×", "x", "%") else f" {unit}"
+    gap = f"{label} {_num(measured)}{shown} vs {c['op']} {_num(target)}{shown}"
+    return gap + (f" ({(measured / target - 1) * 100:+.0f}%)" if target else "")
 
 
 def verdict(fig: Figure) -> str:
     """``MET``, ``MISSED: <gap>``, or why the goal could not be checked."""
-    if fig.met is not None and not fig.goal:
-        return "MET" if fig.met else "MISSED"
-    clauses = list(CLAUSE.finditer(fig.goal))
-    count_goal = COUNT_GOAL.match(fig.goal)
-    if not clauses and count_goal:
-        return _count_verdict(fig, int(count_goal["limit"]), count_goal["what"])
-    if not clauses:
-        if fig.met is not None:
-            return "MET" if fig.met else "MISSED"
-        return "no goal" if not fig.goal else "not checkable"
-    gaps = []
-    for c in clauses:
-        unit = c["unit"] or ""
-        unit = "min" if unit.startswith("min") else unit
-        measured, label = _clause_measure(fig, c["subject"] or "", unit)
-        if measured is None:
-            return "no data"
-        target = float(c["target"])
-        if not OPS[c["op"]](measured, target):
-            unit = unit if unit in ("", "×", "x", "%") else f" {unit}"
-            gap = f"{label} {_num(measured)}{unit} vs {c['op']} {_num(target)}{unit}"
-            if target:
-                off = (measured / target - 1) * 100
-                gap += f" ({off:+.0f}%)"
-            gaps.append(gap)
-    if fig.met is False and not gaps:
-        gaps.append("the module reports the goal missed")
-    return "MISSED: " + "; ".join(gaps) if gaps else "MET"
+    results = [_check(fig, part) for part in CLAUSE_SEPARATOR.split(fig.goal) if part.strip()]
+    gaps = [r for r in results if r not in (None, NO_DATA, UNCHECKABLE)]
+    if gaps or fig.met is False:
+        return "MISSED: " + "; ".join(gaps or ["as the module reports"])
+    if fig.met:
+        return "MET"
+    if not results:
+        return "no goal"
+    for reason in (NO_DATA, UNCHECKABLE):
+        if reason in results:
+            return reason
+    return "MET"
 
 
 # ---------------------------------------------------------------- formatting
@@ -283,16 +307,16 @@ def _fmt(fig: Figure, x: float | None, *, timed: bool) -> str:
 
 
 def row(fig: Figure) -> dict[str, str]:
-    timed = bool(fig.runs)
+    timed = fig.timed
     ratio = fig.ratio
     return {
         "figure": fig.name,
-        "n": str(len(fig.runs)) if fig.runs else "—",
+        "n": str(len(fig.runs)) if timed else "—",
         "median": _fmt(fig, fig.median, timed=timed),
-        "min": fmt_seconds(min(fig.runs)) if fig.runs else "—",
-        "max": fmt_seconds(max(fig.runs)) if fig.runs else "—",
+        "min": fmt_seconds(min(fig.runs)) if timed else "—",
+        "max": fmt_seconds(max(fig.runs)) if timed else "—",
         "baseline": fig.baseline or "—",
-        "baseline median": _fmt(fig, fig.baseline_median, timed=bool(fig.baseline_runs)),
+        "baseline median": _fmt(fig, fig.baseline_median, timed=timed),
         "ratio": "—" if ratio is None else f"{ratio:.2f}×" if ratio >= 0.1 else f"{ratio:.2g}×",
         "goal": fig.goal or "—",
         "status": verdict(fig),

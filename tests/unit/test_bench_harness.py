@@ -78,8 +78,15 @@ def test_values_rates_and_module_verdicts() -> None:
     assert verdict(memory) == "MISSED: peak RSS 180 MB vs ≤ 150 MB (+20%)"
     soak = normalise("m", {"name": "soak", "value": 0, "runs": [42.0], "goal": "≤ 0"})
     assert verdict(soak) == "MET"
+    assert (row(soak)["n"], row(soak)["median"]) == ("—", "0")
+    coverage = normalise("m", {"name": "cov", "runs": [0.6], "goal": ">= 90% simulated, 0 wrong"})
+    coverage.extra.update(simulated=45, share=0.95, wrong=2)
+    assert verdict(coverage) == "MISSED: 2 wrong vs 0"
+    coverage.extra.update(share=0.8, wrong=0)
+    assert verdict(coverage) == "MISSED: simulated 80% vs >= 90% (-11%)"
+    assert row(coverage)["median"] == "600 ms"
     told = normalise("m", {"name": "replay", "value": 1, "goal": "all cases", "met": False})
-    assert verdict(told) == "MISSED"
+    assert verdict(told) == "MISSED: as the module reports"
 
 
 def test_soak_dialect_integer_runs_and_numeric_goal() -> None:
