@@ -15,9 +15,9 @@ from typing import Any
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "sed"))
 
-from gnu import gnu_args_for_line, gnu_sed_in_place  # noqa: E402
+from sed_oracle import gnu_args_for_line, gnu_sed_in_place
 
-from waymark.sed import SedDecline, apply_script, parse_command_line  # noqa: E402
+from waymark.sed import SedDecline, apply_script, parse_command_line
 
 CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "sed_corpus.txt")
 
@@ -57,7 +57,7 @@ SAMPLE = (
     "FROM python:3.9-slim\n"
     "FROM node:16\n"
     "    uses: actions/checkout@v2\n"
-    "    python-version: \"3.8\"\n"
+    '    python-version: "3.8"\n'
     "branches: [ master ]\n"
     "requests==2.28.0\n"
     "numpy==1.21.0\n"
@@ -77,7 +77,7 @@ SAMPLE = (
     "trailing tabs\t\t\n"
     "\n"
     "no final newline here"
-).encode("utf-8")
+).encode()
 
 
 def corpus_lines() -> list[str]:

@@ -15,17 +15,21 @@ from typing import Any
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "sed"))
 
-from generate import RandomChooser, generate  # noqa: E402
-from gnu import gnu_sed_in_place  # noqa: E402
+from sed_fuzzgen import RandomChooser, generate
+from sed_oracle import gnu_sed_in_place
 
-from waymark.sed import SedDecline, apply_script, parse_command_line  # noqa: E402
+from waymark.sed import SedDecline, apply_script, parse_command_line
 
 INPUTS_PER_CASE = 4
 
 
+def _empty_tally() -> dict[str, Any]:
+    return {"cases": 0, "inputs": 0, "simulated": 0, "declined": 0, "mismatches": []}
+
+
 def _run_chunk(seed: int, count: int) -> dict[str, Any]:
     chooser = RandomChooser(seed)
-    tally: dict[str, Any] = {"cases": 0, "inputs": 0, "simulated": 0, "declined": 0, "mismatches": []}
+    tally = _empty_tally()
     for _ in range(count):
         case = generate(chooser, INPUTS_PER_CASE)
         tally["cases"] += 1
@@ -51,8 +55,9 @@ def _run_chunk(seed: int, count: int) -> dict[str, Any]:
 
 def soak(cases: int, seed: int = 1, workers: int = 2) -> dict[str, Any]:
     chunk = 500
-    seeds = [(seed * 1_000_003 + n, min(chunk, cases - n * chunk)) for n in range((cases + chunk - 1) // chunk)]
-    total: dict[str, Any] = {"cases": 0, "inputs": 0, "simulated": 0, "declined": 0, "mismatches": []}
+    chunks = (cases + chunk - 1) // chunk
+    seeds = [(seed * 1_000_003 + n, min(chunk, cases - n * chunk)) for n in range(chunks)]
+    total = _empty_tally()
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for part in pool.map(_run_chunk, *zip(*seeds, strict=True)):
@@ -88,7 +93,10 @@ def main() -> None:
     cases = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     result = soak(cases, seed)
-    print(f"{'cases':>12} {'inputs':>9} {'simulated':>10} {'declined':>9} {'mismatches':>11} {'seconds':>8}")
+    print(
+        f"{'cases':>12} {'inputs':>9} {'simulated':>10} {'declined':>9} {'mismatches':>11} "
+        f"{'seconds':>8}"
+    )
     print(
         f"{result['cases']:>12} {result['inputs']:>9} {result['simulated']:>10} "
         f"{result['declined']:>9} {len(result['mismatches']):>11} {result['seconds']:>8.1f}"

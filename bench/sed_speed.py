@@ -90,7 +90,7 @@ def _compare(size: int, label: str, script: str, shell: bool) -> dict[str, Any]:
         with open(master, "wb") as handle:
             handle.write(data)
         args = script.split(" ", 1) if script.startswith("-E ") else [script]
-        line = "sed -i " + " ".join(args[:-1] + ["'" + args[-1] + "'"]) + " " + target
+        line = "sed -i " + " ".join([*args[:-1], "'" + args[-1] + "'"]) + " " + target
 
         def reset() -> None:
             shutil.copyfile(master, target)

@@ -2,8 +2,8 @@
 
 Determinism checks need set intersection, and emission needs an exact Python class; both are
 simple on merged ranges. ``locale`` marks sets whose non-ASCII members depend on the glibc
-locale tables (``\\w``, ``[[:alpha:]]``, ...; not ``\\s``, whose few non-ASCII members are listed): they are emitted ASCII-only and the simulation
-refuses non-ASCII input for them.
+locale tables (``\\w``, ``[[:alpha:]]``, ...; not ``\\s``, whose few non-ASCII members are
+listed here): they are emitted ASCII-only and the simulation refuses non-ASCII input for them.
 """
 
 from __future__ import annotations

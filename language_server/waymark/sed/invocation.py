@@ -164,7 +164,7 @@ def parse_command_line(line: str) -> SedInvocation:
                     raise _backup_suffix(suffix)
                 in_place = True
                 if position == len(cluster) and index < len(words) and words[index] == "":
-                    # BSD/macOS spelling of "no backup": sed -i '' … (GNU would read '' as the script).
+                    # BSD/macOS spelling of "no backup": sed -i '' … (GNU reads '' as the script).
                     index += 1
                 break
             if flag in "Er":

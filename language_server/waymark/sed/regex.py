@@ -45,7 +45,7 @@ class Alternatives:
 
 @dataclass(frozen=True)
 class Anchor:
-    """A zero-width assertion: bol/eol (``^ $``), start/end (``\\` \\'``), word, word_start, word_end."""
+    """A zero-width assertion: bol/eol (``^ $``), start/end (``\\` \\'``), word(_start|_end)."""
 
     kind: str
 
@@ -531,7 +531,7 @@ def compile_regex(source: str, extended: bool) -> CompiledRegex:
 
 
 def _lone_anchor(items: list[Item]) -> str:
-    """"bol" for a regex that is just ``^``, "eol" for just ``$``, else ""."""
+    """ "bol" for a regex that is just ``^``, "eol" for just ``$``, else ""."""
     if len(items) == 1 and isinstance(items[0], Anchor):
         return {"bol": "bol", "start": "bol", "eol": "eol", "end": "eol"}.get(items[0].kind, "")
     return ""

@@ -29,7 +29,7 @@ _UNSUPPORTED_FLAGS = {
 
 @dataclass(frozen=True)
 class SubstCommand:
-    """One ``s/regex/replacement/flags``: replace the ``nth`` match, and every later one if ``glob``."""
+    """One ``s/regex/replacement/flags``: replace match ``nth``, and all later ones if ``glob``."""
 
     regex: CompiledRegex
     replacement: Replacement

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
+
 from .decline import SedDecline
 from .regex import CompiledRegex
 from .replacement import Replacement

@@ -228,7 +228,7 @@ def _regex(chooser: Chooser, extended: bool) -> str:
         atom = chooser.choice(atoms)
         # Mostly quantify what GNU lets one quantify, so most commands exercise the engine.
         quantifier = chooser.choice(quantifiers)
-        if atom[:2] in _ZERO_WIDTH or atom.startswith("(") and chooser.integer(0, 5) != 0:
+        if atom[:2] in _ZERO_WIDTH or (atom.startswith("(") and chooser.integer(0, 5) != 0):
             quantifier = ""
         if chooser.integer(0, 5) == 0:
             open_group, close_group = ("(", ")") if extended else ("\\(", "\\)")

@@ -8,7 +8,7 @@ time (with a reason) but not every one of them.
 from __future__ import annotations
 
 import pytest
-from gnu import gnu_args_for_line, gnu_sed_in_place, simulate
+from sed_oracle import gnu_args_for_line, gnu_sed_in_place, simulate
 
 INPUTS = [
     b"foo bar baz\nFoo Bar foo\n",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from generate import RandomChooser, generate
-from gnu import gnu_sed_in_place
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sed_fuzzgen import RandomChooser, generate
+from sed_oracle import gnu_sed_in_place
 
 from waymark.sed import SedDecline, apply_script, parse_command_line
 
