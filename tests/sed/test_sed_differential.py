@@ -462,6 +462,8 @@ DECLINED = [
     ("sed -i 's/a/b/' -", "standard input"),
     ("sed -i 's/a/b/' ''", "empty"),
     ("sed -i 's/a/b/' f -E", "after an operand"),
+    ("sed -i -e 's/a+/b/' -E f", "-E after -e"),
+    ("sed -i --expression='s/a+/b/' --regexp-extended f", "-E after -e"),
     ("sed -i 's//x/' f", "no previous regex"),
     ("sed -i 's/\\(a\\)//;s//\\1/' f", "empty (reused) regex"),
     ("sed -i 's/a/b' f", "unterminated"),

@@ -93,6 +93,15 @@ def _long_option(name: str) -> str:
     raise SedDecline(f"unknown option --{name}: GNU sed rejects it")
 
 
+def _extended_after(expressions: list[str]) -> bool:
+    if expressions:
+        raise SedDecline(
+            "-E after -e is not simulated: GNU compiles each -e with the options seen so far, "
+            "so the earlier scripts stay basic regexes; put -E first"
+        )
+    return True
+
+
 def _backup_suffix(suffix: str) -> SedDecline:
     return SedDecline(
         f"-i with a backup suffix ({suffix!r}) also writes a backup file, which is not simulated"
@@ -140,7 +149,7 @@ def parse_command_line(line: str) -> SedInvocation:
                     raise _backup_suffix(value)
                 in_place = True
             elif option == "regexp-extended":
-                extended = True
+                extended = _extended_after(expressions)
             elif option == "expression":
                 if not has_value:
                     if index >= len(words):
@@ -168,7 +177,7 @@ def parse_command_line(line: str) -> SedInvocation:
                     index += 1
                 break
             if flag in "Er":
-                extended = True
+                extended = _extended_after(expressions)
             elif flag == "e":
                 value = cluster[position:]
                 if not value:
