@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .text import TextFile, split_lines
+from .text import TextFile
 
 Opcode = tuple[str, int, int, int, int]
 
@@ -72,13 +72,45 @@ def _range(start: int, length: int) -> str:
     return f"{start + 1 if length else start},{length}"
 
 
-def unified_diff(display: str, before: str | None, after: str | None, context: int = 3) -> str:
-    """A ``git diff``-style unified diff; ``None`` stands for an absent file."""
-    old = [] if before is None else _with_ends(before)
-    new = [] if after is None else _with_ends(after)
-    hunks = _hunks(opcodes(old, new), context)
+@dataclass(frozen=True)
+class DiffStats:
+    insertions: int
+    deletions: int
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """A file's unified diff and its line counts, from one diffing pass."""
+
+    text: str
+    stats: DiffStats
+
+
+def _stats(ops: list[Opcode]) -> DiffStats:
+    insertions = deletions = 0
+    for tag, i1, i2, j1, j2 in ops:
+        if tag in ("replace", "delete"):
+            deletions += i2 - i1
+        if tag in ("replace", "insert"):
+            insertions += j2 - j1
+    return DiffStats(insertions, deletions)
+
+
+def count_changes(before: Sequence[str], after: Sequence[str]) -> DiffStats:
+    """Lines inserted and deleted between two line lists."""
+    return _stats(opcodes(before, after))
+
+
+def diff_file(
+    display: str, before: TextFile | None, after: TextFile | None, context: int = 3
+) -> FileDiff:
+    """A ``git diff``-style unified diff (``None`` stands for an absent file) and its counts."""
+    old = [] if before is None else before.lines_with_ends()
+    new = [] if after is None else after.lines_with_ends()
+    ops = opcodes(old, new)
+    hunks = _hunks(ops, context)
     if not hunks:
-        return ""
+        return FileDiff("", _stats(ops))
     out = [
         "--- /dev/null\n" if before is None else f"--- a/{display}\n",
         "+++ /dev/null\n" if after is None else f"+++ b/{display}\n",
@@ -101,29 +133,16 @@ def unified_diff(display: str, before: str | None, after: str | None, context: i
             line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
             for line in lines
         )
-    return "".join(out)
+    return FileDiff("".join(out), _stats(ops))
 
 
-def _with_ends(text: str) -> list[str]:
-    lines, eols = split_lines(text)
-    return [line + eol for line, eol in zip(lines, eols, strict=True)]
-
-
-@dataclass(frozen=True)
-class DiffStats:
-    insertions: int
-    deletions: int
-
-
-def count_changes(before: Sequence[str], after: Sequence[str]) -> DiffStats:
-    """Lines inserted and deleted between two line lists."""
-    insertions = deletions = 0
-    for tag, i1, i2, j1, j2 in opcodes(before, after):
-        if tag in ("replace", "delete"):
-            deletions += i2 - i1
-        if tag in ("replace", "insert"):
-            insertions += j2 - j1
-    return DiffStats(insertions, deletions)
+def unified_diff(display: str, before: str | None, after: str | None, context: int = 3) -> str:
+    return diff_file(
+        display,
+        None if before is None else TextFile.from_text(before),
+        None if after is None else TextFile.from_text(after),
+        context,
+    ).text
 
 
 def utf16_len(text: str) -> int:
@@ -139,8 +158,8 @@ def _position(tf: TextFile, index: int) -> dict[str, int]:
 
 def text_edits(before: TextFile, after: TextFile) -> list[dict[str, Any]]:
     """Minimal whole-line LSP ``TextEdit``s turning ``before`` into ``after``."""
-    old = [line + eol for line, eol in zip(before.lines, before.eols, strict=True)]
-    new = [line + eol for line, eol in zip(after.lines, after.eols, strict=True)]
+    old = before.lines_with_ends()
+    new = after.lines_with_ends()
     edits: list[dict[str, Any]] = []
     for tag, i1, i2, j1, j2 in opcodes(old, new):
         if tag == "equal":

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..diff import EditTarget, count_changes, unified_diff, workspace_edit
+from ..diff import EditTarget, diff_file, unified_diff, workspace_edit
 from ..errors import Declined, FileChangedSinceRead, InvalidParams
 from ..files import atomic_write, create_parents, delete_file, digest, read_state
 from ..text import TextFile
@@ -286,13 +286,14 @@ def _result(
     insertions = deletions = 0
     diffs = []
     for change, after in written:
-        before_text, after_text = _text_or_none(change.source.data), _text_or_none(after)
-        diffs.append(unified_diff(change.source.resolved.display, before_text, after_text))
-        stats = count_changes(
-            TextFile.from_text(before_text or "").lines, TextFile.from_text(after_text or "").lines
+        diff = diff_file(
+            change.source.resolved.display,
+            _decode_or_none(change.source.data),
+            _decode_or_none(after),
         )
-        insertions += stats.insertions
-        deletions += stats.deletions
+        diffs.append(diff.text)
+        insertions += diff.stats.insertions
+        deletions += diff.stats.deletions
     unified = "".join(diffs)
     if "diff" in result:
         result["unifiedDiff"] = unified
