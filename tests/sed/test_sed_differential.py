@@ -481,6 +481,8 @@ DECLINED = [
     ("sed -i 's/\\(ab\\)*/x/' f", "quantifier on a group"),
     ("sed -i 's/a**/x/' f", "another quantifier"),
     ("sed -i -E 's/a+*/x/' f", "another quantifier"),
+    ("sed -i 's/a\\{1\\}*/x/' f", "another quantifier"),
+    ("sed -i -E 's/a{1}{2}/x/' f", "another quantifier"),
     ("sed -i 's/a*a*/x/' f", "leftmost-longest"),
     ("sed -i 's/\\(.*\\)foo.*/x/' f", "leftmost-longest"),
     ("sed -i 's/.*\\(foo\\).*/x/' f", "leftmost-longest"),

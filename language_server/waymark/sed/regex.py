@@ -129,6 +129,7 @@ class _Parser:
     def sequence(self) -> tuple[Node, ...]:
         nodes: list[Node] = []
         branch_start = self.pos
+        quantified = False
         while self.pos < len(self.text) and not self.at_bar() and not self.at_group_close():
             at_start = self.pos == branch_start
             after_anchor = len(nodes) == 1 and nodes[0] == Anchor("bol")
@@ -146,9 +147,13 @@ class _Parser:
                     continue
                 if after_anchor:
                     raise self.fail("a quantifier after '^' is not simulated")
+                if quantified:
+                    raise self.fail("a quantifier on another quantifier is not simulated")
                 nodes[-1] = self.quantify(nodes[-1])
+                quantified = True
                 continue
             nodes.append(self.atom(at_start))
+            quantified = False
         return tuple(nodes)
 
     def quantifier_ahead(self) -> bool:
@@ -168,10 +173,8 @@ class _Parser:
             low, high = (1, None) if op == "+" else (0, 1)
         else:
             low, high = self.interval()
-        if not isinstance(node, Repeat) or (node.low, node.high) != (1, 1):
-            raise self.fail(
-                "a quantifier on a group, an anchor or another quantifier is not simulated"
-            )
+        if not isinstance(node, Repeat):
+            raise self.fail("a quantifier on a group or an anchor is not simulated")
         return Repeat(node.chars, low, high)
 
     def interval(self) -> tuple[int, int | None]:

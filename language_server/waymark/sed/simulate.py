@@ -21,26 +21,27 @@ from .script import SedScript, SubstCommand
 _Repl = str | Callable[[re.Match[str]], str]
 
 
+def _locale_decline(regex: CompiledRegex) -> SedDecline:
+    return SedDecline(
+        f"regex {regex.source!r} uses a locale class or word boundary and a line it could "
+        "match has non-ASCII characters, whose classification is not simulated"
+    )
+
+
 def _check_locale(regex: CompiledRegex, text: str) -> None:
-    """Refuse non-ASCII text a locale-dependent regex might examine."""
+    """Refuse non-ASCII text a locale-dependent regex might examine (``text``: whole lines)."""
     if not regex.locale_dependent or text.isascii():
         return
     literal = regex.required_literal
     if not literal:
-        raise SedDecline(
-            f"regex {regex.source!r} uses a locale class or word boundary and the text has "
-            "non-ASCII characters, whose classification is not simulated"
-        )
+        raise _locale_decline(regex)
     found = text.find(literal)
     while found >= 0:
         start = text.rfind("\n", 0, found) + 1
         end = text.find("\n", found)
         end = len(text) if end < 0 else end
         if not text[start:end].isascii():
-            raise SedDecline(
-                f"regex {regex.source!r} uses a locale class or word boundary and a line it "
-                "could match has non-ASCII characters, whose classification is not simulated"
-            )
+            raise _locale_decline(regex)
         found = text.find(literal, max(end, found + 1))
 
 
@@ -165,7 +166,9 @@ def _apply_lines(commands: tuple[SubstCommand, ...], text: str) -> str:
     lines = text.split("\n")
     for index, line in enumerate(lines):
         for command in commands:
-            _check_locale(command.regex, line)
+            # A pattern space may hold several lines here, and a match may span them.
+            if command.regex.locale_dependent and not line.isascii():
+                raise _locale_decline(command.regex)
             line = _gnu_subst(command.regex.space_pattern, line, command)
         lines[index] = line
     return "\n".join(lines)
