@@ -18,12 +18,8 @@ from .text import TextFile
 Opcode = tuple[str, int, int, int, int]
 
 
-def opcodes(before: Sequence[str], after: Sequence[str]) -> list[Opcode]:
-    """difflib opcodes, computed only between the first and last differing lines.
-
-    Agents change a few lines of large files; trimming the common head and tail first keeps
-    diffing proportional to the change instead of quadratic-ish in the file.
-    """
+def common_ends(before: Sequence[Any], after: Sequence[Any]) -> tuple[int, int]:
+    """How many leading and trailing items two sequences share (never overlapping)."""
     limit = min(len(before), len(after))
     head = 0
     while head < limit and before[head] == after[head]:
@@ -31,6 +27,16 @@ def opcodes(before: Sequence[str], after: Sequence[str]) -> list[Opcode]:
     tail = 0
     while tail < limit - head and before[-1 - tail] == after[-1 - tail]:
         tail += 1
+    return head, tail
+
+
+def opcodes(before: Sequence[str], after: Sequence[str]) -> list[Opcode]:
+    """difflib opcodes, computed only between the first and last differing lines.
+
+    Agents change a few lines of large files; trimming the common head and tail first keeps
+    diffing proportional to the change instead of quadratic-ish in the file.
+    """
+    head, tail = common_ends(before, after)
     matcher = difflib.SequenceMatcher(
         None, before[head : len(before) - tail], after[head : len(after) - tail], autojunk=False
     )

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import attrs
 
-from ..edits.replace import ReplaceEdit, parse_edits, plan_multi_replace, plan_replace, plan_write
+from ..edits.replace import (
+    ReplaceEdit,
+    ReplaceResult,
+    parse_edits,
+    plan_multi_replace,
+    plan_replace,
+    plan_write,
+)
 from .changes import FileChange, Loaded, Proposal, encode_as, load, load_path
 from .context import CommandContext
 from .params import require
@@ -41,34 +49,41 @@ def _read_guarded(ctx: CommandContext, loaded: Loaded) -> Loaded:
     return loaded
 
 
-def replace(ctx: CommandContext, params: ReplaceParams) -> Proposal:
-    require(params.expected_replacements >= 1, "expected_replacements", "must be 1 or more")
-    loaded = _read_guarded(ctx, load_path(ctx, params.path))
+def _replace_in_file(
+    ctx: CommandContext, path: str, plan: Callable[[str], ReplaceResult], field: str, label: str
+) -> tuple[Proposal, ReplaceResult]:
+    loaded = _read_guarded(ctx, load_path(ctx, path))
     tf = loaded.text_file()
-    edit = ReplaceEdit(params.old_string, params.new_string, params.expected_replacements)
-    planned = plan_replace(tf.text, edit)
+    planned = plan(tf.text)
     result = {
         "snippet": planned.snippet,
         "replacements": planned.replacements,
         "warnings": list(planned.warnings),
     }
-    change = FileChange(loaded, encode_as(tf, planned.text, "new_string"))
-    return Proposal("replace", "Waymark: replace", [change], result)
+    change = FileChange(loaded, encode_as(tf, planned.text, field))
+    return Proposal("replace", label, [change], result), planned
+
+
+def replace(ctx: CommandContext, params: ReplaceParams) -> Proposal:
+    require(params.expected_replacements >= 1, "expected_replacements", "must be 1 or more")
+    edit = ReplaceEdit(params.old_string, params.new_string, params.expected_replacements)
+    proposal, _ = _replace_in_file(
+        ctx, params.path, lambda text: plan_replace(text, edit), "new_string", "Waymark: replace"
+    )
+    return proposal
 
 
 def multi_replace(ctx: CommandContext, params: MultiReplaceParams) -> Proposal:
     edits = parse_edits(params.edits)
-    loaded = _read_guarded(ctx, load_path(ctx, params.path))
-    tf = loaded.text_file()
-    planned = plan_multi_replace(tf.text, edits)
-    result = {
-        "snippet": planned.snippet,
-        "replacements": planned.replacements,
-        "editsApplied": planned.edits_applied,
-        "warnings": list(planned.warnings),
-    }
-    change = FileChange(loaded, encode_as(tf, planned.text, "edits"))
-    return Proposal("replace", "Waymark: multi-replace", [change], result)
+    proposal, planned = _replace_in_file(
+        ctx,
+        params.path,
+        lambda text: plan_multi_replace(text, edits),
+        "edits",
+        "Waymark: multi-replace",
+    )
+    proposal.result["editsApplied"] = planned.edits_applied
+    return proposal
 
 
 def write(ctx: CommandContext, params: WriteParams) -> Proposal:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..diff import common_ends
 from .matching import LineIndex
 
 CONTEXT = 3
@@ -37,13 +38,7 @@ class Change:
 
 def trimmed_change(start: int, old: str, new: str) -> Change:
     """The change made by writing ``new`` over ``old`` at ``start``, common ends trimmed."""
-    limit = min(len(old), len(new))
-    head = 0
-    while head < limit and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
+    head, tail = common_ends(old, new)
     return Change(start + head, start + len(new) - tail, old[head : len(old) - tail])
 
 
