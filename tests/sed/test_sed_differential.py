@@ -354,6 +354,11 @@ SCRIPTS = _cases(
     ("whole-line-group-before", "sed -i 's/\\(f\\).*o.*/<\\1>/' f"),
     ("whole-line-comment-toggle", "sed -i 's/^# \\(.*debug.*\\)/\\1/' f"),
     ("whole-line-containing-ere", "sed -i -E 's/.*[Ff]oo.*/X/g' f"),
+    ("leading-dot-star-global", "sed -i 's/.*o/<&>/g' f"),
+    ("leading-dot-plus-global", "sed -i 's/.\\+a/<&>/g' f"),
+    ("leading-dot-star-group", "sed -i 's/\\(.*\\)o/[\\1]/2' f"),
+    ("leading-dot-star-nullable-global", "sed -i 's/.*/[&]/g' f"),
+    ("leading-dot-interval", "sed -i -E 's/.{2,}b/X/g' f"),
     ("many-commands", "sed -i -e 's/a/b/g' -e 's/b/c/2' -e 's/c*/[&]/' f"),
 )
 

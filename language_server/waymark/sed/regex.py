@@ -369,16 +369,18 @@ def _prefix_free(options: tuple[str, ...]) -> bool:
     return not any(a != b and b.startswith(a) for a in options for b in options)
 
 
+def _is_rest_of_line(item: Item) -> bool:
+    """``.*``, ``.+``, ``.\\{n,\\}``: can take everything up to the line end."""
+    return isinstance(item, Repeat) and item.high is None and item.chars == CharSet.anything()
+
+
 def _ends_with_rest_of_line(tail: list[Item]) -> bool:
     """Fixed-width items, then ``.*``-like, then only anchors: every match ends at the line end."""
     consuming = [i for i, item in enumerate(tail) if not isinstance(item, Anchor)]
     if not consuming:
         return False
-    last = tail[consuming[-1]]
     return (
-        isinstance(last, Repeat)
-        and last.high is None
-        and last.chars == CharSet.anything()
+        _is_rest_of_line(tail[consuming[-1]])
         and all(_fixed_width(item) for item in tail[: consuming[-1]])
         and all(
             isinstance(item, Anchor) and item.kind in ("eol", "end")
@@ -513,8 +515,13 @@ def compile_regex(source: str, extended: bool) -> CompiledRegex:
     locale = any(isinstance(i, Repeat) and i.chars.locale for i in items) or any(
         isinstance(i, Anchor) and i.kind.startswith("word") for i in items
     )
-    buffer_source = _emit(nodes, buffer=True)
-    space_source = _emit(nodes, buffer=False)
+    # A regex that opens with ".*" matches from the line start whenever it matches at all,
+    # and its longest match leaves nothing for a second one: anchoring it is exact, and it
+    # keeps Python from retrying every start of a long line (quadratic on minified files).
+    leading_rest = bool(items) and _is_rest_of_line(items[0])
+    anchor = "^" if leading_rest else ""
+    buffer_source = anchor + _emit(nodes, buffer=True)
+    space_source = anchor + _emit(nodes, buffer=False)
     return CompiledRegex(
         source=source,
         buffer_pattern=re.compile(buffer_source, re.MULTILINE | re.ASCII),
@@ -524,7 +531,8 @@ def compile_regex(source: str, extended: bool) -> CompiledRegex:
         group_nullable=_group_nullability(nodes, parser.groups),
         locale_dependent=locale,
         required_literal=_required_literal(items),
-        line_anchored=bool(items) and items[0] in (Anchor("bol"), Anchor("start")),
+        line_anchored=leading_rest
+        or (bool(items) and items[0] in (Anchor("bol"), Anchor("start"))),
         has_line_anchor=any(
             isinstance(i, Anchor) and i.kind in ("bol", "eol", "start", "end") for i in items
         ),
