@@ -291,6 +291,14 @@ async def test_sed_declines_without_writing(agent: Agent, tmp_path: Path) -> Non
     assert path.read_bytes() == b"foo\n"
 
 
+async def test_sed_declines_a_huge_single_line(agent: Agent) -> None:
+    data = b"a" * (300 * 1024) + b"\n"
+    path = put(agent.root, "one-line.csv", data)
+    result = await agent("sed", command="sed -i 's/[^,]*,/x/' one-line.csv")
+    assert result["simulated"] is False and result["error"] == "line_too_long"
+    assert path.read_bytes() == data
+
+
 async def test_sed_that_matches_nothing_does_not_rewrite(agent: Agent) -> None:
     path = put(agent.root, "a.txt", b"foo\n")
     before = path.stat()

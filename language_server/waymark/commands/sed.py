@@ -26,6 +26,17 @@ class SedParams:
     preview: bool = False
 
 
+# Python's backtracking regex can go quadratic on one huge line (e.g. `[^,]*,` with no comma);
+# GNU's DFA does not, so such lines are left to the real sed.
+MAX_LINE_BYTES = 256 * 1024
+
+
+def _longest_line(data: bytes) -> int:
+    if len(data) <= MAX_LINE_BYTES:
+        return len(data)
+    return max(map(len, data.split(b"\n")))
+
+
 def _declined(reason: str, **details: Any) -> dict[str, Any]:
     return {"ok": True, "simulated": False, "reason": reason, **details}
 
@@ -48,6 +59,12 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
             )
     except WaymarkError as exc:
         return _declined(exc.message, error=exc.code)
+    if _longest_line(loaded.data) > MAX_LINE_BYTES:
+        return _declined(
+            f"{invocation.path} has a line over {MAX_LINE_BYTES} bytes; a regex can take "
+            "quadratic time on such a line, so Waymark does not simulate it.",
+            error="line_too_long",
+        )
     try:
         after = apply_script(invocation.script, loaded.data)
     except SedDecline as decline:
