@@ -102,11 +102,6 @@ def _stats(ops: list[Opcode]) -> DiffStats:
     return DiffStats(insertions, deletions)
 
 
-def count_changes(before: Sequence[str], after: Sequence[str]) -> DiffStats:
-    """Lines inserted and deleted between two line lists."""
-    return _stats(opcodes(before, after))
-
-
 def diff_file(
     display: str, before: TextFile | None, after: TextFile | None, context: int = 3
 ) -> FileDiff:
@@ -140,15 +135,6 @@ def diff_file(
             for line in lines
         )
     return FileDiff("".join(out), _stats(ops))
-
-
-def unified_diff(display: str, before: str | None, after: str | None, context: int = 3) -> str:
-    return diff_file(
-        display,
-        None if before is None else TextFile.from_text(before),
-        None if after is None else TextFile.from_text(after),
-        context,
-    ).text
 
 
 def utf16_len(text: str) -> int:

@@ -6,11 +6,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from unidiff import PatchSet
 
-from waymark.diff import EditTarget, count_changes, text_edits, unified_diff, workspace_edit
+from waymark.diff import EditTarget, diff_file, text_edits, workspace_edit
 from waymark.text import TextFile, split_lines
 
 PIECES = ["a", "b", "é", "😀", "\n", "x\n", "y\r\n", "\r", "\r\n", "\u2028"]
 texts = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
+
+
+def unified_diff(display: str, before: str | None, after: str | None) -> str:
+    def decode(text: str | None) -> TextFile | None:
+        return None if text is None else TextFile.from_text(text)
+
+    return diff_file(display, decode(before), decode(after)).text
 
 
 def _lines(text: str) -> list[str]:
@@ -77,10 +84,10 @@ def test_missing_final_newline_is_marked_and_counts_are_exact() -> None:
         "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n"
         "\\ No newline at end of file\n+TWO\n\\ No newline at end of file\n"
     )
-    assert count_changes(["a", "b", "c"], ["a", "B", "c", "d"]).__dict__ == {
-        "insertions": 2,
-        "deletions": 1,
-    }
+    stats = diff_file(
+        "a.txt", TextFile.from_text("a\nb\nc\n"), TextFile.from_text("a\nB\nc\nd\n")
+    ).stats
+    assert (stats.insertions, stats.deletions) == (2, 1)
     assert unified_diff("n.txt", None, "x\n") == "--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1 @@\n+x\n"
 
 

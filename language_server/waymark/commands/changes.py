@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..diff import EditTarget, diff_file, unified_diff, workspace_edit
+from ..diff import EditTarget, FileDiff, diff_file, workspace_edit
 from ..errors import Declined, FileChangedSinceRead, InvalidParams
 from ..files import atomic_write, create_parents, delete_file, digest, read_state
 from ..text import TextFile
@@ -42,13 +43,18 @@ class Loaded:
     def dirty(self) -> bool:
         return self.version is not None and self.data != self.disk
 
-    @property
+    # Handlers, previews and results all look at the same snapshot: hash and decode it once.
+    @cached_property
     def digest(self) -> str | None:
         return None if self.data is None else digest(self.data)
 
+    @cached_property
+    def decoded(self) -> TextFile | None:
+        return None if self.data is None else TextFile.decode(self.data)
+
     def text_file(self) -> TextFile:
-        assert self.data is not None
-        return TextFile.decode(self.data)
+        assert self.decoded is not None
+        return self.decoded
 
 
 def encode_as(like: TextFile, text: str, field: str) -> bytes:
@@ -88,6 +94,14 @@ class FileChange:
     source: Loaded
     after: bytes | None  # None: delete the file
 
+    @cached_property
+    def after_file(self) -> TextFile | None:
+        return None if self.after is None else TextFile.decode(self.after)
+
+    @property
+    def changed(self) -> bool:
+        return self.after != self.source.data
+
 
 @dataclass
 class Proposal:
@@ -102,55 +116,37 @@ class Proposal:
 
     @property
     def changed(self) -> bool:
-        return any(c.after != c.source.data for c in self.changes)
+        return any(c.changed for c in self.changes)
 
 
-def _decode_or_none(data: bytes | None) -> TextFile | None:
-    return None if data is None else TextFile.decode(data)
+def _diff(changes: list[FileChange]) -> list[FileDiff]:
+    return [diff_file(c.source.resolved.display, c.source.decoded, c.after_file) for c in changes]
 
 
-def _text_or_none(data: bytes | None) -> str | None:
-    tf = _decode_or_none(data)
-    return None if tf is None else tf.text
-
-
-def proposal_diff(proposal: Proposal) -> str:
-    return "".join(
-        unified_diff(
-            c.source.resolved.display, _text_or_none(c.source.data), _text_or_none(c.after)
-        )
-        for c in proposal.changes
-        if c.after != c.source.data
-    )
-
-
-def proposal_edit(proposal: Proposal, *, confirm: bool) -> dict[str, Any]:
+def _workspace_edit(changes: list[FileChange], label: str, *, confirm: bool) -> dict[str, Any]:
     targets = [
         EditTarget(
             uri=c.source.uri,
             display=c.source.resolved.display,
-            before=_decode_or_none(c.source.data),
-            after=_decode_or_none(c.after),
+            before=c.source.decoded,
+            after=c.after_file,
             version=c.source.version,
         )
-        for c in proposal.changes
-        if c.after != c.source.data
+        for c in changes
     ]
-    return workspace_edit(targets, proposal.label, confirm=confirm)
+    return workspace_edit(targets, label, confirm=confirm)
 
 
-def preview_files(proposal: Proposal) -> list[dict[str, Any]]:
+def _preview_files(changes: list[FileChange]) -> list[dict[str, Any]]:
     files = []
-    for c in proposal.changes:
-        if c.after == c.source.data:
-            continue
+    for c in changes:
         action = "deleted" if c.after is None else "created" if c.source.data is None else "updated"
         files.append(
             {
                 "path": c.source.resolved.display,
                 "uri": c.source.uri,
                 "action": action,
-                "newContent": _text_or_none(c.after),
+                "newContent": None if c.after_file is None else c.after_file.text,
             }
         )
     return files
@@ -161,6 +157,7 @@ async def finish(ctx: CommandContext, proposal: Proposal, *, preview: bool) -> d
     if not preview:
         return await commit(ctx, proposal)
     token = ctx.pending.add(proposal)
+    changes = [c for c in proposal.changes if c.changed]
     result = dict(proposal.result)
     if not result.get("warnings"):
         result.pop("warnings", None)
@@ -170,29 +167,31 @@ async def finish(ctx: CommandContext, proposal: Proposal, *, preview: bool) -> d
         ok=True,
         preview=True,
         token=token,
-        changed=proposal.changed,
-        diff=proposal_diff(proposal),
-        workspaceEdit=proposal_edit(proposal, confirm=True),
-        files=preview_files(proposal),
+        changed=bool(changes),
+        diff="".join(d.text for d in _diff(changes)),
+        workspaceEdit=_workspace_edit(changes, proposal.label, confirm=True),
+        files=_preview_files(changes),
     )
     return result
 
 
 def with_new_content(proposal: Proposal, new_content: str) -> Proposal:
     """The proposal with the user's edited text in place of ours (single-file only)."""
-    targets = [c for c in proposal.changes if c.after is not None]
-    if len(proposal.changes) != 1 or not targets or proposal.apply is not None:
+    if (
+        len(proposal.changes) != 1
+        or proposal.apply is not None
+        or proposal.changes[0].after is None
+    ):
         raise InvalidParams(
             "newContent can only replace the proposal for a single created or updated file; "
             "apply without newContent or discard the preview.",
             {"field": "newContent"},
         )
-    change = targets[0]
-    like = TextFile.decode(change.after) if change.after is not None else TextFile((), ())
-    after = encode_as(like, new_content, "newContent")
+    change = proposal.changes[0]
+    assert change.after_file is not None
+    after = encode_as(change.after_file, new_content, "newContent")
     result = dict(proposal.result)
-    edited = after != change.after
-    if edited:
+    if after != change.after:
         result.pop("diff", None)
         result["editedByUser"] = True
         result["warnings"] = [
@@ -221,7 +220,7 @@ async def _write_all(ctx: CommandContext, proposal: Proposal) -> dict[str, Any]:
                 {"path": now.resolved.display, "suggested_action": "re-read_file"},
             )
     warnings: list[str] = list(proposal.result.get("warnings", []))
-    changes = [c for c in proposal.changes if c.after != c.source.data]
+    changes = [c for c in proposal.changes if c.changed]
     through_editor = ctx.editor is not None and (
         ctx.options.approval == "editor" or any(c.source.dirty for c in changes)
     )
@@ -230,19 +229,17 @@ async def _write_all(ctx: CommandContext, proposal: Proposal) -> dict[str, Any]:
             warnings.extend(
                 ctx.history.track_edit(change.source.resolved.real, change.source.resolved.display)
             )
-    written: list[tuple[FileChange, bytes | None]] = []
     if changes and through_editor:
-        written = await _apply_through_editor(ctx, proposal, changes)
+        await _apply_through_editor(ctx, proposal, changes)
     else:
         for change in changes:
             _write(change.source.resolved, change.after)
-            written.append((change, change.after))
-    for change, after in written:
-        new_digest = None if after is None else digest(after)
+    for change in changes:
+        new_digest = None if change.after is None else digest(change.after)
         if ctx.history is not None:
             ctx.history.record_write(change.source.resolved.real, new_digest)
         ctx.session.note_write(change.source.resolved.real, new_digest, proposal.writer)
-    return _result(proposal, warnings, written)
+    return _result(proposal, warnings, changes)
 
 
 def _write(resolved: ResolvedPath, after: bytes | None) -> None:
@@ -255,18 +252,17 @@ def _write(resolved: ResolvedPath, after: bytes | None) -> None:
 
 async def _apply_through_editor(
     ctx: CommandContext, proposal: Proposal, changes: list[FileChange]
-) -> list[tuple[FileChange, bytes | None]]:
+) -> None:
     assert ctx.editor is not None
     confirm = ctx.options.approval == "editor"
-    sub = Proposal(proposal.writer, proposal.label, changes)
-    applied = await ctx.editor.apply_edit(proposal_edit(sub, confirm=confirm), proposal.label)
+    edit = _workspace_edit(changes, proposal.label, confirm=confirm)
+    applied = await ctx.editor.apply_edit(edit, proposal.label)
     if not applied:
         raise Declined(
             "The user declined the change in the editor; nothing was written. Ask before "
             "trying a different change.",
             {"paths": [c.source.resolved.display for c in changes]},
         )
-    written: list[tuple[FileChange, bytes | None]] = []
     for change in changes:
         # "Applied" means the client applied exactly our edit. Its buffer may not say so yet
         # (Neovim debounces didChange past the response), so the proposal is the truth.
@@ -275,35 +271,18 @@ async def _apply_through_editor(
             disk = read_state(change.source.resolved.real).data
             if disk != change.after:
                 _write(change.source.resolved, change.after)
-        written.append((change, change.after))
-    return written
 
 
-def _result(
-    proposal: Proposal, warnings: list[str], written: list[tuple[FileChange, bytes | None]]
-) -> dict[str, Any]:
+def _result(proposal: Proposal, warnings: list[str], changes: list[FileChange]) -> dict[str, Any]:
     result = dict(proposal.result)
-    insertions = deletions = 0
-    diffs = []
-    for change, after in written:
-        diff = diff_file(
-            change.source.resolved.display,
-            _decode_or_none(change.source.data),
-            _decode_or_none(after),
-        )
-        diffs.append(diff.text)
-        insertions += diff.stats.insertions
-        deletions += diff.stats.deletions
-    unified = "".join(diffs)
-    if "diff" in result:
-        result["unifiedDiff"] = unified
-    else:
-        result["diff"] = unified
+    diffs = _diff(changes)
+    unified = "".join(d.text for d in diffs)
+    result["unifiedDiff" if "diff" in result else "diff"] = unified
     result.update(
         ok=True,
-        changed=bool(written),
-        insertions=insertions,
-        deletions=deletions,
+        changed=bool(changes),
+        insertions=sum(d.stats.insertions for d in diffs),
+        deletions=sum(d.stats.deletions for d in diffs),
         writer_type=proposal.writer,
     )
     if len(proposal.changes) == 1:
