@@ -9,36 +9,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-# The contract's error codes, in one place: command results, docs and tests use these names.
-ERROR_CODES: tuple[str, ...] = (
-    "invalid_params",
-    "path_outside_workspace",
-    "protected_path",
-    "file_not_found",
-    "is_directory",
-    "binary_file",
-    "file_too_large",
-    "read_required",
-    "file_changed_since_read",
-    "anchor_stale",
-    "anchor_ambiguous",
-    "anchor_context_ambiguous",
-    "anchor_low_entropy",
-    "invalid_range_order",
-    "operations_overlap",
-    "safety_check_failed",
-    "old_string_not_found",
-    "replacement_count_mismatch",
-    "no_op",
-    "edit_conflict",
-    "unknown_prompt",
-    "unknown_token",
-    "rewind_in_progress",
-    "declined",
-    "io_error",
-    "internal_error",
-)
-
 
 class WaymarkError(Exception):
     """Base of every error a command can answer with."""

@@ -16,12 +16,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from . import __version__
 from .commands.context import CommandContext, OpenDocument, load_options
 from .commands.registry import COMMANDS, execute
+from .errors import InternalError, InvalidParams
 from .files import sweep_temp_files
 
 log = logging.getLogger("waymark")
@@ -71,11 +73,12 @@ class ClientEditor:
     def __init__(self, server: WaymarkServer, annotations: bool) -> None:
         self.server = server
         self.annotations = annotations
+        self.converter = get_converter()
 
     async def apply_edit(self, edit: dict[str, Any], label: str) -> bool:
         if not self.annotations:
             edit = _without_annotations(edit)
-        workspace_edit = self.server.protocol._converter.structure(edit, types.WorkspaceEdit)
+        workspace_edit = self.converter.structure(edit, types.WorkspaceEdit)
         response = await self.server.workspace_apply_edit_async(
             types.ApplyWorkspaceEditParams(edit=workspace_edit, label=label)
         )
@@ -163,19 +166,13 @@ def _register(server: WaymarkServer, command_id: str) -> None:
     @server.command(command_id)
     async def handler(ls: WaymarkServer, *arguments: Any) -> dict[str, Any]:
         if ls.context is None:
-            return {
-                "ok": False,
-                "error": "internal_error",
-                "message": "The server is not initialized yet; send initialize first.",
-                "details": {},
-            }
+            return InternalError(
+                "The server is not initialized yet; send initialize first."
+            ).to_result()
         if len(arguments) > 1:
-            return {
-                "ok": False,
-                "error": "invalid_params",
-                "message": "Pass one JSON object: arguments: [{...}].",
-                "details": {"field": "arguments"},
-            }
+            return InvalidParams(
+                "Pass one JSON object: arguments: [{...}].", {"field": "arguments"}
+            ).to_result()
         return await execute(ls.context, command_id, arguments[0] if arguments else None)
 
 

@@ -15,8 +15,6 @@ from pathlib import Path
 
 from .errors import FileChangedSinceRead, ReadRequired
 
-WRITERS = ("edit", "replace", "write", "sed", "rewind", "external")
-
 
 @dataclass
 class FileRecord:

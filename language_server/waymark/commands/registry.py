@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import WaymarkError
+from ..errors import InternalError, WaymarkError
 from . import approval, edit, history, read, replace, sed, tools
 from .changes import Proposal, finish
 from .context import CommandContext
@@ -65,10 +65,8 @@ async def execute(ctx: CommandContext, command_id: str, raw_params: object) -> d
         return exc.to_result()
     except Exception as exc:  # a bug must not take the server down
         log.error("%s failed:\n%s", command_id, traceback.format_exc())
-        return {
-            "ok": False,
-            "error": "internal_error",
-            "message": f"{command_id} hit an internal error ({type(exc).__name__}); "
-            "nothing was changed, please report it with the server log.",
-            "details": {"exception": type(exc).__name__},
-        }
+        return InternalError(
+            f"{command_id} hit an internal error ({type(exc).__name__}); "
+            "please report it with the server log.",
+            {"exception": type(exc).__name__},
+        ).to_result()
