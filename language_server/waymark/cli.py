@@ -147,8 +147,8 @@ def _print_human(verb: str, result: dict[str, Any]) -> None:
         sys.stdout.write(result["text"])
     elif verb == "sed" and not result.get("simulated"):
         print(f"not simulated: {result['reason']}")
-    elif "diff" in result and isinstance(result["diff"], str):
-        sys.stdout.write(result.get("unifiedDiff", result["diff"]) or "(no change)\n")
+    elif "unifiedDiff" in result or isinstance(result.get("diff"), str):
+        sys.stdout.write(result.get("unifiedDiff", result.get("diff")) or "(no change)\n")
     else:
         print(json.dumps({k: v for k, v in result.items() if k != "ok"}, indent=2))
     for warning in result.get("warnings", []):

@@ -142,9 +142,8 @@ class Workspace:
 
     def _relative_spelling(self, lexical: Path) -> str | None:
         for folder in self.folders:
-            for root in {folder, Path(os.path.normpath(folder))}:
-                if lexical.is_relative_to(root):
-                    return PurePosixPath(lexical.relative_to(root)).as_posix()
+            if lexical.is_relative_to(folder):
+                return PurePosixPath(lexical.relative_to(folder)).as_posix()
         return None
 
     def check_readable(self, resolved: ResolvedPath) -> int:

@@ -7,7 +7,6 @@ from typing import Any
 import attrs
 
 from ..anchors import annotate, render
-from ..text import eol_name
 from .changes import load_path
 from .context import CommandContext
 from .params import require
@@ -30,7 +29,7 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
     require(params.limit is None or params.limit >= 1, "limit", "must be 1 or more")
     loaded = load_path(ctx, params.path)
     tf = loaded.text_file()
-    assert loaded.digest is not None
+    assert loaded.digest is not None  # load() with must_exist
     ctx.session.note_read(loaded.resolved.real, loaded.digest)
     start = params.offset - 1
     stop = len(tf.lines) if params.limit is None else min(len(tf.lines), start + params.limit)
@@ -50,7 +49,7 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
         "totalLines": len(tf.lines),
         "encoding": tf.encoding,
         "bom": tf.bom,
-        "eol": tf.eol_style if tf.lines else eol_name(tf.eol),
+        "eol": tf.eol_style,
         "finalNewline": tf.final_newline,
         "version": loaded.version,
         "contentHash": loaded.digest,
