@@ -30,6 +30,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "language_server"))
 
+from waymark.commands.history import rewind_json, stats_json  # noqa: E402
 from waymark.files import atomic_write, digest  # noqa: E402
 from waymark.history import History  # noqa: E402
 
@@ -104,13 +105,13 @@ def checkpoint_runs(
         "checkout": [],
     }
     for run in range(runs):
-        history = History.open(base / "history", f"run{run}")
+        history = History.open(base / f"history-{run}", [ws], session="bench")
         history.make_snapshot("t0")
         spent = tracking = 0.0
         for path, before in originals.items():
             new = before + f"edit {run}\n".encode()
             start = time.perf_counter()
-            history.track_edit(path, path.name)
+            history.track_edit(path)
             tracking += time.perf_counter() - start
             atomic_write(path, new)
             start = time.perf_counter()
@@ -124,7 +125,7 @@ def checkpoint_runs(
         times["record_write"].append(spent)
         times["snapshot"].append(snapshot)
         start = time.perf_counter()
-        result = history.rewind("t0")
+        result = rewind_json(history, history.rewind("t0"))
         times["rewind"].append(time.perf_counter() - start)
         assert len(result["restored"]) == edited, result
         assert all(p.read_bytes() == b for p, b in originals.items())
@@ -144,14 +145,14 @@ def diffstats_child(ws: Path, history_root: Path) -> dict[str, Any]:
     """Run in a fresh process: resume the session, run diffStats, report time and peak RSS."""
     rss_start = _status_kb("VmRSS")
     start = time.perf_counter()
-    history = History.open(history_root, "stats")
+    history = History.open(history_root, [ws], session="stats")
     resume = time.perf_counter() - start
     rss_open = _status_kb("VmRSS")
     runs = []
     result: dict[str, Any] = {}
     for _ in range(5):
         start = time.perf_counter()
-        result = history.diff_stats("t0")
+        result = stats_json(history, "t0")
         runs.append(time.perf_counter() - start)
     return {
         "runs": runs,
@@ -175,7 +176,7 @@ def _status_kb(field: str) -> int:
 def diffstats_runs(
     ws: Path, base: Path, paths: list[Path], changed: int
 ) -> tuple[dict[str, Any], list[float]]:
-    history = History.open(base / "history", "stats")
+    history = History.open(base / "history", [ws], session="stats")
     history.make_snapshot("t0")
     rng = random.Random(7)
     targets = paths[:changed]
@@ -185,7 +186,7 @@ def diffstats_runs(
             lines[rng.randrange(len(lines))] = f"changed {n}\n".encode()
         lines.insert(rng.randrange(len(lines)), b"inserted\n")
         new = b"".join(lines)
-        history.track_edit(path, path.relative_to(ws).as_posix())
+        history.track_edit(path)
         atomic_write(path, new)
         history.record_write(path, digest(new))
     proc = subprocess.run(

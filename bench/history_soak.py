@@ -23,13 +23,22 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "language_server"))
 
+from waymark.commands.history import rewind_json  # noqa: E402
 from waymark.files import create_parents, delete_file, digest  # noqa: E402
 from waymark.history import History  # noqa: E402
 
 NAMES = [f"f{n:02d}.txt" if n % 3 else f"sub{n % 4}/f{n:02d}.txt" for n in range(40)]
 MAX_SNAPSHOTS = 25
+# The budget is on (the default), and the journal compacts many times over a run.
+MAX_BYTES = 1 << 30
 
 Content = bytes | None
+
+
+def _open(root: Path, ws: Path) -> History:
+    return History.open(
+        root, [ws], session="soak", max_snapshots=MAX_SNAPSHOTS, max_bytes=MAX_BYTES
+    )
 
 
 @dataclass
@@ -85,7 +94,9 @@ class Soak:
             ws = Path(tmp) / "ws"
             root = Path(tmp) / "history"
             ws.mkdir()
-            history = History.open(root, "soak", max_snapshots=MAX_SNAPSHOTS)
+            history = History.open(
+                root, [ws], session="soak", max_snapshots=MAX_SNAPSHOTS, max_bytes=MAX_BYTES
+            )
             model = Model({name: None for name in NAMES})
             history.make_snapshot("t0")
             model.snapshot("t0")
@@ -106,7 +117,9 @@ class Soak:
                     self._rewind(rng, ws, root, history, model)
                 else:
                     history.close()
-                    history = History.open(root, "soak", max_snapshots=MAX_SNAPSHOTS)
+                    history = History.open(
+                        root, [ws], session="soak", max_snapshots=MAX_SNAPSHOTS, max_bytes=MAX_BYTES
+                    )
                     self.resumes += 1
                     if history.warnings:
                         self.failures.append(f"resume warnings: {history.warnings}")
@@ -119,7 +132,7 @@ class Soak:
             data = f"{name} v{rng.randrange(8)}\n".encode() * rng.randrange(1, 4)
         path = ws / name
         model.track(name)
-        warnings = history.track_edit(path, name)
+        warnings = history.track_edit(path)
         if warnings:
             self.failures.append(f"track_edit warned: {warnings}")
         # Plain writes: the agent's own writes are not what is under test, and fsyncing each
@@ -147,7 +160,7 @@ class Soak:
         force = rng.random() < 0.2
         option = rng.choices(["code", "conversation", "both"], [8, 1, 1])[0]
         before = dict(model.disk)
-        result = history.rewind(prompt, option=option, force=force)
+        result = rewind_json(history, history.rewind(prompt, option=option, force=force))
         self.cases += 1
         undo_state = {n: before[n] for n in model.first}
         if option == "conversation":
@@ -168,12 +181,12 @@ class Soak:
         while len(model.turns) > MAX_SNAPSHOTS:
             model.turns.pop(0)
         self._check_tree(ws, model, prompt)
-        blobs = root / "soak" / "blobs"
+        blobs = history.dir / "blobs"
         for name in result["restored"] + result["deleted"]:
             old = before[name]
             if old is not None and not (blobs / digest(old)).is_file():
                 self.data_lost += 1
-        ids = [t["promptId"] for t in history.turns()]
+        ids = [t.prompt_id for t in history.turns()]
         if ids != [p for p, _ in model.turns]:
             self.failures.append(f"turns {ids} != {[p for p, _ in model.turns]}")
 

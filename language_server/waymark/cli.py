@@ -78,6 +78,9 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--session", help="session id (default: one per --root)")
         p.add_argument("--history-dir", help="where history lives")
         p.add_argument("--no-history", action="store_true", help="turn checkpointing off")
+        p.add_argument(
+            "--max-history-bytes", type=int, help="disk budget of the workspace's history"
+        )
     return parser
 
 
@@ -115,16 +118,20 @@ def _default_session(root: Path) -> str:
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
     command, positionals = VERBS[args.verb]
     root = Path(os.path.realpath(args.root))
-    session_id = args.session or os.environ.get("WAYMARK_SESSION") or _default_session(root)
+    named = args.session or os.environ.get("WAYMARK_SESSION")
+    session_id = named or _default_session(root)
     history_dir = Path(args.history_dir) if args.history_dir else default_history_dir()
-    options, warnings = load_options(
-        {
-            "sessionId": session_id,
-            "historyDir": str(history_dir),
-            "checkpointing": not args.no_history,
-        }
-    )
-    ctx = CommandContext.create([root], options)
+    raw: dict[str, Any] = {
+        "sessionId": session_id,
+        "historyDir": str(history_dir),
+        "checkpointing": not args.no_history,
+    }
+    if args.max_history_bytes is not None:
+        raw["maxHistoryBytes"] = args.max_history_bytes
+    options, warnings = load_options(raw)
+    # Typed in a terminal without a session, the CLI acts for the workspace as a whole: its
+    # rewinds may undo any session's writes (they are still refused over external changes).
+    ctx = CommandContext.create([root], options, tag_writes=named is not None)
     state = _session_file(history_dir, session_id)
     if state.exists():
         ctx.session = Session.from_json(session_id, state.read_text(encoding="utf-8"))

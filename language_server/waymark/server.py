@@ -156,6 +156,8 @@ def create_server() -> WaymarkServer:
     def folders_changed(ls: WaymarkServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
         if ls.context is not None:
             ls.context.workspace.set_folders(ls.folder_paths())
+            if ls.context.history is not None:
+                ls.context.history.workspace.set_folders(ls.folder_paths())
 
     for command_id in COMMANDS:
         _register(server, command_id)

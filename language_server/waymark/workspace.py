@@ -90,11 +90,15 @@ class Workspace:
     folders: list[Path] = field(default_factory=list)
     protected: Sequence[str] = DEFAULT_PROTECTED
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    # Directories never touched whatever the globs say: the history's own (it may lie inside
+    # a folder, and an agent writing a journal there must not steer a rewind).
+    protected_dirs: Sequence[Path] = ()
 
     def __post_init__(self) -> None:
         # Folders passed to the constructor must be real paths too, or every file under a
         # symlinked folder would resolve "outside" it.
         self.set_folders(self.folders)
+        self.protected_dirs = tuple(Path(os.path.realpath(d)) for d in self.protected_dirs)
 
     def set_folders(self, folders: Iterable[Path]) -> None:
         self.folders = [Path(os.path.realpath(f)) for f in folders]
@@ -122,6 +126,13 @@ class Workspace:
                 "Waymark works only on files inside the workspace folders.",
                 {"path": path, "resolved": str(real), "folders": [str(f) for f in self.folders]},
             )
+        for private in self.protected_dirs:
+            if real == private or real.is_relative_to(private):
+                raise ProtectedPath(
+                    f"{path} lies in Waymark's history directory, which is never read or "
+                    "written through Waymark's commands; choose another file.",
+                    {"path": path, "pattern": os.fspath(private)},
+                )
         display = real.relative_to(folder).as_posix()
         spelled = self._relative_spelling(lexical)
         for relative in {display, spelled} - {None}:

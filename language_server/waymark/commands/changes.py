@@ -226,20 +226,24 @@ async def _write_all(ctx: CommandContext, proposal: Proposal) -> dict[str, Any]:
     )
     if changes and ctx.history is not None:
         for change in changes:
-            warnings.extend(
-                ctx.history.track_edit(change.source.resolved.real, change.source.resolved.display)
-            )
+            warnings.extend(ctx.history.track_edit(change.source.resolved.real))
     if changes and through_editor:
         await _apply_through_editor(ctx, proposal, changes)
+        for change in changes:
+            _note_write(ctx, change, proposal.writer)
     else:
         for change in changes:
             _write(change.source.resolved, change.after)
-    for change in changes:
-        new_digest = None if change.after is None else digest(change.after)
-        if ctx.history is not None:
-            ctx.history.record_write(change.source.resolved.real, new_digest)
-        ctx.session.note_write(change.source.resolved.real, new_digest, proposal.writer)
+            # Recorded per file at once: if a later file fails, history still knows this one.
+            _note_write(ctx, change, proposal.writer)
     return _result(proposal, warnings, changes)
+
+
+def _note_write(ctx: CommandContext, change: FileChange, writer: str) -> None:
+    new_digest = None if change.after is None else digest(change.after)
+    if ctx.history is not None:
+        ctx.history.record_write(change.source.resolved.real, new_digest)
+    ctx.session.note_write(change.source.resolved.real, new_digest, writer)
 
 
 def _write(resolved: ResolvedPath, after: bytes | None) -> None:

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import attrs
 
-from ..history import History
+from ..history import DEFAULT_MAX_BYTES, History
 from ..session import Session
 from ..workspace import DEFAULT_MAX_FILE_SIZE, DEFAULT_PROTECTED, Workspace
 from .params import structure
@@ -35,6 +35,7 @@ class Options:
     checkpointing: bool = True
     protectedPaths: list[str] = attrs.Factory(lambda: list(DEFAULT_PROTECTED))
     maxSnapshots: int = 100
+    maxHistoryBytes: int = DEFAULT_MAX_BYTES
     maxFileSize: int = DEFAULT_MAX_FILE_SIZE
 
 
@@ -62,6 +63,9 @@ def load_options(raw: object) -> tuple[Options, list[str]]:
     if options.maxSnapshots < 1:
         warnings.append("maxSnapshots must be at least 1; using 100.")
         options.maxSnapshots = 100
+    if options.maxHistoryBytes < 1:
+        warnings.append(f"maxHistoryBytes must be at least 1; using {DEFAULT_MAX_BYTES}.")
+        options.maxHistoryBytes = DEFAULT_MAX_BYTES
     return options, warnings
 
 
@@ -113,18 +117,33 @@ class CommandContext:
 
     @classmethod
     def create(
-        cls, folders: list[Path], options: Options, *, editor: Editor | None = None
+        cls,
+        folders: list[Path],
+        options: Options,
+        *,
+        editor: Editor | None = None,
+        tag_writes: bool = True,
     ) -> CommandContext:
+        """The context of one door; ``tag_writes`` false: its writes belong to no session."""
+        root = Path(options.historyDir) if options.historyDir else default_history_dir()
         workspace = Workspace(
-            protected=tuple(options.protectedPaths), max_file_size=options.maxFileSize
+            protected=tuple(options.protectedPaths),
+            max_file_size=options.maxFileSize,
+            protected_dirs=(root,),
         )
         workspace.set_folders(folders)
         session = Session(id=options.sessionId) if options.sessionId else Session()
         history = None
         warnings: list[str] = []
         if options.checkpointing:
-            root = Path(options.historyDir) if options.historyDir else default_history_dir()
-            history = History.open(root, session.id, max_snapshots=options.maxSnapshots)
+            history = History.open(
+                root,
+                workspace.folders,
+                session=session.id if tag_writes else None,
+                max_snapshots=options.maxSnapshots,
+                max_bytes=options.maxHistoryBytes,
+                protected=tuple(options.protectedPaths),
+            )
             warnings.extend(history.warnings)
         return cls(
             workspace=workspace,

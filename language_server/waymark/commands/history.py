@@ -1,15 +1,21 @@
-"""``waymark.snapshot``, ``waymark.turns``, ``waymark.diffStats``, ``waymark.rewind``."""
+"""``waymark.snapshot``, ``waymark.turns``, ``waymark.diffStats``, ``waymark.rewind``.
+
+The wire shape of history: parameter checks, display paths and camelCase keys. History
+itself answers in typed values keyed by absolute path (``waymark.history``).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import attrs
 
-from ..errors import InvalidParams
+from ..errors import InvalidParams, WaymarkError
 from ..files import read_state
-from ..history import History, RewindPlan
-from .changes import FileChange, Loaded, Proposal
+from ..history import History, RewindPlan, RewindResult
+from ..history.snapshots import Snapshot
+from .changes import FileChange, Loaded, Proposal, load
 from .context import CommandContext
 from .params import require
 
@@ -50,17 +56,128 @@ def _history(ctx: CommandContext) -> History:
     return ctx.history
 
 
+def _paths(history: History, keys: list[str] | tuple[str, ...]) -> list[str]:
+    return sorted(history.display(key) for key in keys)
+
+
 def snapshot(ctx: CommandContext, params: SnapshotParams) -> dict[str, Any]:
     require(bool(params.promptId.strip()), "promptId", "must be a non-empty string")
-    return {"ok": True, **_history(ctx).make_snapshot(params.promptId, params.label)}
+    history = _history(ctx)
+    return {
+        "ok": True,
+        **snapshot_json(history, *history.make_snapshot(params.promptId, params.label)),
+    }
+
+
+def snapshot_json(history: History, snap: Snapshot, warnings: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "promptId": snap.prompt_id,
+        "label": snap.label,
+        "timestamp": snap.timestamp,
+        "files": _paths(history, list(snap.files)),
+    }
+    if warnings:
+        out["warnings"] = warnings
+    return out
 
 
 def turns(ctx: CommandContext, params: TurnsParams) -> dict[str, Any]:
-    return {"ok": True, "turns": _history(ctx).turns()}
+    return {"ok": True, "turns": turns_json(_history(ctx))}
+
+
+def turns_json(history: History) -> list[dict[str, Any]]:
+    return [
+        {
+            "promptId": turn.prompt_id,
+            "label": turn.label,
+            "timestamp": turn.timestamp,
+            "files": _paths(history, turn.files),
+            "edited": _paths(history, turn.edited),
+            "canRestore": turn.can_restore,
+        }
+        for turn in history.turns()
+    ]
 
 
 def diff_stats(ctx: CommandContext, params: DiffStatsParams) -> dict[str, Any]:
-    return {"ok": True, **_history(ctx).diff_stats(params.promptId)}
+    return {"ok": True, **stats_json(_history(ctx), params.promptId)}
+
+
+def stats_json(history: History, prompt_id: str) -> dict[str, Any]:
+    files: list[dict[str, Any]] = []
+    unavailable: list[dict[str, Any]] = []
+    for stat in history.diff_stats(prompt_id):
+        path = history.display(stat.key)
+        if stat.reason is not None or stat.counts is None:
+            item: dict[str, Any] = {"path": path, "reason": stat.reason}
+            if stat.errno is not None:
+                item["errno"] = stat.errno
+            unavailable.append(item)
+            continue
+        entry: dict[str, Any] = {
+            "path": path,
+            "status": stat.status,
+            "insertions": stat.counts.insertions,
+            "deletions": stat.counts.deletions,
+        }
+        if stat.counts.binary:
+            entry["binary"] = True
+        if stat.conflict:
+            entry["conflict"] = True
+        files.append(entry)
+    out: dict[str, Any] = {
+        "promptId": prompt_id,
+        "filesChanged": len(files),
+        "insertions": sum(f["insertions"] for f in files),
+        "deletions": sum(f["deletions"] for f in files),
+        "files": files,
+    }
+    if unavailable:
+        out["unavailable"] = unavailable
+    return out
+
+
+def _unsaved(ctx: CommandContext, history: History) -> dict[str, str]:
+    """Tracked files with unsaved editor changes: a rewind must not write disk under them."""
+    blocked = {}
+    for key in history.tracked():
+        if ctx.documents.get(Path(key)) is None:
+            continue
+        try:
+            dirty = load(ctx, ctx.workspace.resolve(key), must_exist=False).dirty
+        except WaymarkError:
+            continue  # history refuses it on its own, with the reason
+        if dirty:
+            blocked[key] = "unsaved_editor_changes"
+    return blocked
+
+
+def rewind_json(history: History, result: RewindResult) -> dict[str, Any]:
+    """A rewind's outcome in the wire shape (display paths)."""
+    conflicts: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
+    for done in result.outcomes:
+        if done.kind == "conflict":
+            conflicts.append({"path": history.display(done.key), "reason": done.reason})
+        elif done.kind == "failed":
+            item: dict[str, Any] = {"path": history.display(done.key), "reason": done.reason}
+            if done.errno is not None:
+                item["errno"] = done.errno
+            failed.append(item)
+    out: dict[str, Any] = {
+        "promptId": result.prompt_id,
+        "option": result.option,
+        "restored": _paths(history, result.keys("restored")),
+        "deleted": _paths(history, result.keys("deleted")),
+        "unchanged": _paths(history, result.keys("unchanged")),
+        "conflicts": conflicts,
+        "failed": failed,
+        "undoPromptId": result.undo_prompt_id,
+        "droppedTurns": result.dropped_turns,
+    }
+    if result.warnings:
+        out["warnings"] = result.warnings
+    return out
 
 
 def rewind(ctx: CommandContext, params: RewindParams) -> Proposal:
@@ -68,23 +185,32 @@ def rewind(ctx: CommandContext, params: RewindParams) -> Proposal:
     history = _history(ctx)
     # Only a preview needs the whole plan (and its bytes) up front; a direct rewind lets
     # history plan and restore file by file.
-    plan = history.plan_rewind(params.promptId, force=params.force) if params.preview else None
+    plan = (
+        history.plan_rewind(params.promptId, force=params.force, blocked=_unsaved(ctx, history))
+        if params.preview
+        else None
+    )
 
     def apply(ctx: CommandContext) -> dict[str, Any]:
-        outcome = history.rewind(
-            params.promptId, option=params.option, force=params.force, plan=plan
+        result = history.rewind(
+            params.promptId,
+            option=params.option,
+            force=params.force,
+            plan=plan,
+            blocked=_unsaved(ctx, history),
         )
-        for display in outcome.get("restored", []) + outcome.get("deleted", []):
-            real = ctx.workspace.resolve(display).real
+        for key in result.keys("restored", "deleted"):
+            real = Path(key)
             ctx.session.note_rewind(real, read_state(real).digest)
+        outcome = rewind_json(history, result)
         if ctx.editor is not None:
             ctx.editor.notify(
                 "waymark/didRewind",
                 {
                     "promptId": params.promptId,
                     "option": params.option,
-                    "restored": outcome.get("restored", []),
-                    "deleted": outcome.get("deleted", []),
+                    "restored": outcome["restored"],
+                    "deleted": outcome["deleted"],
                 },
             )
         return {"ok": True, **outcome}

@@ -1,9 +1,34 @@
 """File history: per-turn backups, the JSONL journal, resume, rewind and diff stats.
 
-See docs/history.md for the model, the journal format and the rules a rewind follows.
+``model`` is the pure reducer over journal records; ``store`` does the I/O around it (one
+history per workspace, shared by every process). See docs/history.md.
 """
 
-from .core import OPTIONS, History
-from .rewind import FilePlan, RewindPlan
+from .rewind import FileOutcome, FilePlan, RewindPlan, RewindResult
+from .store import (
+    DEFAULT_MAX_BYTES,
+    OPTIONS,
+    RETENTION_DAYS,
+    FileStat,
+    History,
+    Turn,
+    Usage,
+    delete_history,
+    workspace_dir,
+)
 
-__all__ = ["OPTIONS", "FilePlan", "History", "RewindPlan"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "OPTIONS",
+    "RETENTION_DAYS",
+    "FileOutcome",
+    "FilePlan",
+    "FileStat",
+    "History",
+    "RewindPlan",
+    "RewindResult",
+    "Turn",
+    "Usage",
+    "delete_history",
+    "workspace_dir",
+]

@@ -6,6 +6,15 @@ line, NUL padding from a filesystem that extended the file before the data lande
 skips what it cannot read, keeps everything valid after it, and the next append first ends
 the damaged line so new records never glue onto it.
 
+Replay streams: records are handed to the caller one by one, so resume holds only what the
+model keeps. Compaction (:meth:`Journal.rewrite`) replaces the file atomically: a temp file
+is written and fsynced, then renamed over the journal, so a kill at any point leaves either
+the old journal or the new one, both resuming to the same state. Other processes notice the
+new inode and replay it from the start.
+
+Paths that are not valid UTF-8 (file names in another encoding) travel as surrogate escapes:
+the line is written with ``surrogateescape`` and read back the same way, byte for byte.
+
 Write errors are logged, never raised: losing the journal costs resumability, never an edit.
 """
 
@@ -15,11 +24,13 @@ import contextlib
 import json
 import logging
 import os
-from collections.abc import Iterator
+import secrets
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..files import fsync_directory
 from .blobs import FILE_MODE
 from .snapshots import ShapeError, SnapshotRecord, parse_record
 
@@ -27,14 +38,23 @@ log = logging.getLogger("waymark.history")
 
 _DECODER = json.JSONDecoder()
 _RECORD_START = b'{"type"'
+TMP_PREFIX = ".journal.tmp-"
 
 
 @dataclass
 class Replay:
-    """What a journal holds: its valid records in order, and what was skipped."""
+    """What a replay skipped, and where it stopped (the next replay starts there)."""
 
-    records: list[SnapshotRecord] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    offset: int = 0
+    inode: int | None = None
+    records: int = 0
+
+
+def encode(record: dict[str, Any]) -> bytes:
+    """One journal line (without the newline)."""
+    text = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+    return text.encode("utf-8", "surrogateescape")
 
 
 class Journal:
@@ -46,15 +66,24 @@ class Journal:
         self._dangling = False
         self._fd: int | None = None
 
-    def replay(self) -> Replay:
-        """Read every record; skip damaged lines with a warning each."""
-        out = Replay()
+    def replay(
+        self, sink: Callable[[SnapshotRecord], None], *, offset: int = 0, number: int = 0
+    ) -> Replay:
+        """Hand every record from ``offset`` on to ``sink``; skip damaged lines with a warning."""
+        out = Replay(offset=offset)
         last = b"\n"
         try:
             with open(self.path, "rb") as handle:
-                for number, raw in enumerate(handle, start=1):
+                st = os.fstat(handle.fileno())
+                out.inode = st.st_ino
+                if st.st_size < offset:
+                    offset = out.offset = 0
+                handle.seek(offset)
+                for raw in handle:
+                    number += 1
                     last = raw
-                    self._replay_line(number, raw, out)
+                    out.offset += len(raw)
+                    self._replay_line(number, raw, out, sink)
         except FileNotFoundError:
             return out
         except OSError as exc:
@@ -62,7 +91,9 @@ class Journal:
         self._dangling = not last.endswith(b"\n")
         return out
 
-    def _replay_line(self, number: int, raw: bytes, out: Replay) -> None:
+    def _replay_line(
+        self, number: int, raw: bytes, out: Replay, sink: Callable[[SnapshotRecord], None]
+    ) -> None:
         line = raw.rstrip(b"\r\n")
         stripped = line.strip(b"\x00 \t")
         if not stripped:
@@ -71,11 +102,7 @@ class Journal:
             return
         if len(stripped) != len(line.strip(b" \t")):
             out.warnings.append(f"journal line {number}: NUL padding around a record dropped")
-        try:
-            text = stripped.decode("utf-8")
-        except UnicodeDecodeError:
-            out.warnings.append(f"journal line {number}: invalid UTF-8, line skipped")
-            return
+        text = stripped.decode("utf-8", "surrogateescape")
         values = list(_json_values(text))
         if sum(ok for ok, _ in values) > 1:
             out.warnings.append(f"journal line {number}: records glued on one line, split apart")
@@ -86,19 +113,22 @@ class Journal:
                 )
                 continue
             try:
-                out.records.extend(parse_record(value))
+                records = parse_record(value)
             except ShapeError as exc:
                 out.warnings.append(f"journal line {number}: not a history record ({exc})")
+                continue
+            for record in records:
+                out.records += 1
+                sink(record)
 
-    def append(self, record: dict[str, Any]) -> bool:
-        """Append one record as a line; log and return False when it cannot be written."""
-        line = json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-        data = (b"\n" if self._dangling else b"") + line + b"\n"
+    def append(self, record: dict[str, Any]) -> int:
+        """Append one record as a line; return the bytes written, 0 (logged) on failure."""
+        data = (b"\n" if self._dangling else b"") + encode(record) + b"\n"
         try:
             fd = self._descriptor()
         except OSError as exc:
             log.warning("history journal %s could not be opened: %s", self.path, exc)
-            return False
+            return 0
         try:
             view = memoryview(data)
             while view:
@@ -107,9 +137,40 @@ class Journal:
             # Part of the line may have landed; the next record must not glue onto it.
             self._dangling = True
             log.warning("history journal %s could not be written: %s", self.path, exc)
-            return False
+            return 0
         self._dangling = False
-        return True
+        return len(data)
+
+    def rewrite(self, records: Iterable[dict[str, Any]]) -> int:
+        """Replace the journal by ``records`` atomically; return its new size.
+
+        Raises ``OSError`` when it cannot: the old journal is then left as it was.
+        """
+        tmp = self.path.parent / f"{TMP_PREFIX}{secrets.token_hex(4)}"
+        size = 0
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
+        try:
+            try:
+                chunk: list[bytes] = []
+                for record in records:
+                    chunk.append(encode(record) + b"\n")
+                    if len(chunk) >= 256:
+                        size += _write(fd, b"".join(chunk))
+                        chunk.clear()
+                size += _write(fd, b"".join(chunk))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        with contextlib.suppress(OSError):
+            fsync_directory(self.path.parent)
+        self.close()
+        self._dangling = False
+        return size
 
     def _descriptor(self) -> int:
         """The open journal, reopened if someone deleted the file."""
@@ -135,6 +196,13 @@ class Journal:
     def __del__(self) -> None:
         # A History is long-lived and rarely closed explicitly; don't leak its descriptor.
         self.close()
+
+
+def _write(fd: int, data: bytes) -> int:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    return len(data)
 
 
 def _json_values(text: str) -> Iterator[tuple[bool, Any]]:

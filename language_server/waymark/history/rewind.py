@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 Outcome = Literal["restore", "delete", "unchanged", "conflict", "failed"]
 
@@ -80,46 +80,18 @@ class FileOutcome:
 
 @dataclass
 class RewindResult:
-    """Per-file outcomes, in the wire shape."""
+    """What a rewind did: one outcome per tracked file, the undo turn, dropped turns."""
 
     prompt_id: str
     option: str
     undo_prompt_id: str
-    restored: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    conflicts: list[dict[str, Any]] = field(default_factory=list)
-    failed: list[dict[str, Any]] = field(default_factory=list)
+    outcomes: list[FileOutcome] = field(default_factory=list)
     dropped_turns: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     def add(self, done: FileOutcome) -> None:
-        if done.kind == "restored":
-            self.restored.append(done.path)
-        elif done.kind == "deleted":
-            self.deleted.append(done.path)
-        elif done.kind == "unchanged":
-            self.unchanged.append(done.path)
-        elif done.kind == "conflict":
-            self.conflicts.append({"path": done.path, "reason": done.reason or "conflict"})
-        else:
-            entry: dict[str, Any] = {"path": done.path, "reason": done.reason or "failed"}
-            if done.errno is not None:
-                entry["errno"] = done.errno
-            self.failed.append(entry)
+        self.outcomes.append(done)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "promptId": self.prompt_id,
-            "option": self.option,
-            "restored": self.restored,
-            "deleted": self.deleted,
-            "unchanged": self.unchanged,
-            "conflicts": self.conflicts,
-            "failed": self.failed,
-            "undoPromptId": self.undo_prompt_id,
-            "droppedTurns": self.dropped_turns,
-        }
-        if self.warnings:
-            out["warnings"] = self.warnings
-        return out
+    def keys(self, *kinds: Done) -> list[str]:
+        """Absolute paths of the files whose outcome is one of ``kinds``."""
+        return [o.key for o in self.outcomes if o.kind in kinds]

@@ -33,6 +33,8 @@ class FileEntry:
     digest: str | None
     time: float
     error: str | None = None
+    # Bytes of the blob (``present`` only), for the disk budget; None in older journals.
+    size: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -43,6 +45,8 @@ class FileEntry:
         }
         if self.error is not None:
             out["error"] = self.error
+        if self.size is not None:
+            out["size"] = self.size
         return out
 
     @classmethod
@@ -54,6 +58,9 @@ class FileEntry:
         digest = value.get("digest")
         time = value.get("time")
         error = value.get("error")
+        size = value.get("size")
+        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 0):
+            raise ShapeError("file entry with a malformed `size`")
         if not isinstance(display, str):
             raise ShapeError("file entry without a string `display`")
         if state not in _STATES:
@@ -68,7 +75,7 @@ class FileEntry:
             raise ShapeError("file entry without a numeric `time`")
         if error is not None and not isinstance(error, str):
             raise ShapeError("file entry with a non-string `error`")
-        return cls(display, cast(State, state), digest, float(time), error)
+        return cls(display, cast(State, state), digest, float(time), error, size)
 
 
 def _is_digest(value: object) -> bool:
@@ -95,7 +102,10 @@ class SnapshotRecord:
 
     A full record (``is_update`` false) replaces the snapshot with that ``promptId``. An
     update merges: ``files`` adds or heals entries, ``writes`` records what the agent last
-    wrote (digest, or ``None`` for a delete), ``dropped`` removes the turn.
+    wrote (digest, or ``None`` for a delete) on behalf of ``session`` (``None``: a door with
+    no session, such as the CLI), ``dropped`` removes the turn. A ``base`` record (written
+    only by compaction) carries first backups of files whose turn is gone and last writes;
+    ``edited`` lists files written during the turn when ``writes`` no longer says so.
     """
 
     prompt_id: str
@@ -106,6 +116,9 @@ class SnapshotRecord:
     files: dict[str, FileEntry]
     writes: dict[str, str | None]
     dropped: bool = False
+    session: str | None = None
+    base: bool = False
+    edited: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -120,6 +133,12 @@ class SnapshotRecord:
             out["writes"] = self.writes
         if self.dropped:
             out["dropped"] = True
+        if self.session is not None:
+            out["session"] = self.session
+        if self.base:
+            out["base"] = True
+        if self.edited:
+            out["edited"] = list(self.edited)
         return out
 
     @classmethod
@@ -134,6 +153,15 @@ class SnapshotRecord:
         files = value.get("files", {})
         writes = value.get("writes", {})
         dropped = value.get("dropped", False)
+        session = value.get("session")
+        base = value.get("base", False)
+        edited = value.get("edited", [])
+        if session is not None and not isinstance(session, str):
+            raise ShapeError("snapshot with a non-string `session`")
+        if not isinstance(base, bool):
+            raise ShapeError("snapshot with a non-boolean `base`")
+        if not isinstance(edited, list) or not all(isinstance(k, str) for k in edited):
+            raise ShapeError("snapshot whose `edited` is not a list of strings")
         if not isinstance(prompt_id, str) or not prompt_id:
             raise ShapeError("snapshot without a string `promptId`")
         if label is not None and not isinstance(label, str):
@@ -159,6 +187,9 @@ class SnapshotRecord:
             entries,
             {str(k): v for k, v in writes.items()},
             dropped,
+            session,
+            base,
+            tuple(edited),
         )
 
 

@@ -6,9 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers_history import Agent
-
-from waymark.history import History
+from helpers_history import Agent, open_history
 
 
 @pytest.fixture
@@ -25,4 +23,4 @@ def history_root(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def agent(workspace: Path, history_root: Path) -> Iterator[Agent]:
-    yield Agent(History.open(history_root, "s1"), workspace)
+    yield Agent(open_history(history_root, workspace), workspace)

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from helpers_history import Agent, tree
+from helpers_history import Agent, open_history, tree
 
-from waymark.history import History
+from waymark.history import workspace_dir
 
 NOBODY = 65534
 
@@ -57,12 +57,12 @@ def unwritable_backups(base: Path) -> dict[str, Any]:
     (ws / "ro").mkdir()
     (ws / "a.txt").write_bytes(b"orig\n")
     (ws / "ro" / "c.txt").write_bytes(b"c0\n")
-    history = History.open(base / "h", "s")
+    history = open_history(base / "h", ws, "s")
     agent = Agent(history, ws)
     out: dict[str, Any] = {}
     history.make_snapshot("t0")
     agent.write("ro/c.txt", b"c1\n")
-    blobs = base / "h" / "s" / "blobs"
+    blobs = workspace_dir(base / "h", [ws]) / "blobs"
     blobs.chmod(0o500)
     out["first_write"] = agent.write("a.txt", b"new\n")
     out["second_write"] = agent.write("a.txt", b"newer\n")
@@ -82,7 +82,7 @@ def unwritable_backups(base: Path) -> dict[str, Any]:
     agent.write("heal.txt", b"h1\n")
     out["t1"] = history.make_snapshot("t1")
     blobs.chmod(0o700)
-    journal = base / "h" / "s" / "journal.jsonl"
+    journal = workspace_dir(base / "h", [ws]) / "journal.jsonl"
     lines_before = journal.read_bytes().count(b"\n")
     out["heal_write"] = agent.write("heal.txt", b"h2\n")
     out["heal_lines"] = journal.read_bytes().count(b"\n") - lines_before
@@ -94,7 +94,7 @@ def unwritable_backups(base: Path) -> dict[str, Any]:
 def disk_full(base: Path) -> dict[str, Any]:
     """Backups and the journal hit ENOSPC on a tiny tmpfs mounted at ``base / 'h'``."""
     ws = base / "ws"
-    history = History.open(base / "h", "s")
+    history = open_history(base / "h", ws, "s")
     agent = Agent(history, ws)
     out: dict[str, Any] = {}
     history.make_snapshot("t0")
@@ -112,7 +112,7 @@ def disk_full(base: Path) -> dict[str, Any]:
     filler.unlink()
     out["rewind"] = history.rewind("t0")
     out["tree_after"] = {k: len(v) for k, v in tree(ws).items()}
-    resumed = History.open(base / "h", "s")
+    resumed = open_history(base / "h", ws, "s")
     out["resume_warnings"] = resumed.warnings
     out["resume_turns"] = [t["promptId"] for t in resumed.turns()]
     return out

@@ -1,17 +1,45 @@
-"""An agent that writes the way the command pipeline does, and workspace copies."""
+"""An agent that writes the way the command pipeline does, and the history's wire answers."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from waymark.commands.history import rewind_json, snapshot_json, stats_json, turns_json
 from waymark.files import atomic_write, create_parents, delete_file, digest
 from waymark.history import History
+
+
+class Wire:
+    """A :class:`History` answering snapshot/turns/diffStats/rewind in the wire shape."""
+
+    def __init__(self, history: History) -> None:
+        self.raw = history
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+    def make_snapshot(self, prompt_id: str, label: str | None = None) -> dict[str, Any]:
+        return snapshot_json(self.raw, *self.raw.make_snapshot(prompt_id, label))
+
+    def turns(self) -> list[dict[str, Any]]:
+        return turns_json(self.raw)
+
+    def diff_stats(self, prompt_id: str) -> dict[str, Any]:
+        return stats_json(self.raw, prompt_id)
+
+    def rewind(self, prompt_id: str, **kwargs: Any) -> dict[str, Any]:
+        return rewind_json(self.raw, self.raw.rewind(prompt_id, **kwargs))
+
+
+def open_history(root: Path, workspace: Path, session: str | None = "s1", **kwargs: Any) -> Wire:
+    return Wire(History.open(root, [workspace], session=session, **kwargs))
 
 
 class Agent:
     """Writes files through history the way every mutating command does."""
 
-    def __init__(self, history: History, workspace: Path) -> None:
+    def __init__(self, history: Wire, workspace: Path) -> None:
         self.history = history
         self.workspace = workspace
         self.warnings: list[str] = []
@@ -23,7 +51,7 @@ class Agent:
         """Write (``None``: delete) ``name``; returns track_edit's warnings."""
         path = self.path(name)
         with self.history.lock:
-            warnings = self.history.track_edit(path, name)
+            warnings = self.history.track_edit(path)
             if data is None:
                 delete_file(path)
             else:

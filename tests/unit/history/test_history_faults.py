@@ -13,7 +13,7 @@ from pathlib import Path
 
 import helpers_faults
 import pytest
-from helpers_history import Agent, tree
+from helpers_history import Agent, open_history, tree
 
 from waymark.files import digest
 
@@ -118,7 +118,7 @@ def test_blob_deleted_behind_our_back(agent: Agent, workspace: Path, history_roo
     agent.history.make_snapshot("t0")
     agent.write("a.txt", b"a1\n")
     agent.write("b.txt", b"b1\n")
-    blob = history_root / "s1" / "blobs" / digest(b"a0\n")
+    blob = agent.history.dir / "blobs" / digest(b"a0\n")
     blob.unlink()
     assert [t["canRestore"] for t in agent.history.turns()] == [True]  # not re-checked here
     stats = agent.history.diff_stats("t0")
@@ -134,7 +134,7 @@ def test_corrupt_blob_is_never_restored(agent: Agent, workspace: Path, history_r
     (workspace / "a.txt").write_bytes(b"a0\n")
     agent.history.make_snapshot("t0")
     agent.write("a.txt", b"a1\n")
-    blob = history_root / "s1" / "blobs" / digest(b"a0\n")
+    blob = agent.history.dir / "blobs" / digest(b"a0\n")
     blob.write_bytes(b"XX\n")
     result = agent.history.rewind("t0")
     assert result["failed"] == [{"path": "a.txt", "reason": "backup_corrupt"}]
@@ -147,7 +147,7 @@ def test_snapshot_restores_a_deleted_blob_of_unchanged_content(
     agent.history.make_snapshot("t0")
     agent.write("a.txt", b"a1\n")
     agent.history.make_snapshot("t1")
-    blob = history_root / "s1" / "blobs" / digest(b"a1\n")
+    blob = agent.history.dir / "blobs" / digest(b"a1\n")
     blob.unlink()
     agent.history.make_snapshot("t2")
     assert blob.read_bytes() == b"a1\n"
@@ -176,11 +176,9 @@ def test_target_replaced_by_a_directory(agent: Agent, workspace: Path) -> None:
 def test_history_dir_that_cannot_be_created_never_blocks_edits(
     tmp_path: Path, workspace: Path
 ) -> None:
-    from waymark.history import History
-
     blocker = tmp_path / "blocker"
     blocker.write_bytes(b"a file where the history dir should be")
-    history = History.open(blocker, "s")
+    history = open_history(blocker, workspace, "s")
     assert history.warnings and "could not be created" in history.warnings[0]
     agent = Agent(history, workspace)
     warnings = agent.write("a.txt", b"x")

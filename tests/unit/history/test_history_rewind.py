@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_history import Agent, tree
+from helpers_history import Agent, open_history, tree
 
 from waymark.errors import InvalidParams, RewindInProgress, UnknownPrompt
 from waymark.files import digest
-from waymark.history import History
 
 
 def test_user_edit_is_a_conflict_and_force_keeps_it_undoable(agent: Agent, workspace: Path) -> None:
@@ -44,30 +43,43 @@ def test_user_edit_between_turns_is_never_silently_overwritten(
     ]
 
 
-def test_two_sessions_keep_separate_histories(workspace: Path, history_root: Path) -> None:
-    one = Agent(History.open(history_root, "one"), workspace)
-    two = Agent(History.open(history_root, "two"), workspace)
+def test_sessions_share_one_history_and_never_clobber_each_other(
+    workspace: Path, history_root: Path
+) -> None:
+    one = Agent(open_history(history_root, workspace, "one"), workspace)
+    two = Agent(open_history(history_root, workspace, "two"), workspace)
     (workspace / "shared.txt").write_bytes(b"base\n")
     one.history.make_snapshot("t0")
-    two.history.make_snapshot("t0")
+    assert two.history.turns() == one.history.turns()
     one.write("shared.txt", b"one\n")
     one.write("mine.txt", b"one's\n")
     two.write("shared.txt", b"two\n")
     two.write("theirs.txt", b"two's\n")
-    stats = one.history.diff_stats("t0")
-    assert [(f["path"], f.get("conflict", False)) for f in stats["files"]] == [
-        ("mine.txt", False),
-        ("shared.txt", True),
-    ]
     result = one.history.rewind("t0")
     assert result["deleted"] == ["mine.txt"]
-    assert result["conflicts"] == [{"path": "shared.txt", "reason": "changed_since_agent_write"}]
+    assert result["conflicts"] == [
+        {"path": "shared.txt", "reason": "written_by_other_session"},
+        {"path": "theirs.txt", "reason": "written_by_other_session"},
+    ]
     assert tree(workspace) == {"shared.txt": b"two\n", "theirs.txt": b"two's\n"}
-    # The other session's history is its own, and rewinds cleanly.
-    # (its backup of shared.txt is what it found: session one's write)
-    assert two.history.rewind("t0")["restored"] == ["shared.txt"]
-    assert tree(workspace) == {"shared.txt": b"one\n"}
-    assert (history_root / "one").is_dir() and (history_root / "two").is_dir()
+    # Session two sees one's rewind turn and rewinds its own writes cleanly.
+    assert [t["promptId"] for t in two.history.turns()] == [
+        t["promptId"] for t in one.history.turns()
+    ]
+    again = two.history.rewind("t0")
+    assert again["restored"] == ["shared.txt"] and again["deleted"] == ["theirs.txt"]
+    assert tree(workspace) == {"shared.txt": b"base\n"}
+    assert [p.name for p in history_root.iterdir()] == [one.history.dir.name]
+
+
+def test_a_door_without_session_rewinds_every_session_s_writes(
+    workspace: Path, history_root: Path
+) -> None:
+    agent = Agent(open_history(history_root, workspace, "host"), workspace)
+    agent.history.make_snapshot("t0")
+    agent.write("a.txt", b"a\n")
+    cli = open_history(history_root, workspace, None)
+    assert cli.rewind("t0")["deleted"] == ["a.txt"]
 
 
 def test_plan_writes_nothing_and_apply_rechecks(agent: Agent, workspace: Path) -> None:
@@ -136,7 +148,7 @@ def test_conversation_options_drop_later_turns(
         assert result["restored"] == [] and tree(agent.workspace) == before
     else:
         assert result["restored"] == ["a.txt"] and tree(agent.workspace) == moments["t2"]
-    assert [t["promptId"] for t in History.open(history_root, "s1").turns()] == ids
+    assert [t["promptId"] for t in open_history(history_root, agent.workspace).turns()] == ids
     with pytest.raises(UnknownPrompt):
         agent.history.rewind("t4")
 
@@ -165,14 +177,14 @@ def test_second_rewind_while_one_runs(agent: Agent, monkeypatch: pytest.MonkeyPa
     agent.history.make_snapshot("t1")
     agent.write("a.txt", b"b\n")
     inside, release = threading.Event(), threading.Event()
-    real_write = __import__("waymark.history.core", fromlist=["x"]).atomic_write
+    real_write = __import__("waymark.history.store", fromlist=["x"]).atomic_write
 
     def slow_write(path: Path, data: bytes) -> None:
         inside.set()
         release.wait(10)
         real_write(path, data)
 
-    monkeypatch.setattr("waymark.history.core.atomic_write", slow_write)
+    monkeypatch.setattr("waymark.history.store.atomic_write", slow_write)
     results: list[dict[str, Any]] = []
     worker = threading.Thread(target=lambda: results.append(agent.history.rewind("t1")))
     worker.start()
@@ -196,15 +208,15 @@ def test_second_rewind_while_one_runs(agent: Agent, monkeypatch: pytest.MonkeyPa
     assert not agent.history.rewinding
 
 
-def blob_names(history_root: Path, session: str = "s1") -> set[str]:
-    return {p.name for p in (history_root / session / "blobs").rglob("*") if p.is_file()}
+def blob_names(history_root: Path) -> set[str]:
+    return {p.name for p in history_root.glob("ws-*/blobs/*") if p.is_file()}
 
 
 def test_eviction_keeps_first_backups_and_deletes_unreferenced_blobs(
     workspace: Path, history_root: Path
 ) -> None:
     (workspace / "a.txt").write_bytes(b"original\n")
-    agent = Agent(History.open(history_root, "s1", max_snapshots=3), workspace)
+    agent = Agent(open_history(history_root, workspace, max_snapshots=3), workspace)
     moments = six_turns(agent)
     assert [t["promptId"] for t in agent.history.turns()] == ["t3", "t4", "t5"]
     # t3..t5 start with a2..a4; "original" is a.txt's first backup; a0, a1 are gone.
@@ -216,7 +228,7 @@ def test_eviction_keeps_first_backups_and_deletes_unreferenced_blobs(
     assert [t["promptId"] for t in agent.history.turns()][:2] == ["t4", "t5"]
     assert digest(b"a2\n") not in blob_names(history_root)
     assert digest(b"original\n") in blob_names(history_root)
-    resumed = History.open(history_root, "s1", max_snapshots=3)
+    resumed = open_history(history_root, workspace, max_snapshots=3)
     assert resumed.turns() == agent.history.turns()
     assert resumed.warnings == []
 
@@ -225,7 +237,7 @@ def test_file_first_touched_in_an_evicted_turn_goes_back_to_its_first_backup(
     workspace: Path, history_root: Path
 ) -> None:
     (workspace / "old.txt").write_bytes(b"pre-agent\n")
-    agent = Agent(History.open(history_root, "s1", max_snapshots=2), workspace)
+    agent = Agent(open_history(history_root, workspace, max_snapshots=2), workspace)
     agent.history.make_snapshot("t0")
     agent.write("old.txt", b"turn 0\n")
     agent.write("made.txt", b"made\n")
@@ -238,34 +250,17 @@ def test_file_first_touched_in_an_evicted_turn_goes_back_to_its_first_backup(
     assert (workspace / "old.txt").read_bytes() == b"turn 1\n"
     agent.history.make_snapshot("t4")
     agent.write("late.txt", b"late\n")
-    reopened = History.open(history_root, "s1", max_snapshots=1)
+    reopened = open_history(history_root, workspace, max_snapshots=1)
     assert [t["promptId"] for t in reopened.turns()] == ["t4"]
     assert reopened.rewind("t4")["deleted"] == ["late.txt"]
     assert digest(b"pre-agent\n") in blob_names(history_root)
-
-
-def test_disabled_history_is_a_no_op(tmp_path: Path, workspace: Path) -> None:
-    history = History.open(tmp_path / "h", "s", enabled=False)
-    agent = Agent(history, workspace)
-    assert agent.write("a.txt", b"a") == []
-    assert history.make_snapshot("t0")["files"] == []
-    assert history.turns() == []
-    with pytest.raises(UnknownPrompt):
-        history.rewind("t0")
-    assert not (tmp_path / "h").exists()
-
-
-@pytest.mark.parametrize("bad", ["", "../x", "a/b", ".hidden", "x" * 129, "a\x00"])
-def test_session_ids_are_safe_directory_names(tmp_path: Path, bad: str) -> None:
-    with pytest.raises(InvalidParams):
-        History.open(tmp_path, bad)
 
 
 def test_unchanged_files_are_not_reread_unless_racily_clean(
     agent: Agent, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from waymark import files
-    from waymark.history import core
+    from waymark.history import store as core
 
     reads: list[str] = []
     real_read = files.read_state

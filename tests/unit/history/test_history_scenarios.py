@@ -10,11 +10,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from helpers_history import Agent, tree
+from helpers_history import Agent, open_history, tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from waymark.history import History
 
 TURNS: list[list[tuple[str, bytes | None]]] = [
     [("a.py", b"one\n"), ("pkg/b.py", b"b1\n"), ("keep.txt", b"k\n")],
@@ -83,7 +81,7 @@ def test_resume_in_a_fresh_object_rebuilds_everything(
     agent: Agent, workspace: Path, history_root: Path
 ) -> None:
     moments = run_session(agent, workspace)
-    resumed = History.open(history_root, "s1")
+    resumed = open_history(history_root, workspace)
     assert resumed.warnings == []
     assert resumed.turns() == agent.history.turns()
     for prompt in ["t0", "t3", "t1", "t2"]:
@@ -91,7 +89,7 @@ def test_resume_in_a_fresh_object_rebuilds_everything(
         assert tree(workspace) == moments[prompt]
         assert result["conflicts"] == [] and result["failed"] == []
     # The rewind's own writes were journaled: one more resume can undo without conflicts.
-    again = History.open(history_root, "s1")
+    again = open_history(history_root, workspace)
     last_undo = again.turns()[-1]["promptId"]
     assert again.rewind(last_undo)["conflicts"] == []
     assert tree(workspace) == moments["t1"]
@@ -104,12 +102,14 @@ def test_resume_in_a_fresh_process_then_rewind(
     script = (
         "import json, sys\n"
         "from pathlib import Path\n"
+        "from waymark.commands.history import rewind_json\n"
         "from waymark.history import History\n"
-        "h = History.open(Path(sys.argv[1]), 's1')\n"
-        "print(json.dumps({'warnings': h.warnings, 'result': h.rewind(sys.argv[2])}))\n"
+        "h = History.open(Path(sys.argv[1]), [Path(sys.argv[3])], session='s1')\n"
+        "result = rewind_json(h, h.rewind(sys.argv[2]))\n"
+        "print(json.dumps({'warnings': h.warnings, 'result': result}))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", script, str(history_root), "t1"],
+        [sys.executable, "-c", script, str(history_root), "t1", str(workspace)],
         check=True,
         capture_output=True,
         text=True,
@@ -121,7 +121,7 @@ def test_resume_in_a_fresh_process_then_rewind(
     assert answer["result"]["deleted"] == ["c.bin", "d/e/f.txt"]
     assert tree(workspace) == moments["t1"]
     # And this process, resuming after the child, can undo the child's rewind.
-    resumed = History.open(history_root, "s1")
+    resumed = open_history(history_root, workspace)
     undo = resumed.rewind(answer["result"]["undoPromptId"])
     assert undo["conflicts"] == [] and undo["failed"] == []
     assert tree(workspace) == moments["end"]
@@ -165,7 +165,7 @@ def test_random_sessions_rewind_exactly(
     with tempfile.TemporaryDirectory() as base:
         workspace = Path(base) / "ws"
         workspace.mkdir()
-        agent = Agent(History.open(Path(base) / "h", "s"), workspace)
+        agent = Agent(open_history(Path(base) / "h", workspace, "s"), workspace)
         moments = {}
         for number, writes in enumerate(turns):
             moments[f"t{number}"] = tree(workspace)
@@ -193,9 +193,9 @@ def test_identical_contents_share_one_blob(
     agent.history.make_snapshot("t1")  # 24 parallel captures of one content
     for n in range(24):
         agent.write(f"copy{n}.txt", b"changed\n")
-    [blob] = (history_root / "s1" / "blobs").iterdir()
+    [blob] = (agent.history.dir / "blobs").iterdir()
     assert blob.read_bytes() == b"same bytes\n" * 100 and blob.stat().st_mode & 0o777 == 0o600
     result = agent.history.rewind("t1")
     assert len(result["restored"]) == 24
-    assert len(list((history_root / "s1" / "blobs").iterdir())) == 2  # + the undo's "changed"
+    assert len(list((agent.history.dir / "blobs").iterdir())) == 2  # + the undo's "changed"
     assert {p.read_bytes() for p in workspace.iterdir()} == {b"same bytes\n" * 100}
