@@ -155,7 +155,6 @@ class Model:
             for key, (seq, entry) in self.first.items()
             if key not in live_firsts or seq not in in_snaps
         }
-        top = max(self.seq - 1, 0)
         out: list[SnapshotRecord] = []
         if orphans:
             out.append(SnapshotRecord("base", None, "", 0, True, orphans, {}, base=True))
@@ -180,5 +179,6 @@ class Model:
             out.append(
                 SnapshotRecord("base", None, "", seq, True, {}, writes, session=session, base=True)
             )
-        out.append(SnapshotRecord("base", None, "", top, True, {}, {}, base=True))
+        if self.seq:
+            out.append(SnapshotRecord("base", None, "", self.seq - 1, True, {}, {}, base=True))
         return out

@@ -290,9 +290,13 @@ class History:
         self.warnings.extend(replay.warnings)
 
     def _fold(self, record: SnapshotRecord) -> None:
-        """Replay one record; evict on the way so resume holds only what is kept."""
+        """Replay one record; evict on the way so resume holds only what is kept.
+
+        A live rewind holds one turn more than the limit (its undo turn) until it drops the
+        turns it undid, so only a turn beyond that was certainly evicted.
+        """
         self.model.apply(record)
-        if not record.is_update and len(self.model.snaps) > self.max_snapshots:
+        if not record.is_update and len(self.model.snaps) > self.max_snapshots + 1:
             oldest = self.model.oldest()
             assert oldest is not None
             # Unreferenced blobs are swept after the replay, once every record is in.
