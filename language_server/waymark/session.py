@@ -79,9 +79,15 @@ class Session:
             )
 
     def continuity(self, path: Path) -> str:
-        """``clean`` while only this session changed the file, ``mixed`` once others did."""
+        """``mixed`` when the file's previous write was not an anchored edit, else ``clean``.
+
+        Another writer type (write, replace, sed, rewind) or a change nobody announced
+        (``external``) means anchors the agent holds may come from a different baseline.
+        """
         record = self.files.get(path)
-        return "mixed" if record is not None and "external" in record.writers else "clean"
+        return (
+            "mixed" if record is not None and record.writers[-1:] not in ([], ["edit"]) else "clean"
+        )
 
     def to_json(self) -> str:
         """Read records for a process that ends (the CLI) to hand to the next one."""

@@ -34,6 +34,7 @@ class Model:
         self.writes: dict[str, Write] = {}
         self.refs: Counter[str] = Counter()
         self.sizes: dict[str, int] = {}
+        self._bytes = 0
         self.seen: set[str] = set()
         self.seq = 0
         self.warnings: list[str] = []
@@ -108,8 +109,9 @@ class Model:
     def _ref(self, entry: FileEntry) -> None:
         if entry.state == "present" and entry.digest is not None:
             self.refs[entry.digest] += 1
-            if entry.size is not None:
+            if entry.size is not None and entry.digest not in self.sizes:
                 self.sizes[entry.digest] = entry.size
+                self._bytes += entry.size
 
     def _unref(self, entry: FileEntry, freed: list[str]) -> None:
         if entry.state != "present" or entry.digest is None:
@@ -117,7 +119,7 @@ class Model:
         self.refs[entry.digest] -= 1
         if self.refs[entry.digest] <= 0:
             del self.refs[entry.digest]
-            self.sizes.pop(entry.digest, None)
+            self._bytes -= self.sizes.pop(entry.digest, 0)
             freed.append(entry.digest)
 
     # -- queries --------------------------------------------------------------------------------
@@ -138,7 +140,7 @@ class Model:
 
     def blob_bytes(self) -> int:
         """Bytes of every referenced blob whose size is known."""
-        return sum(self.sizes.values())
+        return self._bytes
 
     def drop_record(self, snap: Snapshot) -> SnapshotRecord:
         """The record that evicts ``snap``."""

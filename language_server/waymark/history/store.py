@@ -526,6 +526,7 @@ class History:
         """Note what was just written to ``path`` (``None``: deleted) and by which session."""
         with self.lock:
             self._note_writes({os.fspath(path): content_digest})
+            self._evict()
 
     def _note_writes(self, writes: dict[str, str | None]) -> None:
         snap, _ = self._current()
