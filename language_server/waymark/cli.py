@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from . import history_admin
 from .commands.context import CommandContext, default_history_dir, load_options
 from .commands.registry import execute
 from .files import atomic_write, create_parents, sweep_temp_files
@@ -61,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--tcp", metavar="HOST:PORT")
     demo = sub.add_parser("demo", help="a real LSP session against a throwaway workspace")
     demo.add_argument("--keep", action="store_true", help="keep the demo workspace")
+    history_admin.add_parser(sub)
     for verb, (command, positionals) in VERBS.items():
         p = sub.add_parser(verb, help=f"run {command}")
         for name in positionals:
@@ -173,6 +175,8 @@ def main(argv: list[str] | None = None) -> None:
         from .demo import main as demo
 
         raise SystemExit(demo(keep=args.keep))
+    if args.verb == "history":
+        raise SystemExit(history_admin.main(args))
     result = asyncio.run(_run(args))
     # describe-tools exists for programs (the VS Code manifest sync): always the whole object.
     if args.json or args.verb == "describe-tools":

@@ -212,3 +212,32 @@ async def test_baseline_continuity(
     op = {"op": "insert_after", "hash": await read_line(door, "a.txt"), "content": "last"}
     result = await door("edit", path="a.txt", operations=[op])
     assert result["details"]["baseline_continuity"] == expected
+
+
+def test_history_verb_shows_prunes_and_deletes(workspace: Path, tmp_path: Path) -> None:
+    where = ["--root", str(workspace), "--history-dir", str(tmp_path / "h")]
+
+    def waymark(*args: str) -> dict[str, Any]:
+        out = subprocess.run(
+            [sys.executable, "-m", "waymark", *args, "--json", *where],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return dict(json.loads(out.stdout))
+
+    assert waymark("history", "show")["turns"] == []
+    assert not (tmp_path / "h").exists()  # looking creates nothing
+    (workspace / "a.txt").write_bytes(b"a\n")
+    for turn in ("t0", "t1", "t2"):
+        waymark("snapshot", turn)
+        waymark("read", "a.txt")
+        waymark("write", "a.txt", "--content", f"{turn}\n")
+    shown = waymark("history", "show")
+    assert [t["promptId"] for t in shown["turns"]] == ["t0", "t1", "t2"]
+    assert shown["trackedFiles"] == 1 and shown["blobBytes"] == len(b"a\nt0\nt1\n")
+    pruned = waymark("history", "prune", "--keep", "1")
+    assert pruned["dropped"] == ["t0", "t1"]
+    assert [t["promptId"] for t in pruned["turns"]] == ["t2"]
+    assert waymark("history", "delete")["deleted"] is True
+    assert not workspace_dir(tmp_path / "h", [workspace]).exists()
