@@ -56,9 +56,6 @@ class AnchoredLine(NamedTuple):
     hash: str
     quality: str
 
-    def to_json(self) -> dict[str, object]:
-        return {"line": self.line, "text": self.text, "hash": self.hash, "quality": self.quality}
-
     @property
     def ref(self) -> str:
         """``LINE#HASH``, the form used in messages and ``neighbor_anchors``."""

@@ -107,7 +107,7 @@ def test_render_format_marks_low_quality_lines() -> None:
     assert render(lines) == f"1#{h1}|def f():\n2#{h2}~|}}\n"
     assert render([]) == ""
     assert lines[0].ref == f"1#{h1}"
-    assert lines[0].to_json() == {"line": 1, "text": "def f():", "hash": h1, "quality": "high"}
+    assert lines[0]._asdict() == {"line": 1, "text": "def f():", "hash": h1, "quality": "high"}
 
 
 def test_render_keeps_the_text_verbatim_and_lines_split_like_lsp() -> None:

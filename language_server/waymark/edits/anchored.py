@@ -68,7 +68,6 @@ class Operation:
 
     index: int
     op: str
-    raw: dict[str, Any]
     target: Anchor | None = None
     start: Anchor | None = None
     end: Anchor | None = None
@@ -146,13 +145,13 @@ def _parse_one(i: int, item: object) -> Operation:
     if op in RANGE_OPS:
         start = _anchor(item, "start_hash", where)
         end = _anchor(item, "end_hash", where)
-        return Operation(i, op, dict(item), start=start, end=end, content=content)
+        return Operation(i, op, start=start, end=end, content=content)
     occurrence = _int_field(item, "occurrence", where)
     target = _anchor(item, "hash", where, _int_field(item, "line", where))
     if occurrence and target.occurrence and occurrence != target.occurrence:
         raise _field_error(f"{where}.occurrence", "contradicts the .N suffix of the hash")
     target = Anchor(target.token, occurrence or target.occurrence, target.line)
-    return Operation(i, op, dict(item), target=target, content=content)
+    return Operation(i, op, target=target, content=content)
 
 
 def parse_operations(raw: object) -> list[Operation]:

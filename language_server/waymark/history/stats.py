@@ -15,6 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
 
+from ..diff import common_ends
 from ..errors import BinaryFile
 from ..text import TextFile
 
@@ -70,15 +71,8 @@ def count_lines(old: bytes | None, new: bytes | None) -> LineCounts:
     after = [] if new is None else _lines(new)
     if before is None or after is None:
         return LineCounts(0, 0, binary=True)
-    start = 0
-    limit = min(len(before), len(after))
-    while start < limit and before[start] == after[start]:
-        start += 1
-    end_b, end_a = len(before), len(after)
-    while end_b > start and end_a > start and before[end_b - 1] == after[end_a - 1]:
-        end_b -= 1
-        end_a -= 1
-    a, b = before[start:end_b], after[start:end_a]
+    head, tail = common_ends(before, after)
+    a, b = before[head : len(before) - tail], after[head : len(after) - tail]
     if not a or not b or len(a) + len(b) > _EXACT_LINES:
         old_c, new_c = Counter(a), Counter(b)
         return LineCounts(sum((new_c - old_c).values()), sum((old_c - new_c).values()))
