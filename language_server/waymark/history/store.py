@@ -176,6 +176,8 @@ class History:
         self._live_bytes = 0
         self._usable = True
         self._replay_evicted = False
+        # How many times this process rewrote the journal (the soak checks it compacts).
+        self.compactions = 0
         # Per file: stat signature, digest and when we read it, for the unchanged fast path.
         self._stats: dict[str, tuple[tuple[int, ...], str, int]] = {}
 
@@ -375,6 +377,7 @@ class History:
             return
         self._inode, self._offset, self._lines = st.st_ino, size, len(records)
         self._live_bytes = size
+        self.compactions += 1
 
     def compact(self) -> None:
         """Rewrite the journal to the live state now."""
