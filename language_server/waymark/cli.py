@@ -21,7 +21,7 @@ from . import history_admin
 from .commands.context import CommandContext, default_history_dir, load_options
 from .commands.registry import execute
 from .files import atomic_write, create_parents, sweep_temp_files
-from .session import Session
+from .session import SESSION_ID_RULE, Session, valid_session_id
 
 # CLI verb → (server command, how positional arguments map to params).
 VERBS: dict[str, tuple[str, list[str]]] = {
@@ -121,6 +121,8 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     command, positionals = VERBS[args.verb]
     root = Path(os.path.realpath(args.root))
     named = args.session or os.environ.get("WAYMARK_SESSION")
+    if named is not None and not valid_session_id(named):
+        raise SystemExit(f"waymark: the session id {named[:40]!r} is not {SESSION_ID_RULE}")
     session_id = named or _default_session(root)
     history_dir = Path(args.history_dir) if args.history_dir else default_history_dir()
     raw: dict[str, Any] = {
