@@ -106,6 +106,8 @@ class SnapshotRecord:
     no session, such as the CLI), ``dropped`` removes the turn. A ``base`` record (written
     only by compaction) carries first backups of files whose turn is gone and last writes;
     ``edited`` lists files written during the turn when ``writes`` no longer says so.
+    A full record with ``inherit`` holds only the entries that differ from that turn's (the
+    previous one): a turn over thousands of unchanged files costs a few bytes.
     """
 
     prompt_id: str
@@ -119,6 +121,7 @@ class SnapshotRecord:
     session: str | None = None
     base: bool = False
     edited: tuple[str, ...] = ()
+    inherit: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -139,6 +142,8 @@ class SnapshotRecord:
             out["base"] = True
         if self.edited:
             out["edited"] = list(self.edited)
+        if self.inherit is not None:
+            out["inherit"] = self.inherit
         return out
 
     @classmethod
@@ -156,6 +161,9 @@ class SnapshotRecord:
         session = value.get("session")
         base = value.get("base", False)
         edited = value.get("edited", [])
+        inherit = value.get("inherit")
+        if inherit is not None and not isinstance(inherit, str):
+            raise ShapeError("snapshot with a non-string `inherit`")
         if session is not None and not isinstance(session, str):
             raise ShapeError("snapshot with a non-string `session`")
         if not isinstance(base, bool):
@@ -190,6 +198,7 @@ class SnapshotRecord:
             session,
             base,
             tuple(edited),
+            inherit,
         )
 
 

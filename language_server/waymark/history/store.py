@@ -35,7 +35,7 @@ from ..files import StatKey, atomic_write, create_parents, delete_file, read_sta
 from ..workspace import DEFAULT_PROTECTED, Workspace
 from .blobs import DIR_MODE, FILE_MODE, BlobCorrupt, BlobMissing, BlobStore, make_private_dir
 from .journal import TMP_PREFIX, Journal
-from .model import Model
+from .model import Model, delta, same
 from .rewind import FileOutcome, FilePlan, RewindPlan, RewindResult
 from .snapshots import FileEntry, Snapshot, SnapshotRecord, record_json
 from .stats import IO_WORKERS, LineCounts, bounded_map, count_lines
@@ -176,6 +176,8 @@ class History:
         self._live_bytes = 0
         self._usable = True
         self._replay_evicted = False
+        # How many times this process rewrote the journal (the soak checks it compacts).
+        self.compactions = 0
         # Per file: stat signature, digest and when we read it, for the unchanged fast path.
         self._stats: dict[str, tuple[tuple[int, ...], str, int]] = {}
 
@@ -375,6 +377,7 @@ class History:
             return
         self._inode, self._offset, self._lines = st.st_ino, size, len(records)
         self._live_bytes = size
+        self.compactions += 1
 
     def compact(self) -> None:
         """Rewrite the journal to the live state now."""
@@ -559,12 +562,27 @@ class History:
         files: dict[str, FileEntry] = {}
         warnings: list[str] = []
         keys = sorted(self.model.first)
+        parent = self.model.latest()
+        inherited = parent.files if parent is not None else {}
         # Backups wait on the filesystem (creating a blob), not the CPU: a few in parallel.
         captured = bounded_map(lambda key: self._capture(key, reuse=True), keys, IO_WORKERS)
         for key, (entry, failures) in zip(keys, captured, strict=True):
-            files[key] = entry
+            previous = inherited.get(key)
+            files[key] = previous if previous is not None and same(previous, entry) else entry
             warnings.extend(failures)
-        record = SnapshotRecord(prompt_id, label, _now_iso(), self.model.seq, False, files, {})
+        if parent is not None and parent.files.keys() <= files.keys():
+            record = SnapshotRecord(
+                prompt_id,
+                label,
+                _now_iso(),
+                self.model.seq,
+                False,
+                delta(parent.files, files),
+                {},
+                inherit=parent.prompt_id,
+            )
+        else:
+            record = SnapshotRecord(prompt_id, label, _now_iso(), self.model.seq, False, files, {})
         if not self._commit(record):
             warnings.append(
                 "the history journal could not be written; this turn cannot be rewound "

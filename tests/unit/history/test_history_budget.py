@@ -144,3 +144,43 @@ def test_resume_streams(tmp_path: Path) -> None:
     seen: list[object] = []
     replay = Journal(path).replay(seen.append)
     assert replay.records == 0 and replay.offset == 0 and seen == []
+
+
+COMPACT_FOREVER = """
+import sys
+from pathlib import Path
+from waymark.history import History
+h = History.open(Path(sys.argv[1]), [Path(sys.argv[2])], session="s1")
+print("ready", flush=True)
+while True:
+    h.compact()
+"""
+
+
+def test_sigkill_during_compaction_resumes_to_the_same_state(
+    agent: Agent, workspace: Path, history_root: Path
+) -> None:
+    moments = {}
+    for turn in range(30):
+        moments[f"t{turn}"] = tree(workspace)
+        agent.history.make_snapshot(f"t{turn}")
+        agent.write(f"f{turn % 4}.txt", f"{turn}\n".encode() * 50)
+    turns = agent.history.turns()
+    agent.history.close()
+    rng = random.Random(11)
+    for _ in range(8):
+        child = subprocess.Popen(
+            [sys.executable, "-c", COMPACT_FOREVER, str(history_root), str(workspace)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert child.stdout is not None and child.stdout.readline() == "ready\n"
+            time.sleep(rng.uniform(0, 0.05))
+        finally:
+            child.kill()
+            child.wait()
+        assert open_history(history_root, workspace).turns() == turns
+    resumed = open_history(history_root, workspace)
+    assert resumed.rewind("t3")["failed"] == []
+    assert tree(workspace) == moments["t3"]

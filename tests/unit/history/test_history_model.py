@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from waymark.history.model import Model
+from waymark.history.model import Model, delta
 from waymark.history.snapshots import FileEntry, SnapshotRecord, parse_record, record_json
 
 KEYS = ["/ws/a", "/ws/b", "/ws/c", "/ws/d"]
@@ -31,6 +31,7 @@ op = st.one_of(
     ),
     st.tuples(st.just("drop_oldest")),
     st.tuples(st.just("redo"), st.integers(0, 5)),
+    st.tuples(st.just("next"), st.dictionaries(st.sampled_from(KEYS), entry, max_size=2)),
 )
 
 
@@ -56,6 +57,16 @@ def records_of(ops: list[tuple[Any, ...]]) -> list[SnapshotRecord]:
             commit(SnapshotRecord(prompt, None, "ts", live.seq, False, {}, {}))
         elif latest is None:
             continue
+        elif item[0] == "next":
+            # A turn that lists only what changed since the previous one, as the store writes.
+            names += 1
+            files = {**latest.files, **item[1]}
+            changed = delta(latest.files, files)
+            commit(
+                SnapshotRecord(
+                    f"t{names}", None, "ts", live.seq, False, changed, {}, inherit=latest.prompt_id
+                )
+            )
         elif item[0] == "track":
             head = (latest.prompt_id, latest.label, latest.timestamp, latest.seq, True)
             commit(SnapshotRecord(*head, {item[1]: item[2]}, {}))
