@@ -106,8 +106,9 @@ class SnapshotRecord:
     no session, such as the CLI), ``dropped`` removes the turn. A ``base`` record (written
     only by compaction) carries first backups of files whose turn is gone and last writes;
     ``edited`` lists files written during the turn when ``writes`` no longer says so.
-    A full record with ``inherit`` holds only the entries that differ from that turn's (the
-    previous one): a turn over thousands of unchanged files costs a few bytes.
+    ``forget`` (a ``base`` record) lets go of the first backups of those files, evicted to fit
+    the disk budget. A full record with ``inherit`` holds only the entries that differ from
+    that (previous) turn's: a turn over thousands of unchanged files costs a few bytes.
     """
 
     prompt_id: str
@@ -122,6 +123,7 @@ class SnapshotRecord:
     base: bool = False
     edited: tuple[str, ...] = ()
     inherit: str | None = None
+    forget: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -144,6 +146,8 @@ class SnapshotRecord:
             out["edited"] = list(self.edited)
         if self.inherit is not None:
             out["inherit"] = self.inherit
+        if self.forget:
+            out["forget"] = list(self.forget)
         return out
 
     @classmethod
@@ -162,6 +166,9 @@ class SnapshotRecord:
         base = value.get("base", False)
         edited = value.get("edited", [])
         inherit = value.get("inherit")
+        forget = value.get("forget", [])
+        if not isinstance(forget, list) or not all(isinstance(k, str) for k in forget):
+            raise ShapeError("snapshot whose `forget` is not a list of strings")
         if inherit is not None and not isinstance(inherit, str):
             raise ShapeError("snapshot with a non-string `inherit`")
         if session is not None and not isinstance(session, str):
@@ -199,6 +206,7 @@ class SnapshotRecord:
             base,
             tuple(edited),
             inherit,
+            tuple(forget),
         )
 
 
