@@ -27,7 +27,8 @@ class Door:
     def save(self) -> None:
         """Hand the read records to the next process of this session."""
         create_parents(self.state)
-        atomic_write(self.state, self.ctx.session.to_json().encode("utf-8"))
+        # It lists absolute paths the session read: only its owner may see them.
+        atomic_write(self.state, self.ctx.session.to_json().encode("utf-8"), mode=0o600)
 
     def reload(self) -> None:
         """Take the read records another process of this session saved."""
@@ -68,6 +69,7 @@ def open_door(
     options, warnings = load_options(raw)
     ctx = CommandContext.create([root], options, tag_writes=session is not None)
     ctx.warnings[:0] = warnings
-    door = Door(ctx, directory / session_id / "cli-session.json")
+    # Our own file, not the workspace's: a symlinked home is fine, resolve it once.
+    door = Door(ctx, Path(os.path.realpath(directory / session_id / "cli-session.json")))
     door.reload()
     return door

@@ -21,9 +21,8 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from . import __version__
-from .commands.registry import execute
+from .commands.registry import execute, tools
 from .doors import Door, open_door
-from .tool_descriptions import describe_tools
 
 INSTRUCTIONS = (
     "Waymark edits files in this workspace with per-turn history: read with "
@@ -67,7 +66,7 @@ class WaymarkMcp:
 
     def __init__(self, door: Door) -> None:
         self.door = door
-        self.tools = {t["name"]: t for t in describe_tools()}
+        self.tools = {t["name"]: t for t in tools()}
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
