@@ -25,7 +25,7 @@ import attrs
 from . import history_admin
 from .commands.context import CommandContext, default_history_dir, load_options
 from .commands.registry import COMMANDS, Command, execute
-from .commands.schema import cli_flags, is_hidden, object_schema, without_none
+from .commands.schema import cli_flags, is_cli_file, is_hidden, object_schema, without_none
 from .files import atomic_write, create_parents, sweep_temp_files
 from .session import Session
 
@@ -67,7 +67,8 @@ def _parser() -> argparse.ArgumentParser:
         described = object_schema(command.params)["properties"]
         for name in command.args:
             # Optional so that --params can carry them; the handler names what is missing.
-            p.add_argument(name, nargs="?")
+            file = is_cli_file(attrs.fields_dict(command.params)[name])
+            p.add_argument(name, nargs="?", help="a file (- or none: stdin)" if file else None)
         for field, kind in _flags(command):
             names = [_flag(field.name), *cli_flags(field)]
             doc = described[field.name].get("description")
@@ -99,8 +100,14 @@ def _params(args: argparse.Namespace, command: Command) -> dict[str, Any]:
         if not isinstance(loaded, dict):
             raise SystemExit("waymark: --params must be a JSON object")
         params.update(loaded)
+    fields = attrs.fields_dict(command.params)
     for name in command.args:
         value = getattr(args, name)
+        if is_cli_file(fields[name]) and name not in params:
+            # A file name, or stdin: patches are long and full of shell metacharacters.
+            # Bytes, decoded as they are: text mode would turn a CRLF patch's \r\n into \n.
+            raw = sys.stdin.buffer.read() if value in (None, "-") else Path(value).read_bytes()
+            value = raw.decode("utf-8")
         if value is not None:
             params[name] = value
     for field, kind in _flags(command):
