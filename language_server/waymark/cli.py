@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import json
 import os
 import re
@@ -23,11 +22,10 @@ from typing import Any, cast
 import attrs
 
 from . import history_admin
-from .commands.context import CommandContext, default_history_dir, load_options
 from .commands.registry import COMMANDS, Command, execute
 from .commands.schema import cli_flags, is_cli_file, is_hidden, object_schema, without_none
-from .files import atomic_write, create_parents, sweep_temp_files
-from .session import Session
+from .doors import open_door
+from .files import sweep_temp_files
 
 VERBS: dict[str, Command] = {c.verb: c for c in COMMANDS.values() if c.verb is not None}
 
@@ -62,6 +60,8 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="a real LSP session against a throwaway workspace")
     demo.add_argument("--keep", action="store_true", help="keep the demo workspace")
     history_admin.add_parser(sub)
+    mcp = sub.add_parser("mcp", help="serve the tools over MCP on stdio")
+    mcp.add_argument("--workspace", help="workspace folder (default: the current directory)")
     for verb, command in VERBS.items():
         p = sub.add_parser(verb, help=f"run {command.id}")
         described = object_schema(command.params)["properties"]
@@ -122,44 +122,22 @@ def _params(args: argparse.Namespace, command: Command) -> dict[str, Any]:
     return params
 
 
-def _session_file(history_dir: Path, session_id: str) -> Path:
-    return history_dir / session_id / "cli-session.json"
-
-
-def _default_session(root: Path) -> str:
-    return "cli-" + hashlib.sha256(str(root).encode()).hexdigest()[:12]
-
-
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
     command = VERBS[args.verb]
-    root = Path(os.path.realpath(args.root))
-    named = args.session or os.environ.get("WAYMARK_SESSION")
-    session_id = named or _default_session(root)
-    history_dir = Path(args.history_dir) if args.history_dir else default_history_dir()
-    raw: dict[str, Any] = {
-        "sessionId": session_id,
-        "historyDir": str(history_dir),
-        "checkpointing": not args.no_history,
-    }
-    if args.max_history_bytes is not None:
-        raw["maxHistoryBytes"] = args.max_history_bytes
-    options, warnings = load_options(raw)
-    # Typed in a terminal without a session, the CLI acts for the workspace as a whole: its
-    # rewinds may undo any session's writes (they are still refused over external changes).
-    ctx = CommandContext.create([root], options, tag_writes=named is not None)
-    # Our own file, not the workspace's: a symlinked home is fine, resolve it once.
-    state = Path(os.path.realpath(_session_file(history_dir, session_id)))
-    if state.exists():
-        ctx.session = Session.from_json(session_id, state.read_text(encoding="utf-8"))
+    door = open_door(
+        args.root,
+        session=args.session or os.environ.get("WAYMARK_SESSION"),
+        history_dir=Path(args.history_dir) if args.history_dir else None,
+        checkpointing=not args.no_history,
+        max_history_bytes=args.max_history_bytes,
+    )
     params = _params(args, command)
     if command.mutating:
-        sweep_temp_files(root, recursive=False)
-    result = await execute(ctx, command.id, params)
-    create_parents(state)
-    # It lists absolute paths the session read: only its owner may see them.
-    atomic_write(state, ctx.session.to_json().encode("utf-8"), mode=0o600)
-    if warnings or ctx.warnings:
-        result.setdefault("warnings", []).extend(warnings + ctx.warnings)
+        sweep_temp_files(door.ctx.workspace.folders[0], recursive=False)
+    result = await execute(door.ctx, command.id, params)
+    door.save()
+    if door.ctx.warnings:
+        result.setdefault("warnings", []).extend(door.ctx.warnings)
     return result
 
 
@@ -190,6 +168,11 @@ def main(argv: list[str] | None = None) -> None:
         from .demo import main as demo
 
         raise SystemExit(demo(keep=args.keep))
+    if args.verb == "mcp":
+        from .mcp_server import main as mcp
+
+        mcp(args.workspace)
+        return
     if args.verb == "history":
         raise SystemExit(history_admin.main(args))
     result = asyncio.run(_run(args))
