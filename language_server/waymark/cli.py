@@ -22,6 +22,7 @@ from .commands.context import CommandContext, default_history_dir, load_options
 from .commands.registry import execute
 from .files import atomic_write, create_parents, sweep_temp_files
 from .session import Session
+from .shelltrack import run as shell_run
 
 # CLI verb → (server command, how positional arguments map to params).
 VERBS: dict[str, tuple[str, list[str]]] = {
@@ -63,6 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="a real LSP session against a throwaway workspace")
     demo.add_argument("--keep", action="store_true", help="keep the demo workspace")
     history_admin.add_parser(sub)
+    shell_run.add_parser(sub)
     for verb, (command, positionals) in VERBS.items():
         p = sub.add_parser(verb, help=f"run {command}")
         for name in positionals:
@@ -177,6 +179,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(demo(keep=args.keep))
     if args.verb == "history":
         raise SystemExit(history_admin.main(args))
+    if args.verb == "run":
+        raise SystemExit(shell_run.main(args))
     result = asyncio.run(_run(args))
     # describe-tools exists for programs (the VS Code manifest sync): always the whole object.
     if args.json or args.verb == "describe-tools":

@@ -94,6 +94,8 @@ class Snapshot:
     seq: int
     files: dict[str, FileEntry] = field(default_factory=dict)
     edited: set[str] = field(default_factory=set)
+    # Files a shell command may have changed that the turn could not back up, and why.
+    unreached: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,7 @@ class SnapshotRecord:
     base: bool = False
     edited: tuple[str, ...] = ()
     inherit: str | None = None
+    unreached: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -144,6 +147,8 @@ class SnapshotRecord:
             out["edited"] = list(self.edited)
         if self.inherit is not None:
             out["inherit"] = self.inherit
+        if self.unreached:
+            out["unreached"] = self.unreached
         return out
 
     @classmethod
@@ -162,6 +167,11 @@ class SnapshotRecord:
         base = value.get("base", False)
         edited = value.get("edited", [])
         inherit = value.get("inherit")
+        unreached = value.get("unreached", {})
+        if not isinstance(unreached, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in unreached.items()
+        ):
+            raise ShapeError("snapshot whose `unreached` is not an object of strings")
         if inherit is not None and not isinstance(inherit, str):
             raise ShapeError("snapshot with a non-string `inherit`")
         if session is not None and not isinstance(session, str):
@@ -199,6 +209,7 @@ class SnapshotRecord:
             base,
             tuple(edited),
             inherit,
+            dict(unreached),
         )
 
 
