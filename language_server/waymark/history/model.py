@@ -52,6 +52,11 @@ class Model:
                 if key not in self.first:
                     self.first[key] = (-1, entry)
                     self._ref(entry)
+            for key in record.forget:
+                if key in self.first:
+                    seq, gone = self.first[key]
+                    self.first[key] = (seq, evicted(gone))
+                    self._unref(gone, freed)
             return freed
         seen = record.prompt_id in self.seen
         self.seen.add(record.prompt_id)
@@ -150,6 +155,15 @@ class Model:
         """The file's state at the start of ``snap``; its first backup if first touched later."""
         return snap.files.get(key) or self.first[key][1]
 
+    def orphans(self) -> list[str]:
+        """Files whose first backup no live turn holds (no rewind target; kept for recovery)."""
+        live = {snap.seq for snap in self.snaps.values()}
+        return [
+            key
+            for key, (seq, entry) in self.first.items()
+            if seq not in live and entry.state == "present"
+        ]
+
     def blob_bytes(self) -> int:
         """Bytes of every referenced blob whose size is known."""
         return self._bytes
@@ -220,3 +234,8 @@ def same(old: FileEntry | None, new: FileEntry) -> bool:
         new.error,
         new.size,
     )
+
+
+def evicted(entry: FileEntry) -> FileEntry:
+    """What is left of a first backup evicted for the disk budget: its digest, not its bytes."""
+    return FileEntry(entry.display, "failed", entry.digest, entry.time, "evicted")

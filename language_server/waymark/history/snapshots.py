@@ -108,8 +108,9 @@ class SnapshotRecord:
     no session, such as the CLI), ``dropped`` removes the turn. A ``base`` record (written
     only by compaction) carries first backups of files whose turn is gone and last writes;
     ``edited`` lists files written during the turn when ``writes`` no longer says so.
-    A full record with ``inherit`` holds only the entries that differ from that turn's (the
-    previous one): a turn over thousands of unchanged files costs a few bytes.
+    ``forget`` (a ``base`` record) lets go of the first backups of those files, evicted to fit
+    the disk budget. A full record with ``inherit`` holds only the entries that differ from
+    that (previous) turn's: a turn over thousands of unchanged files costs a few bytes.
     """
 
     prompt_id: str
@@ -124,6 +125,7 @@ class SnapshotRecord:
     base: bool = False
     edited: tuple[str, ...] = ()
     inherit: str | None = None
+    forget: tuple[str, ...] = ()
     unreached: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -147,6 +149,8 @@ class SnapshotRecord:
             out["edited"] = list(self.edited)
         if self.inherit is not None:
             out["inherit"] = self.inherit
+        if self.forget:
+            out["forget"] = list(self.forget)
         if self.unreached:
             out["unreached"] = self.unreached
         return out
@@ -167,6 +171,9 @@ class SnapshotRecord:
         base = value.get("base", False)
         edited = value.get("edited", [])
         inherit = value.get("inherit")
+        forget = value.get("forget", [])
+        if not isinstance(forget, list) or not all(isinstance(k, str) for k in forget):
+            raise ShapeError("snapshot whose `forget` is not a list of strings")
         unreached = value.get("unreached", {})
         if not isinstance(unreached, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in unreached.items()
@@ -209,6 +216,7 @@ class SnapshotRecord:
             base,
             tuple(edited),
             inherit,
+            tuple(forget),
             dict(unreached),
         )
 

@@ -359,6 +359,24 @@ class History:
             assert oldest is not None
             self._commit(self.model.drop_record(oldest))
             self._maybe_compact()
+        if self._used() > self.max_bytes:
+            self._forget_firsts()
+
+    def _forget_firsts(self) -> None:
+        """Let go of first backups no live turn needs: deleted files' first, then the largest."""
+        sizes = self.model.sizes
+
+        def order(key: str) -> tuple[bool, int]:
+            digest = self.model.first[key][1].digest
+            return os.path.lexists(key), -sizes.get(digest or "", 0)
+
+        for key in sorted(self.model.orphans(), key=order):
+            if self._used() <= self.max_bytes:
+                break
+            self._commit(
+                SnapshotRecord("base", None, "", 0, True, {}, {}, base=True, forget=(key,))
+            )
+            self._maybe_compact()
 
     def _maybe_compact(self, *, force: bool = False) -> None:
         """Rewrite the journal to the live state when dead records outweigh live ones."""

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from helpers_history import Agent, open_history, tree
 
+from waymark.files import digest
 from waymark.history import History, workspace_dir
 from waymark.history.journal import Journal
 
@@ -184,3 +185,25 @@ def test_sigkill_during_compaction_resumes_to_the_same_state(
     resumed = open_history(history_root, workspace)
     assert resumed.rewind("t3")["failed"] == []
     assert tree(workspace) == moments["t3"]
+
+
+def test_first_backups_go_last_and_only_those_no_turn_needs(
+    workspace: Path, history_root: Path
+) -> None:
+    original = random.Random(1).randbytes(150_000)
+    (workspace / "big.bin").write_bytes(original)
+    budget = 100_000
+    agent = Agent(open_history(history_root, workspace, max_bytes=budget), workspace)
+    agent.history.make_snapshot("t0")
+    agent.write("big.bin", b"small\n")
+    for turn in range(1, 4):
+        agent.history.make_snapshot(f"t{turn}")
+        agent.write("notes.txt", f"{turn}\n".encode())
+    assert du(agent.history.dir) <= budget
+    # t0 went first; then the original, which no remaining turn rewinds to.
+    assert [t["promptId"] for t in agent.history.turns()] == ["t1", "t2", "t3"]
+    result = agent.history.rewind("t1")
+    assert result["deleted"] == ["notes.txt"] and result["unchanged"] == ["big.bin"]
+    assert not list(agent.history.dir.glob(f"blobs/{digest(original)}"))
+    resumed = open_history(history_root, workspace, max_bytes=budget)
+    assert resumed.turns() == agent.history.turns()

@@ -30,6 +30,7 @@ op = st.one_of(
         st.sampled_from([None, "one", "two"]),
     ),
     st.tuples(st.just("drop_oldest")),
+    st.tuples(st.just("forget"), st.integers(0, 5)),
     st.tuples(st.just("redo"), st.integers(0, 5)),
     st.tuples(st.just("next"), st.dictionaries(st.sampled_from(KEYS), entry, max_size=2)),
 )
@@ -73,6 +74,11 @@ def records_of(ops: list[tuple[Any, ...]]) -> list[SnapshotRecord]:
         elif item[0] == "write":
             head = (latest.prompt_id, latest.label, latest.timestamp, latest.seq, True)
             commit(SnapshotRecord(*head, {}, {item[1]: item[2]}, session=item[3]))
+        elif item[0] == "forget":
+            orphans = live.orphans()
+            if orphans:
+                key = orphans[item[1] % len(orphans)]
+                commit(SnapshotRecord("base", None, "", 0, True, {}, {}, base=True, forget=(key,)))
         elif item[0] == "drop_oldest":
             oldest = live.oldest()
             assert oldest is not None
