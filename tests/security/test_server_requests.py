@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from waymark.edits.anchored import MAX_OPERATIONS
-from waymark.wire_guard import MAX_DEPTH
-
 from .wire import Wire
+
+# Documented limits (docs/anchored-edits.md, docs/protocol.md); literal so that this suite
+# also runs, and fails, against a tree without them.
+MAX_OPERATIONS = 10_000
+MAX_DEPTH = 64
 
 
 @pytest.fixture

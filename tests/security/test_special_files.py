@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from waymark import files
-from waymark.errors import NotRegularFile
+from waymark.errors import WaymarkError
 
 from .conftest import Agent
 
@@ -51,7 +51,7 @@ def test_a_character_device_is_refused_by_every_primitive(device: str) -> None:
         lambda: files.atomic_write(Path(device), b"x"),
         lambda: files.delete_file(Path(device), expected="0"),
     ):
-        with pytest.raises(NotRegularFile) as info:
+        with pytest.raises(WaymarkError) as info:
             action()
         assert info.value.code == "not_regular_file"
     assert Path(device).is_char_device()
