@@ -87,6 +87,7 @@ class Soak:
     data_lost: int = 0
     resumes: int = 0
     conflicts_seen: int = 0
+    compactions: int = 0
 
     def run(self) -> None:
         rng = random.Random(self.seed)
@@ -116,6 +117,7 @@ class Soak:
                 elif roll < 0.995:
                     self._rewind(rng, ws, root, history, model)
                 else:
+                    self.compactions += history.compactions
                     history.close()
                     history = History.open(
                         root, [ws], session="soak", max_snapshots=MAX_SNAPSHOTS, max_bytes=MAX_BYTES
@@ -123,6 +125,7 @@ class Soak:
                     self.resumes += 1
                     if history.warnings:
                         self.failures.append(f"resume warnings: {history.warnings}")
+            self.compactions += history.compactions
             history.close()
 
     def _agent_edit(self, rng: random.Random, ws: Path, history: History, model: Model) -> None:
@@ -219,6 +222,7 @@ def figures(edits: int = 10_000, seed: int | None = None) -> list[dict[str, Any]
                 "data_lost": soak.data_lost,
                 "conflicts_checked": soak.conflicts_seen,
                 "resumes": soak.resumes,
+                "compactions": soak.compactions,
                 "seconds": round(seconds, 1),
                 "first_failures": soak.failures[:10],
             },
@@ -237,6 +241,7 @@ def main() -> None:
     print(
         f"cases {extra['cases']}  failures {extra['failures']}  data lost {extra['data_lost']}  "
         f"conflicts checked {extra['conflicts_checked']}  resumes {extra['resumes']}  "
+        f"compactions {extra['compactions']}  "
         f"seed {extra['seed']}  {extra['seconds']} s"
     )
     for failure in extra["first_failures"]:

@@ -52,6 +52,11 @@ class Model:
                 if key not in self.first:
                     self.first[key] = (-1, entry)
                     self._ref(entry)
+            for key in record.forget:
+                if key in self.first:
+                    seq, gone = self.first[key]
+                    self.first[key] = (seq, evicted(gone))
+                    self._unref(gone, freed)
             return freed
         seen = record.prompt_id in self.seen
         self.seen.add(record.prompt_id)
@@ -61,10 +66,20 @@ class Model:
                 self._release(dropped, freed)
             return freed
         if not record.is_update:
+            files = record.files
+            if record.inherit is not None:
+                parent = self.snaps.get(record.inherit)
+                if parent is None:
+                    self.warnings.append(
+                        f"history turn {record.prompt_id!r} builds on unknown turn "
+                        f"{record.inherit!r}; files it did not list go back to first backups"
+                    )
+                else:
+                    files = {**parent.files, **record.files}
             old = self.snaps.get(record.prompt_id)
             snap = Snapshot(record.prompt_id, record.label, record.timestamp, record.seq)
             self.snaps[record.prompt_id] = snap
-            for key, entry in record.files.items():
+            for key, entry in files.items():
                 self._set_entry(snap, key, entry, freed)
             snap.edited.update(record.writes)
             snap.edited.update(record.edited)
@@ -138,6 +153,15 @@ class Model:
         """The file's state at the start of ``snap``; its first backup if first touched later."""
         return snap.files.get(key) or self.first[key][1]
 
+    def orphans(self) -> list[str]:
+        """Files whose first backup no live turn holds (no rewind target; kept for recovery)."""
+        live = {snap.seq for snap in self.snaps.values()}
+        return [
+            key
+            for key, (seq, entry) in self.first.items()
+            if seq not in live and entry.state == "present"
+        ]
+
     def blob_bytes(self) -> int:
         """Bytes of every referenced blob whose size is known."""
         return self._bytes
@@ -160,7 +184,10 @@ class Model:
         out: list[SnapshotRecord] = []
         if orphans:
             out.append(SnapshotRecord("base", None, "", 0, True, orphans, {}, base=True))
+        parent: Snapshot | None = None
         for snap in self.ordered():
+            if parent is not None and not parent.files.keys() <= snap.files.keys():
+                parent = None  # a turn that does not cover its parent's files stands alone
             out.append(
                 SnapshotRecord(
                     snap.prompt_id,
@@ -168,11 +195,13 @@ class Model:
                     snap.timestamp,
                     snap.seq,
                     False,
-                    dict(snap.files),
+                    delta(parent.files if parent else {}, snap.files),
                     {},
                     edited=tuple(sorted(snap.edited)),
+                    inherit=parent.prompt_id if parent else None,
                 )
             )
+            parent = snap
         # Last writes go last, one record per (session, seq) so each keeps its author and turn.
         groups: dict[tuple[str | None, int], dict[str, str | None]] = {}
         for key, write in self.writes.items():
@@ -184,3 +213,26 @@ class Model:
         if self.seq:
             out.append(SnapshotRecord("base", None, "", self.seq - 1, True, {}, {}, base=True))
         return out
+
+
+def delta(parent: dict[str, FileEntry], files: dict[str, FileEntry]) -> dict[str, FileEntry]:
+    """The entries of ``files`` a turn inheriting from ``parent`` must still list.
+
+    ``files`` must hold every key ``parent`` does (a snapshot records every tracked file).
+    """
+    return {key: entry for key, entry in files.items() if parent.get(key) != entry}
+
+
+def same(old: FileEntry | None, new: FileEntry) -> bool:
+    """Whether two entries record the same state (when they were taken aside)."""
+    return old is not None and (old.state, old.digest, old.error, old.size) == (
+        new.state,
+        new.digest,
+        new.error,
+        new.size,
+    )
+
+
+def evicted(entry: FileEntry) -> FileEntry:
+    """What is left of a first backup evicted for the disk budget: its digest, not its bytes."""
+    return FileEntry(entry.display, "failed", entry.digest, entry.time, "evicted")

@@ -106,6 +106,9 @@ class SnapshotRecord:
     no session, such as the CLI), ``dropped`` removes the turn. A ``base`` record (written
     only by compaction) carries first backups of files whose turn is gone and last writes;
     ``edited`` lists files written during the turn when ``writes`` no longer says so.
+    ``forget`` (a ``base`` record) lets go of the first backups of those files, evicted to fit
+    the disk budget. A full record with ``inherit`` holds only the entries that differ from
+    that (previous) turn's: a turn over thousands of unchanged files costs a few bytes.
     """
 
     prompt_id: str
@@ -119,6 +122,8 @@ class SnapshotRecord:
     session: str | None = None
     base: bool = False
     edited: tuple[str, ...] = ()
+    inherit: str | None = None
+    forget: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -139,6 +144,10 @@ class SnapshotRecord:
             out["base"] = True
         if self.edited:
             out["edited"] = list(self.edited)
+        if self.inherit is not None:
+            out["inherit"] = self.inherit
+        if self.forget:
+            out["forget"] = list(self.forget)
         return out
 
     @classmethod
@@ -156,6 +165,12 @@ class SnapshotRecord:
         session = value.get("session")
         base = value.get("base", False)
         edited = value.get("edited", [])
+        inherit = value.get("inherit")
+        forget = value.get("forget", [])
+        if not isinstance(forget, list) or not all(isinstance(k, str) for k in forget):
+            raise ShapeError("snapshot whose `forget` is not a list of strings")
+        if inherit is not None and not isinstance(inherit, str):
+            raise ShapeError("snapshot with a non-string `inherit`")
         if session is not None and not isinstance(session, str):
             raise ShapeError("snapshot with a non-string `session`")
         if not isinstance(base, bool):
@@ -190,6 +205,8 @@ class SnapshotRecord:
             session,
             base,
             tuple(edited),
+            inherit,
+            tuple(forget),
         )
 
 

@@ -30,12 +30,23 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import Final
 
-from ..errors import InvalidParams, IsDirectory, RewindInProgress, UnknownPrompt, WaymarkError
-from ..files import StatKey, atomic_write, create_parents, delete_file, read_state
+from ..errors import (
+    FileChangedSinceRead,
+    InvalidParams,
+    IoError,
+    IsDirectory,
+    NotRegularFile,
+    PathOutsideWorkspace,
+    ProtectedPath,
+    RewindInProgress,
+    UnknownPrompt,
+    WaymarkError,
+)
+from ..files import StatKey, atomic_write, create_parents, delete_file, locked, read_state
 from ..workspace import DEFAULT_PROTECTED, Workspace
 from .blobs import DIR_MODE, FILE_MODE, BlobCorrupt, BlobMissing, BlobStore, make_private_dir
 from .journal import TMP_PREFIX, Journal
-from .model import Model
+from .model import Model, delta, same
 from .rewind import FileOutcome, FilePlan, RewindPlan, RewindResult
 from .snapshots import FileEntry, Snapshot, SnapshotRecord, record_json
 from .stats import IO_WORKERS, LineCounts, bounded_map, count_lines
@@ -52,6 +63,8 @@ _RACY_NS = 2_000_000_000
 # Compaction waits until the journal is this many times what it would be compacted.
 _DEAD_RATIO = 2
 _MIN_COMPACT = 64 * 1024
+# A rewind waits this long for a file another process is writing, then leaves it alone.
+_LOCK_TIMEOUT = 2.0
 
 
 class _Unknown:
@@ -176,6 +189,8 @@ class History:
         self._live_bytes = 0
         self._usable = True
         self._replay_evicted = False
+        # How many times this process rewrote the journal (the soak checks it compacts).
+        self.compactions = 0
         # Per file: stat signature, digest and when we read it, for the unchanged fast path.
         self._stats: dict[str, tuple[tuple[int, ...], str, int]] = {}
 
@@ -354,6 +369,24 @@ class History:
             assert oldest is not None
             self._commit(self.model.drop_record(oldest))
             self._maybe_compact()
+        if self._used() > self.max_bytes:
+            self._forget_firsts()
+
+    def _forget_firsts(self) -> None:
+        """Let go of first backups no live turn needs: deleted files' first, then the largest."""
+        sizes = self.model.sizes
+
+        def order(key: str) -> tuple[bool, int]:
+            digest = self.model.first[key][1].digest
+            return os.path.lexists(key), -sizes.get(digest or "", 0)
+
+        for key in sorted(self.model.orphans(), key=order):
+            if self._used() <= self.max_bytes:
+                break
+            self._commit(
+                SnapshotRecord("base", None, "", 0, True, {}, {}, base=True, forget=(key,))
+            )
+            self._maybe_compact()
 
     def _maybe_compact(self, *, force: bool = False) -> None:
         """Rewrite the journal to the live state when dead records outweigh live ones."""
@@ -375,6 +408,7 @@ class History:
             return
         self._inode, self._offset, self._lines = st.st_ino, size, len(records)
         self._live_bytes = size
+        self.compactions += 1
 
     def compact(self) -> None:
         """Rewrite the journal to the live state now."""
@@ -559,12 +593,27 @@ class History:
         files: dict[str, FileEntry] = {}
         warnings: list[str] = []
         keys = sorted(self.model.first)
+        parent = self.model.latest()
+        inherited = parent.files if parent is not None else {}
         # Backups wait on the filesystem (creating a blob), not the CPU: a few in parallel.
         captured = bounded_map(lambda key: self._capture(key, reuse=True), keys, IO_WORKERS)
         for key, (entry, failures) in zip(keys, captured, strict=True):
-            files[key] = entry
+            previous = inherited.get(key)
+            files[key] = previous if previous is not None and same(previous, entry) else entry
             warnings.extend(failures)
-        record = SnapshotRecord(prompt_id, label, _now_iso(), self.model.seq, False, files, {})
+        if parent is not None and parent.files.keys() <= files.keys():
+            record = SnapshotRecord(
+                prompt_id,
+                label,
+                _now_iso(),
+                self.model.seq,
+                False,
+                delta(parent.files, files),
+                {},
+                inherit=parent.prompt_id,
+            )
+        else:
+            record = SnapshotRecord(prompt_id, label, _now_iso(), self.model.seq, False, files, {})
         if not self._commit(record):
             warnings.append(
                 "the history journal could not be written; this turn cannot be rewound "
@@ -658,8 +707,9 @@ class History:
         try:
             current = read_state(Path(key))
         except WaymarkError as exc:
-            reason = "is_directory" if isinstance(exc, IsDirectory) else "unreadable"
-            return FilePlan(key, display, "failed", reason=reason, errno=_error_errno(exc))
+            return FilePlan(
+                key, display, "failed", reason=_reason(exc, "unreadable"), errno=_error_errno(exc)
+            )
         base = FilePlan(
             key,
             display,
@@ -801,16 +851,28 @@ class History:
                 )
             if undo.digest != plan.current_digest:
                 return FileOutcome(plan.key, plan.path, "conflict", "changed_during_rewind")
+        changed = FileOutcome(plan.key, plan.path, "conflict", "changed_during_rewind")
         try:
-            if plan.outcome == "restore" and plan.target is not None:
+            if plan.outcome == "restore":
                 create_parents(plan.real)
-                atomic_write(plan.real, plan.target)
-                return FileOutcome(plan.key, plan.path, "restored", digest=plan.target_digest)
-            delete_file(plan.real)
-            return FileOutcome(plan.key, plan.path, "deleted")
+            # Under the file's lock no other Waymark process writes it: re-read, compare, and
+            # replace only exactly the bytes planned (which the undo turn holds). Every step
+            # walks the path without following symlinks.
+            with locked(plan.real, timeout=_LOCK_TIMEOUT):
+                if read_state(plan.real).digest != plan.current_digest:
+                    return changed
+                if plan.outcome == "restore" and plan.target is not None:
+                    atomic_write(plan.real, plan.target, expected=plan.current_digest)
+                    return FileOutcome(plan.key, plan.path, "restored", digest=plan.target_digest)
+                delete_file(plan.real, expected=plan.current_digest)
+                return FileOutcome(plan.key, plan.path, "deleted")
+        except FileChangedSinceRead:
+            return changed
         except WaymarkError as exc:
-            reason = "is_directory" if isinstance(exc, IsDirectory) else "write_failed"
-            return FileOutcome(plan.key, plan.path, "failed", reason, _error_errno(exc))
+            if isinstance(exc, IoError) and exc.details.get("errno") == "EAGAIN":
+                # Another process is writing it right now: its change wins, as any later one.
+                return FileOutcome(plan.key, plan.path, "conflict", "being_written_elsewhere")
+            return FileOutcome(plan.key, plan.path, "failed", _reason(exc), _error_errno(exc))
 
     # -- diff stats -----------------------------------------------------------------------------
 
@@ -897,6 +959,15 @@ def delete_history(directory: Path, *, wait: bool = True) -> bool:
     finally:
         if fd >= 0:
             os.close(fd)
+
+
+def _reason(exc: WaymarkError, default: str = "write_failed") -> str:
+    """A per-file failure's reason: the policy's code when the path itself was refused."""
+    if isinstance(exc, IsDirectory):
+        return "is_directory"
+    if isinstance(exc, PathOutsideWorkspace | NotRegularFile | ProtectedPath):
+        return exc.code
+    return default
 
 
 def _stat_signature(st: os.stat_result) -> tuple[int, ...]:

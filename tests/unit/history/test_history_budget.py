@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from helpers_history import Agent, open_history, tree
 
+from waymark.files import digest
 from waymark.history import History, workspace_dir
 from waymark.history.journal import Journal
 
@@ -144,3 +145,65 @@ def test_resume_streams(tmp_path: Path) -> None:
     seen: list[object] = []
     replay = Journal(path).replay(seen.append)
     assert replay.records == 0 and replay.offset == 0 and seen == []
+
+
+COMPACT_FOREVER = """
+import sys
+from pathlib import Path
+from waymark.history import History
+h = History.open(Path(sys.argv[1]), [Path(sys.argv[2])], session="s1")
+print("ready", flush=True)
+while True:
+    h.compact()
+"""
+
+
+def test_sigkill_during_compaction_resumes_to_the_same_state(
+    agent: Agent, workspace: Path, history_root: Path
+) -> None:
+    moments = {}
+    for turn in range(30):
+        moments[f"t{turn}"] = tree(workspace)
+        agent.history.make_snapshot(f"t{turn}")
+        agent.write(f"f{turn % 4}.txt", f"{turn}\n".encode() * 50)
+    turns = agent.history.turns()
+    agent.history.close()
+    rng = random.Random(11)
+    for _ in range(8):
+        child = subprocess.Popen(
+            [sys.executable, "-c", COMPACT_FOREVER, str(history_root), str(workspace)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert child.stdout is not None and child.stdout.readline() == "ready\n"
+            time.sleep(rng.uniform(0, 0.05))
+        finally:
+            child.kill()
+            child.wait()
+        assert open_history(history_root, workspace).turns() == turns
+    resumed = open_history(history_root, workspace)
+    assert resumed.rewind("t3")["failed"] == []
+    assert tree(workspace) == moments["t3"]
+
+
+def test_first_backups_go_last_and_only_those_no_turn_needs(
+    workspace: Path, history_root: Path
+) -> None:
+    original = random.Random(1).randbytes(150_000)
+    (workspace / "big.bin").write_bytes(original)
+    budget = 100_000
+    agent = Agent(open_history(history_root, workspace, max_bytes=budget), workspace)
+    agent.history.make_snapshot("t0")
+    agent.write("big.bin", b"small\n")
+    for turn in range(1, 4):
+        agent.history.make_snapshot(f"t{turn}")
+        agent.write("notes.txt", f"{turn}\n".encode())
+    assert du(agent.history.dir) <= budget
+    # t0 went first; then the original, which no remaining turn rewinds to.
+    assert [t["promptId"] for t in agent.history.turns()] == ["t1", "t2", "t3"]
+    result = agent.history.rewind("t1")
+    assert result["deleted"] == ["notes.txt"] and result["unchanged"] == ["big.bin"]
+    assert not list(agent.history.dir.glob(f"blobs/{digest(original)}"))
+    resumed = open_history(history_root, workspace, max_bytes=budget)
+    assert resumed.turns() == agent.history.turns()

@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from waymark.history.model import Model
+from waymark.history.model import Model, delta
 from waymark.history.snapshots import FileEntry, SnapshotRecord, parse_record, record_json
 
 KEYS = ["/ws/a", "/ws/b", "/ws/c", "/ws/d"]
@@ -30,7 +30,9 @@ op = st.one_of(
         st.sampled_from([None, "one", "two"]),
     ),
     st.tuples(st.just("drop_oldest")),
+    st.tuples(st.just("forget"), st.integers(0, 5)),
     st.tuples(st.just("redo"), st.integers(0, 5)),
+    st.tuples(st.just("next"), st.dictionaries(st.sampled_from(KEYS), entry, max_size=2)),
 )
 
 
@@ -56,12 +58,27 @@ def records_of(ops: list[tuple[Any, ...]]) -> list[SnapshotRecord]:
             commit(SnapshotRecord(prompt, None, "ts", live.seq, False, {}, {}))
         elif latest is None:
             continue
+        elif item[0] == "next":
+            # A turn that lists only what changed since the previous one, as the store writes.
+            names += 1
+            files = {**latest.files, **item[1]}
+            changed = delta(latest.files, files)
+            commit(
+                SnapshotRecord(
+                    f"t{names}", None, "ts", live.seq, False, changed, {}, inherit=latest.prompt_id
+                )
+            )
         elif item[0] == "track":
             head = (latest.prompt_id, latest.label, latest.timestamp, latest.seq, True)
             commit(SnapshotRecord(*head, {item[1]: item[2]}, {}))
         elif item[0] == "write":
             head = (latest.prompt_id, latest.label, latest.timestamp, latest.seq, True)
             commit(SnapshotRecord(*head, {}, {item[1]: item[2]}, session=item[3]))
+        elif item[0] == "forget":
+            orphans = live.orphans()
+            if orphans:
+                key = orphans[item[1] % len(orphans)]
+                commit(SnapshotRecord("base", None, "", 0, True, {}, {}, base=True, forget=(key,)))
         elif item[0] == "drop_oldest":
             oldest = live.oldest()
             assert oldest is not None
