@@ -514,7 +514,7 @@ DECLINED = [
     ("sed -i 's/\\(x*\\)a/\\l\\1/' f", "\\l is only simulated"),
     ("sed -i ''", "no sed script"),
     ("sed -i '' f", "names no file"),
-    ("sed -i ';' f", "no s command"),
+    ("sed -i ';' f", "no command"),
     ("", "empty"),
     ("sed -i 's/a/b/' 'f", "unterminated single quote"),
     ('sed -i "s/a/b/ f', "unterminated double quote"),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .regex import CompiledRegex
 from .script import Address, Command, SedScript, SubstCommand
-from .simulate import decode, gnu_subst, locale_decline
+from .simulate import check_locale, decode, gnu_subst, locale_decline
 
 
 @dataclass
@@ -64,9 +64,18 @@ class _Output:
         self.parts.append(text)
 
 
-def _search(regex: CompiledRegex, text: str) -> bool:
-    if regex.locale_dependent and not text.isascii():
+def _check_locale(regex: CompiledRegex, space: str) -> None:
+    if not regex.locale_dependent or space.isascii():
+        return
+    if "\n" not in space:
+        check_locale(regex, space)
+    elif regex.literal_finder is None or regex.literal_finder.search(space):
+        # A match may span the lines of a multi-line pattern space.
         raise locale_decline(regex)
+
+
+def _search(regex: CompiledRegex, text: str) -> bool:
+    _check_locale(regex, text)
     return regex.space_pattern.search(text) is not None
 
 
@@ -269,8 +278,7 @@ class _Machine:
 
     def substitute(self, command: SubstCommand) -> None:
         regex = command.regex
-        if regex.locale_dependent and not self.space.isascii():
-            raise locale_decline(regex)
+        _check_locale(regex, self.space)
         result = gnu_subst(regex.space_pattern, self.space, command)
         if result is None:
             return

@@ -78,6 +78,8 @@ class CompiledRegex:
     has_line_anchor: bool
     lone_anchor: str
     trailing_run: tuple[str, int] | None
+    # Finds required_literal in text: exactly, or under the I flag with every case GNU may fold.
+    literal_finder: re.Pattern[str] | None = None
 
 
 class _Parser:
@@ -555,7 +557,8 @@ def compile_regex(source: str, extended: bool, icase: bool = False) -> CompiledR
         nullable=all(_nullable(i) for i in items),
         group_nullable=_group_nullability(nodes, parser.groups),
         locale_dependent=locale,
-        required_literal="" if icase else _required_literal(items),
+        required_literal=_required_literal(items),
+        literal_finder=_literal_finder(_required_literal(items), icase),
         line_anchored=leading_rest
         or (bool(items) and items[0] in (Anchor("bol"), Anchor("start"))),
         has_line_anchor=any(
@@ -564,6 +567,27 @@ def compile_regex(source: str, extended: bool, icase: bool = False) -> CompiledR
         lone_anchor=_lone_anchor(items),
         trailing_run=None if icase else _trailing_run(items),
     )
+
+
+# Non-ASCII characters whose glibc case mapping is an ASCII letter.
+_FOLDS_TO_ASCII = {"k": "\u212a", "s": "\u017f", "i": "\u0130\u0131"}
+
+
+def _literal_finder(literal: str, icase: bool) -> re.Pattern[str] | None:
+    if not literal:
+        return None
+    if not icase:
+        return re.compile(re.escape(literal))
+    parts = []
+    for char in literal:
+        lower = char.lower()
+        if char.isalpha():
+            parts.append(
+                "[" + re.escape(lower + char.upper() + _FOLDS_TO_ASCII.get(lower, "")) + "]"
+            )
+        else:
+            parts.append(re.escape(char))
+    return re.compile("".join(parts))
 
 
 def _lone_anchor(items: list[Item]) -> str:

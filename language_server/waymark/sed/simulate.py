@@ -28,21 +28,23 @@ def locale_decline(regex: CompiledRegex) -> SedDecline:
     )
 
 
-def _check_locale(regex: CompiledRegex, text: str) -> None:
-    """Refuse non-ASCII text a locale-dependent regex might examine (``text``: whole lines)."""
+def check_locale(regex: CompiledRegex, text: str) -> None:
+    """Refuse non-ASCII text a locale-dependent regex might examine (``text``: whole lines).
+
+    A line without the regex's required literal cannot match; under the I flag the literal is
+    looked for with every case glibc may fold into it, non-ASCII ones included.
+    """
     if not regex.locale_dependent or text.isascii():
         return
-    literal = regex.required_literal
-    if not literal:
+    finder = regex.literal_finder
+    if finder is None:
         raise locale_decline(regex)
-    found = text.find(literal)
-    while found >= 0:
-        start = text.rfind("\n", 0, found) + 1
-        end = text.find("\n", found)
+    for found in finder.finditer(text):
+        start = text.rfind("\n", 0, found.start()) + 1
+        end = text.find("\n", found.start())
         end = len(text) if end < 0 else end
         if not text[start:end].isascii():
             raise locale_decline(regex)
-        found = text.find(literal, max(end, found + 1))
 
 
 def _repl(replacement: Replacement) -> _Repl:
@@ -138,7 +140,7 @@ def _replace_trailing_runs(text: str, chars: str, minimum: int, literal: str) ->
 
 def _apply_buffer(command: SubstCommand, text: str) -> str:
     regex = command.regex
-    _check_locale(regex, text)
+    check_locale(regex, text)
     pattern = regex.buffer_pattern
     replacement = command.replacement
     literal = replacement.literal
