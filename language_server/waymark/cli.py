@@ -26,6 +26,7 @@ from .commands.registry import COMMANDS, Command, execute
 from .commands.schema import cli_flags, is_hidden, object_schema, without_none
 from .doors import open_door
 from .files import sweep_temp_files
+from .shelltrack import run as shell_run
 
 VERBS: dict[str, Command] = {c.verb: c for c in COMMANDS.values() if c.verb is not None}
 
@@ -60,6 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="a real LSP session against a throwaway workspace")
     demo.add_argument("--keep", action="store_true", help="keep the demo workspace")
     history_admin.add_parser(sub)
+    shell_run.add_parser(sub)
     mcp = sub.add_parser("mcp", help="serve the tools over MCP on stdio")
     mcp.add_argument("--workspace", help="workspace folder (default: the current directory)")
     for verb, command in VERBS.items():
@@ -168,6 +170,8 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.verb == "history":
         raise SystemExit(history_admin.main(args))
+    if args.verb == "run":
+        raise SystemExit(shell_run.main(args))
     result = asyncio.run(_run(args))
     # describe-tools exists for programs (the VS Code manifest sync): always the whole object.
     if args.json or args.verb == "describe-tools":
