@@ -1,5 +1,6 @@
 /**
- * Real VS Code end-to-end: code-server with the built .vsix, Debian Chromium via
+ * Real VS Code end-to-end: code-server with this machine's platform .vsix, whose bundled server
+ * runs on the system python3 (no waymark-ls on PATH, no server setting), Debian Chromium via
  * playwright-core. Proposes an anchored edit, edits the proposal in the diff editor, accepts,
  * checks the bytes on disk, rewinds from the palette and checks the file is restored.
  * Everything started here is stopped by PID at the end, whatever happened.
@@ -18,7 +19,7 @@ import { notificationText, pickRow, quickPickRow, runPaletteCommand, waitForQuic
 
 const EXTENSION_ROOT = path.resolve(__dirname, "../../..");
 const ARTIFACTS = path.join(EXTENSION_ROOT, "test-artifacts");
-const VSIX = path.join(EXTENSION_ROOT, "dist/waymark.vsix");
+const VSIX = path.join(EXTENSION_ROOT, `dist/waymark-${process.platform}-${process.arch}.vsix`);
 const CHROMIUM_ARGS = [
   "--no-sandbox",
   "--disable-gpu",
@@ -119,11 +120,16 @@ function waymarkLogs(userDataDir: string): string {
 
 async function main(): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  const waymarkLs = requireTool("waymark-ls", "the end-to-end test drives the real language server (pip install -e <repo>)");
   const chromiumPath = requireTool("chromium", "run scripts/install-code-server.sh (apt-get install chromium)");
   const codeServer = execFileSync(path.join(EXTENSION_ROOT, "scripts/install-code-server.sh"), { encoding: "utf8" }).trim().split("\n").pop() as string;
   if (!existsSync(VSIX)) {
     throw new Error(`${VSIX} is missing: run npm run package first`);
+  }
+  // The extension must start the server it carries: hide every installed one (this repo's venv).
+  const bare = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => !existsSync(path.join(dir, "waymark-ls")));
+  const bareEnvPath = bare.join(path.delimiter);
+  if (resolveExecutable("waymark-ls", bareEnvPath) || !resolveExecutable("python3", bareEnvPath)) {
+    throw new Error("the test needs a PATH with python3 and without waymark-ls");
   }
 
   const root = mkdtempSync(path.join(tmpdir(), "waymark-e2e-"));
@@ -145,13 +151,12 @@ async function main(): Promise<void> {
       "files.autoSave": "off",
       "window.zoomLevel": 0,
       "waymark.approval": "diff",
-      // The server found on this PATH, not whatever the extension host's login shell finds.
-      "waymark.server.command": [waymarkLs],
       "waymark.historyDir": path.join(root, "history"),
     }),
   );
   const env = {
     ...process.env,
+    PATH: bareEnvPath,
     XDG_CONFIG_HOME: path.join(root, "xdg-config"),
     XDG_DATA_HOME: path.join(root, "xdg-data"),
     XDG_CACHE_HOME: path.join(root, "xdg-cache"),
