@@ -30,8 +30,19 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import Final
 
-from ..errors import InvalidParams, IsDirectory, RewindInProgress, UnknownPrompt, WaymarkError
-from ..files import StatKey, atomic_write, create_parents, delete_file, read_state
+from ..errors import (
+    FileChangedSinceRead,
+    InvalidParams,
+    IoError,
+    IsDirectory,
+    NotRegularFile,
+    PathOutsideWorkspace,
+    ProtectedPath,
+    RewindInProgress,
+    UnknownPrompt,
+    WaymarkError,
+)
+from ..files import StatKey, atomic_write, create_parents, delete_file, locked, read_state
 from ..workspace import DEFAULT_PROTECTED, Workspace
 from .blobs import DIR_MODE, FILE_MODE, BlobCorrupt, BlobMissing, BlobStore, make_private_dir
 from .journal import TMP_PREFIX, Journal
@@ -52,6 +63,8 @@ _RACY_NS = 2_000_000_000
 # Compaction waits until the journal is this many times what it would be compacted.
 _DEAD_RATIO = 2
 _MIN_COMPACT = 64 * 1024
+# A rewind waits this long for a file another process is writing, then leaves it alone.
+_LOCK_TIMEOUT = 2.0
 
 
 class _Unknown:
@@ -694,8 +707,9 @@ class History:
         try:
             current = read_state(Path(key))
         except WaymarkError as exc:
-            reason = "is_directory" if isinstance(exc, IsDirectory) else "unreadable"
-            return FilePlan(key, display, "failed", reason=reason, errno=_error_errno(exc))
+            return FilePlan(
+                key, display, "failed", reason=_reason(exc, "unreadable"), errno=_error_errno(exc)
+            )
         base = FilePlan(
             key,
             display,
@@ -837,16 +851,28 @@ class History:
                 )
             if undo.digest != plan.current_digest:
                 return FileOutcome(plan.key, plan.path, "conflict", "changed_during_rewind")
+        changed = FileOutcome(plan.key, plan.path, "conflict", "changed_during_rewind")
         try:
-            if plan.outcome == "restore" and plan.target is not None:
+            if plan.outcome == "restore":
                 create_parents(plan.real)
-                atomic_write(plan.real, plan.target)
-                return FileOutcome(plan.key, plan.path, "restored", digest=plan.target_digest)
-            delete_file(plan.real)
-            return FileOutcome(plan.key, plan.path, "deleted")
+            # Under the file's lock no other Waymark process writes it: re-read, compare, and
+            # replace only exactly the bytes planned (which the undo turn holds). Every step
+            # walks the path without following symlinks.
+            with locked(plan.real, timeout=_LOCK_TIMEOUT):
+                if read_state(plan.real).digest != plan.current_digest:
+                    return changed
+                if plan.outcome == "restore" and plan.target is not None:
+                    atomic_write(plan.real, plan.target, expected=plan.current_digest)
+                    return FileOutcome(plan.key, plan.path, "restored", digest=plan.target_digest)
+                delete_file(plan.real, expected=plan.current_digest)
+                return FileOutcome(plan.key, plan.path, "deleted")
+        except FileChangedSinceRead:
+            return changed
         except WaymarkError as exc:
-            reason = "is_directory" if isinstance(exc, IsDirectory) else "write_failed"
-            return FileOutcome(plan.key, plan.path, "failed", reason, _error_errno(exc))
+            if isinstance(exc, IoError) and exc.details.get("errno") == "EAGAIN":
+                # Another process is writing it right now: its change wins, as any later one.
+                return FileOutcome(plan.key, plan.path, "conflict", "being_written_elsewhere")
+            return FileOutcome(plan.key, plan.path, "failed", _reason(exc), _error_errno(exc))
 
     # -- diff stats -----------------------------------------------------------------------------
 
@@ -933,6 +959,15 @@ def delete_history(directory: Path, *, wait: bool = True) -> bool:
     finally:
         if fd >= 0:
             os.close(fd)
+
+
+def _reason(exc: WaymarkError, default: str = "write_failed") -> str:
+    """A per-file failure's reason: the policy's code when the path itself was refused."""
+    if isinstance(exc, IsDirectory):
+        return "is_directory"
+    if isinstance(exc, PathOutsideWorkspace | NotRegularFile | ProtectedPath):
+        return exc.code
+    return default
 
 
 def _stat_signature(st: os.stat_result) -> tuple[int, ...]:
