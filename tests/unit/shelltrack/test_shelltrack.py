@@ -273,3 +273,23 @@ def test_host_hook_events(ws: Path, history: History, tmp_path: Path) -> None:
     assert handle({**event, "hook_event_name": "PostToolUse"}, history) is None
     assert outcome(history) == {"restored": ["a.txt", "b.txt"]}
     assert (ws / "a.txt").read_bytes() == b"a\n" and (ws / "b.txt").read_bytes() == b"b\n"
+
+
+def test_command_that_commits_or_checks_out(ws: Path, history: History) -> None:
+    git_tree(ws, {"a.txt": b"a0\n", "b.txt": b"b0\n"})
+    subprocess.run([*GIT, "checkout", "-qb", "other"], cwd=ws, check=True)
+    (ws / "b.txt").write_bytes(b"b-other\n")
+    subprocess.run([*GIT, "commit", "-qam", "other"], cwd=ws, check=True)
+    subprocess.run([*GIT, "checkout", "-q", "-"], cwd=ws, check=True)
+    # Clean before and clean after: only the index says these files changed.
+    script = " && ".join(
+        [
+            "echo a1 > a.txt",
+            "git -c user.email=t@e -c user.name=t commit -qam change",
+            "git checkout -q other -- b.txt",
+        ]
+    )
+    report = tracked(history, script, ws)
+    assert report.modified == ["a.txt", "b.txt"]
+    assert outcome(history) == {"restored": ["a.txt", "b.txt"]}
+    assert (ws / "a.txt").read_bytes() == b"a0\n" and (ws / "b.txt").read_bytes() == b"b0\n"
