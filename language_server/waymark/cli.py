@@ -23,9 +23,10 @@ import attrs
 
 from . import history_admin
 from .commands.registry import COMMANDS, Command, execute
-from .commands.schema import cli_flags, is_hidden, object_schema, without_none
+from .commands.schema import cli_flags, is_cli_file, is_hidden, object_schema, without_none
 from .doors import open_door
 from .files import sweep_temp_files
+from .session import SESSION_ID_RULE, valid_session_id
 from .shelltrack import run as shell_run
 
 VERBS: dict[str, Command] = {c.verb: c for c in COMMANDS.values() if c.verb is not None}
@@ -69,7 +70,8 @@ def _parser() -> argparse.ArgumentParser:
         described = object_schema(command.params)["properties"]
         for name in command.args:
             # Optional so that --params can carry them; the handler names what is missing.
-            p.add_argument(name, nargs="?")
+            file = is_cli_file(attrs.fields_dict(command.params)[name])
+            p.add_argument(name, nargs="?", help="a file (- or none: stdin)" if file else None)
         for field, kind in _flags(command):
             names = [_flag(field.name), *cli_flags(field)]
             doc = described[field.name].get("description")
@@ -101,8 +103,14 @@ def _params(args: argparse.Namespace, command: Command) -> dict[str, Any]:
         if not isinstance(loaded, dict):
             raise SystemExit("waymark: --params must be a JSON object")
         params.update(loaded)
+    fields = attrs.fields_dict(command.params)
     for name in command.args:
         value = getattr(args, name)
+        if is_cli_file(fields[name]) and name not in params:
+            # A file name, or stdin: patches are long and full of shell metacharacters.
+            # Bytes, decoded as they are: text mode would turn a CRLF patch's \r\n into \n.
+            raw = sys.stdin.buffer.read() if value in (None, "-") else Path(value).read_bytes()
+            value = raw.decode("utf-8")
         if value is not None:
             params[name] = value
     for field, kind in _flags(command):
@@ -119,9 +127,12 @@ def _params(args: argparse.Namespace, command: Command) -> dict[str, Any]:
 
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
     command = VERBS[args.verb]
+    named = args.session or os.environ.get("WAYMARK_SESSION")
+    if named is not None and not valid_session_id(named):
+        raise SystemExit(f"waymark: the session id {named[:40]!r} is not {SESSION_ID_RULE}")
     door = open_door(
         args.root,
-        session=args.session or os.environ.get("WAYMARK_SESSION"),
+        session=named,
         history_dir=Path(args.history_dir) if args.history_dir else None,
         checkpointing=not args.no_history,
         max_history_bytes=args.max_history_bytes,
