@@ -18,7 +18,9 @@ from typing import Any
 from .files import atomic_write, create_parents
 
 HOSTS = ("claude-code", "qwen-code", "codex")
-HOOK_TIMEOUT = 10  # seconds; a hook answers well within it or lets the tool run
+# A hook answers well within this or lets the tool run. Claude Code counts seconds, Qwen
+# Code milliseconds.
+HOOK_TIMEOUT = {"claude-code": 10, "qwen-code": 10_000}
 
 
 class InitError(Exception):
@@ -49,13 +51,15 @@ def _load_json(path: Path) -> dict[str, Any]:
     return data
 
 
-def _add_hook(config: dict[str, Any], event: str, matcher: str | None, command: str) -> None:
+def _add_hook(
+    config: dict[str, Any], event: str, matcher: str | None, command: str, timeout: int
+) -> None:
     """Add one command hook to ``event`` unless a hook with that command is already there."""
     entries = config.setdefault("hooks", {}).setdefault(event, [])
     for entry in entries:
         if any(h.get("command") == command for h in entry.get("hooks", [])):
             return
-    hooks = [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]
+    hooks = [{"type": "command", "command": command, "timeout": timeout}]
     entries.append({"hooks": hooks} if matcher is None else {"matcher": matcher, "hooks": hooks})
 
 
@@ -66,9 +70,10 @@ def _add_unique(items: list[str], value: str) -> None:
 
 def _hooks(config: dict[str, Any], host: str, shell: str, editors: str) -> None:
     command = _shell([*waymark_command(), "hook", host])
-    _add_hook(config, "UserPromptSubmit", None, command)
-    _add_hook(config, "PreToolUse", f"{shell}|{editors}", command)
-    _add_hook(config, "PostToolUse", editors, command)
+    timeout = HOOK_TIMEOUT[host]
+    _add_hook(config, "UserPromptSubmit", None, command, timeout)
+    _add_hook(config, "PreToolUse", f"{shell}|{editors}", command, timeout)
+    _add_hook(config, "PostToolUse", editors, command, timeout)
 
 
 def _claude_code(root: Path) -> dict[str, str]:
@@ -93,7 +98,8 @@ def _qwen_code(root: Path) -> dict[str, str]:
     settings.setdefault("mcpServers", {}).setdefault(
         "waymark", {"command": command[0], "args": [*command[1:], "mcp"], "trust": True}
     )
-    _hooks(settings, "qwen-code", "run_shell_command", "edit|write_file")
+    # Qwen Code matches unanchored: "edit" alone would also match mcp__waymark__waymark_edit.
+    _hooks(settings, "qwen-code", "^run_shell_command$", "^(edit|write_file)$")
     return {str(path): _json(settings)}
 
 

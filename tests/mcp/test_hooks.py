@@ -61,6 +61,31 @@ def test_prompt_opens_a_turn_the_terminal_lists(workspace: Path) -> None:
     assert turns[0]["label"] == first_line[:59] + "…"
 
 
+def test_qwen_code_prompt_comes_from_the_transcript_and_opens_one_turn(
+    workspace: Path, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "chat.jsonl"
+    lines = [
+        {"uuid": "u1", "type": "user", "message": {"role": "user", "parts": [{"text": "First"}]}},
+        {"uuid": "s1", "type": "system", "message": None},
+    ]
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    event = {
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "",
+        "transcript_path": str(transcript),
+    }
+    # Qwen Code fires this before every model request of one prompt.
+    assert hook("qwen-code", workspace, event)[0] is not None
+    assert hook("qwen-code", workspace, event)[0] is None
+    second = {"uuid": "u2", "type": "user", "message": {"parts": [{"text": "Second\nmore"}]}}
+    with transcript.open("a") as f:
+        f.write(json.dumps(second) + "\n")
+    hook("qwen-code", workspace, event)
+    turns = cli(workspace, "turns")["turns"]
+    assert [(t["promptId"], t["label"]) for t in turns] == [("u1", "First"), ("u2", "Second")]
+
+
 @pytest.mark.parametrize(
     ("host", "shell"), [("claude-code", "Bash"), ("qwen-code", "run_shell_command")]
 )

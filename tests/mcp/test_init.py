@@ -68,7 +68,9 @@ def test_qwen_code_registers_a_trusted_server_and_hooks(workspace: Path) -> None
     assert init(workspace, "qwen-code").returncode == 0
     settings = json.loads((workspace / ".qwen" / "settings.json").read_text())
     assert settings["mcpServers"]["waymark"]["trust"] is True
-    assert settings["hooks"]["PreToolUse"][0]["matcher"] == "run_shell_command|edit|write_file"
+    pre = settings["hooks"]["PreToolUse"][0]
+    assert pre["matcher"] == "^run_shell_command$|^(edit|write_file)$"
+    assert pre["hooks"][0]["timeout"] == 10_000  # Qwen Code counts milliseconds
 
 
 def test_codex_appends_a_table_and_keeps_the_users_toml(workspace: Path) -> None:

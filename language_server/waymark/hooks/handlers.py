@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 import uuid
@@ -52,9 +53,36 @@ def label_of(prompt: str) -> str:
     return first if len(first) <= LABEL_MAX else first[: LABEL_MAX - 1] + "…"
 
 
-def open_turn(door: Door, event: dict[str, Any]) -> dict[str, Any]:
-    prompt_id = str(event.get("prompt_id") or f"turn-{uuid.uuid4().hex[:12]}")
-    label = label_of(str(event.get("prompt") or ""))
+def last_user_prompt(transcript: object) -> tuple[str, str] | None:
+    """(id, text) of the newest user message in a Qwen Code transcript (JSON lines)."""
+    if not isinstance(transcript, str) or not os.path.isfile(transcript):
+        return None
+    found = None
+    with open(transcript, encoding="utf-8") as lines:
+        for line in lines:
+            entry = json.loads(line)
+            parts = (entry.get("message") or {}).get("parts") or []
+            texts = [p["text"] for p in parts if isinstance(p, dict) and "text" in p]
+            if entry.get("type") == "user" and texts:
+                found = (str(entry.get("uuid")), "".join(texts))
+    return found
+
+
+def open_turn(door: Door, event: dict[str, Any]) -> dict[str, Any] | None:
+    prompt = str(event.get("prompt") or "")
+    prompt_id = event.get("prompt_id")
+    if not prompt.strip():
+        # Qwen Code sends no prompt, and fires this again before every model request of
+        # the same prompt: its transcript names the prompt, whose turn opens only once.
+        newest = last_user_prompt(event.get("transcript_path"))
+        if newest is None:
+            return None
+        prompt_id, prompt = newest
+    prompt_id = str(prompt_id or f"turn-{uuid.uuid4().hex[:12]}")
+    history = door.ctx.history
+    if history is not None and any(t.prompt_id == prompt_id for t in history.turns()):
+        return None
+    label = label_of(prompt)
     result = asyncio.run(
         execute(door.ctx, "waymark.snapshot", {"promptId": prompt_id, "label": label})
     )
