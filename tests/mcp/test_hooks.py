@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +67,12 @@ def test_qwen_code_prompt_comes_from_the_transcript_and_opens_one_turn(
 ) -> None:
     transcript = tmp_path / "chat.jsonl"
     lines = [
-        {"uuid": "u1", "type": "user", "message": {"role": "user", "parts": [{"text": "First"}]}},
+        {
+            "uuid": "u1",
+            "type": "user",
+            "timestamp": datetime.now(UTC).isoformat(),
+            "message": {"role": "user", "parts": [{"text": "First"}]},
+        },
         {"uuid": "s1", "type": "system", "message": None},
     ]
     transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
@@ -76,14 +82,17 @@ def test_qwen_code_prompt_comes_from_the_transcript_and_opens_one_turn(
         "transcript_path": str(transcript),
     }
     # Qwen Code fires this before every model request of one prompt.
-    assert hook("qwen-code", workspace, event)[0] is not None
+    assert hook("qwen-code", workspace, {**event, "prompt": "First"})[0] is not None
     assert hook("qwen-code", workspace, event)[0] is None
-    second = {"uuid": "u2", "type": "user", "message": {"parts": [{"text": "Second\nmore"}]}}
+    parts = [{"text": "Second\nmore"}, {"text": "context a hook added"}]
+    sent = datetime.now(UTC).isoformat()
+    second = {"uuid": "u2", "type": "user", "timestamp": sent, "message": {"parts": parts}}
     with transcript.open("a") as f:
         f.write(json.dumps(second) + "\n")
     hook("qwen-code", workspace, event)
     turns = cli(workspace, "turns")["turns"]
-    assert [(t["promptId"], t["label"]) for t in turns] == [("u1", "First"), ("u2", "Second")]
+    assert [t["label"] for t in turns] == ["First", "Second"]
+    assert turns[1]["promptId"] == "u2"
 
 
 @pytest.mark.parametrize(

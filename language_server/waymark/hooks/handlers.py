@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import uuid
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from ..files import read_state
 from .hosts import Host
 
 LABEL_MAX = 60
+PROMPT_SLACK_S = 30
 
 
 def handle(host: Host, event: dict[str, Any]) -> dict[str, Any] | None:
@@ -53,8 +55,8 @@ def label_of(prompt: str) -> str:
     return first if len(first) <= LABEL_MAX else first[: LABEL_MAX - 1] + "…"
 
 
-def last_user_prompt(transcript: object) -> tuple[str, str] | None:
-    """(id, text) of the newest user message in a Qwen Code transcript (JSON lines)."""
+def last_user_prompt(transcript: object) -> tuple[str, str, str] | None:
+    """(id, text, timestamp) of the newest user message in a Qwen Code transcript."""
     if not isinstance(transcript, str) or not os.path.isfile(transcript):
         return None
     found = None
@@ -62,26 +64,45 @@ def last_user_prompt(transcript: object) -> tuple[str, str] | None:
         for line in lines:
             entry = json.loads(line)
             parts = (entry.get("message") or {}).get("parts") or []
+            # Later parts are context hooks added (ours included), not what the user typed.
             texts = [p["text"] for p in parts if isinstance(p, dict) and "text" in p]
             if entry.get("type") == "user" and texts:
-                found = (str(entry.get("uuid")), "".join(texts))
+                found = (str(entry.get("uuid")), texts[0], str(entry.get("timestamp") or ""))
     return found
+
+
+def _near_or_after(timestamp: str, sent: str) -> bool:
+    """Whether a turn opened at ``timestamp`` belongs to a prompt sent at ``sent``.
+
+    The first hook call may open the turn a moment before the host writes its transcript.
+    """
+    try:
+        opened = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+        prompted = datetime.fromisoformat(sent.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return opened >= prompted - timedelta(seconds=PROMPT_SLACK_S)
 
 
 def open_turn(door: Door, event: dict[str, Any]) -> dict[str, Any] | None:
     prompt = str(event.get("prompt") or "")
     prompt_id = event.get("prompt_id")
-    if not prompt.strip():
-        # Qwen Code sends no prompt, and fires this again before every model request of
-        # the same prompt: its transcript names the prompt, whose turn opens only once.
-        newest = last_user_prompt(event.get("transcript_path"))
-        if newest is None:
-            return None
-        prompt_id, prompt = newest
-    prompt_id = str(prompt_id or f"turn-{uuid.uuid4().hex[:12]}")
     history = door.ctx.history
-    if history is not None and any(t.prompt_id == prompt_id for t in history.turns()):
-        return None
+    if not prompt.strip():
+        # Qwen Code fires this again before every model request of one prompt, without the
+        # prompt (and sometimes also the first time): its transcript names the prompt, whose
+        # turn opens once.
+        newest = last_user_prompt(event.get("transcript_path"))
+        if newest is None or history is None:
+            return None
+        prompt_id, prompt, sent = newest
+        if any(
+            t.prompt_id == prompt_id
+            or (t.label == label_of(prompt) and _near_or_after(t.timestamp, sent))
+            for t in history.turns()
+        ):
+            return None
+    prompt_id = str(prompt_id or f"turn-{uuid.uuid4().hex[:12]}")
     label = label_of(prompt)
     result = asyncio.run(
         execute(door.ctx, "waymark.snapshot", {"promptId": prompt_id, "label": label})
