@@ -34,7 +34,6 @@ PROGRAMS = [
     "sed -i '/o/,3d' f",
     "sed -i '/b/,+2d' f",
     "sed -i '2,+1d' f",
-    "sed -i '2,~4d' f",
     "sed -i '1~2d' f",
     "sed -i '0~3d' f",
     "sed -i '1~3,+1d' f",

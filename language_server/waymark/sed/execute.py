@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .decline import SedDecline
 from .regex import CompiledRegex
 from .script import Address, Command, SedScript, SubstCommand
 from .simulate import check_locale, decode, gnu_subst, locale_decline
@@ -85,7 +86,8 @@ class _Machine:
         self.quiet = script.quiet
         self.input = source
         self.output = _Output()
-        self.active = [False] * len(self.program)
+        # 0,/re/ is a range already open before the first line.
+        self.active = [c.addr1 == Address("line", 0) for c in self.program]
         self.range_end = [0] * len(self.program)
         self.appends: list[str] = []
         self.space = ""
@@ -94,6 +96,12 @@ class _Machine:
         # GNU keeps the "read with a newline" flag on each buffer, and h/H/g/G/x carry it.
         self.hold_chomped = hold_chomped
         self.replaced = False
+        # A script can loop forever (G;D, or t back over a substitution that always matches);
+        # GNU would hang. Legitimate loops are bounded by the text, so past this many steps
+        # the line is declined instead.
+        self.budget = (sum(map(len, source.lines)) + 2 * len(source.lines) + 16) * (
+            len(script.program) + 4
+        )
 
     def one(self, address: Address) -> bool:
         kind = address.kind
@@ -126,13 +134,7 @@ class _Machine:
                 self.active[index] = False
             return True
         if first.kind == "line" and first.value == 0:
-            if number != 1:
-                return False
-            # 0,/re/: the end regex may close the range on the very first line.
-            if self.one(second):
-                return True
-            self.active[index] = True
-            return True
+            return False
         if not self.one(first):
             return False
         if second.kind == "line":
@@ -185,6 +187,12 @@ class _Machine:
         program = self.program
         pc = 0
         while pc < len(program):
+            self.budget -= 1
+            if self.budget < 0:
+                raise SedDecline(
+                    "the script runs far longer than its input (it may never end, as GNU sed "
+                    "would not), so it is not simulated"
+                )
             command = program[pc]
             if self.matches(pc, command) == command.negate:
                 pc = command.target if command.name == "{" else pc + 1

@@ -293,15 +293,18 @@ class _Parser:
                 following = reader.next()
                 if not (following.isdigit() and following.isascii()):
                     raise SedDecline("a first~step address needs a step number")
-                return Address("step", value, self.number(reader, following))
+                step = self.number(reader, following)
+                if step == 0:
+                    raise SedDecline("a first~0 address is not simulated; write the line number")
+                return Address("step", value, step)
             return Address("line", value)
         if char in ("+", "~") and second:
             following = reader.next()
             if not (following.isdigit() and following.isascii()):
                 raise SedDecline(f"'{char}' in an address needs a number: GNU sed rejects it")
             value = self.number(reader, following)
-            if char == "~" and value == 0:
-                raise SedDecline("the range end ~0 is not simulated")
+            if char == "~":
+                raise SedDecline("a range ending in ~N is not simulated")
             return Address("plus" if char == "+" else "mult", value)
         if char == "$":
             return Address("last")
