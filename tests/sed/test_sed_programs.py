@@ -12,11 +12,11 @@ from waymark.sed import SedDecline, apply_files, parse_command_line
 
 INPUTS = [
     b"a\nb\nc\nd\ne\n",
-    b"foo\nbar\nfoo bar\nbaz",
+    b"foo\nbar\nfoo bar\nbaz\n",
     b"",
     b"x\n",
     b"one\ntwo\nthree\nfour\nfive\nsix\nseven\n",
-    b"Foo FOO foo\n\n  indented\nlast",
+    b"Foo FOO foo\n\n  indented\nlast\n",
     b"caf\xc3\xa9\nna\xc3\xafve foo\n",
 ]
 
@@ -139,3 +139,9 @@ def test_program_matches_gnu_sed_on_several_files(line: str) -> None:
         expected.append(INPUTS[-1])
     for data, mine, theirs in zip(INPUTS, ours, expected, strict=True):
         assert (data if mine is None else mine) == theirs, f"input {data!r}"
+
+
+def test_unterminated_file_with_several_files_is_declined() -> None:
+    script = parse_command_line("sed -i '2d' f g").script
+    with pytest.raises(SedDecline, match="without a final newline"):
+        apply_files(script, [b"a\n", b"b\nc"])
