@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from . import history_admin
+from .bridge.client import execute_via_editor_or_local
 from .commands.context import CommandContext, default_history_dir, load_options
-from .commands.registry import execute
 from .files import atomic_write, create_parents, sweep_temp_files
 from .session import Session
 
@@ -140,7 +140,8 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     params = _params(args, positionals)
     if args.verb in ("edit", "replace", "multi-replace", "write", "sed", "rewind"):
         sweep_temp_files(root, recursive=False)
-    result = await execute(ctx, command, params)
+    # An editor running Waymark on this workspace reviews the change (docs/editor-bridge.md).
+    result = await execute_via_editor_or_local(ctx, command, params, origin="waymark CLI")
     create_parents(state)
     atomic_write(state, ctx.session.to_json().encode("utf-8"))
     if warnings or ctx.warnings:

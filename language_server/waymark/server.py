@@ -21,6 +21,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from . import __version__
+from .bridge.listener import Listener, start_bridge
 from .commands.context import CommandContext, OpenDocument, load_options
 from .commands.registry import COMMANDS, execute
 from .errors import InternalError, InvalidParams
@@ -34,6 +35,7 @@ class WaymarkServer(LanguageServer):
         super().__init__("waymark-ls", __version__)
         self.context: CommandContext | None = None
         self._paths: dict[str, Path] = {}
+        self.bridge = Listener(lambda: self.context, __version__)
 
     def real_path(self, uri: str) -> Path | None:
         if uri not in self._paths:
@@ -151,6 +153,7 @@ def create_server() -> WaymarkServer:
             removed = await asyncio.to_thread(sweep_temp_files, folder)
             if removed:
                 log.info("swept %d temp files left by a crashed write", len(removed))
+        await start_bridge(ls.bridge, ls.folder_paths())
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: WaymarkServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
@@ -158,6 +161,11 @@ def create_server() -> WaymarkServer:
             ls.context.workspace.set_folders(ls.folder_paths())
             if ls.context.history is not None:
                 ls.context.history.workspace.set_folders(ls.folder_paths())
+        ls.bridge.set_folders(ls.folder_paths())
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: WaymarkServer, params: None) -> None:
+        ls.bridge.stop()
 
     for command_id in COMMANDS:
         _register(server, command_id)

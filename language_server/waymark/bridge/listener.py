@@ -1,0 +1,127 @@
+"""In ``waymark-ls``: accept bridged calls and run them through ``execute()`` with approval.
+
+A bridged call runs against the server's workspace, open buffers, history and editor, under
+the caller's session, with approval ``editor`` whatever the server's own setting: the user
+approves a terminal agent's change where they would approve the editor agent's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import dataclasses
+import hmac
+import logging
+import os
+import socket
+import struct
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from ..commands.context import CommandContext
+from ..commands.pending import PendingStore
+from ..commands.registry import execute
+from ..errors import InvalidParams
+from ..session import Session
+from . import registry, wire
+
+log = logging.getLogger(__name__)
+
+
+def _peer_uid(writer: asyncio.StreamWriter) -> int | None:
+    sock = writer.get_extra_info("socket")
+    if sock is None or not hasattr(socket, "SO_PEERCRED"):
+        return None
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", creds)
+    return int(uid)
+
+
+class Listener:
+    """The server's bridge socket and its registry entry."""
+
+    def __init__(self, context: Callable[[], CommandContext | None], version: str) -> None:
+        self.context = context
+        self.version = version
+        self.entry: registry.Entry | None = None
+        self.server: asyncio.AbstractServer | None = None
+
+    async def start(self, folders: list[Path]) -> None:
+        entry = registry.new_entry(folders, self.version)
+        registry.withdraw(entry)
+        self.server = await asyncio.start_unix_server(
+            self._serve, path=entry.socket, limit=wire.LINE_LIMIT
+        )
+        os.chmod(entry.socket, 0o600)
+        self.entry = entry
+        registry.publish(entry)
+        log.info("editor bridge listening for %s", ", ".join(entry.folders))
+
+    def set_folders(self, folders: list[Path]) -> None:
+        if self.entry is not None:
+            self.entry = dataclasses.replace(self.entry, folders=[str(f) for f in folders])
+            registry.publish(self.entry)
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.close()
+        if self.entry is not None:
+            registry.withdraw(self.entry)
+            self.entry = None
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            if _peer_uid(writer) not in (None, os.getuid()):
+                return
+            while line := await reader.readline():
+                reply = await self._handle(wire.decode(line))
+                if reply is None:
+                    return
+                writer.write(wire.encode(reply))
+                await writer.drain()
+        except (ValueError, ConnectionError, asyncio.LimitOverrunError) as exc:
+            log.warning("bridge connection dropped: %s", exc)
+        finally:
+            writer.close()
+
+    async def _handle(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        assert self.entry is not None
+        token = request.get("token")
+        if not isinstance(token, str) or not hmac.compare_digest(token, self.entry.token):
+            log.warning("bridge request with a wrong token refused")
+            return None
+        server_ctx = self.context()
+        command = request.get("command")
+        if server_ctx is None or command not in wire.ROUTED:
+            refused = InvalidParams(
+                f"The editor does not take {command!r} over the bridge; run it locally.",
+                {"field": "command"},
+            )
+            return {"result": refused.to_result(), "records": None}
+        session_info = request.get("session") or {}
+        session = Session.from_json(str(session_info.get("id")), session_info.get("records", "{}"))
+        ctx = dataclasses.replace(
+            server_ctx,
+            session=session,
+            options=attrs.evolve(server_ctx.options, approval="editor"),
+            pending=PendingStore(),
+            warnings=[],
+        )
+        log.info("%s from %s", command, request.get("origin") or "a terminal agent")
+        result = await execute(ctx, command, request.get("params"))
+        return {"result": result, "records": session.to_json()}
+
+
+async def start_bridge(listener: Listener, folders: list[Path]) -> None:
+    """Advertise the server to terminal agents; a server without a bridge still works."""
+    if os.environ.get("WAYMARK_BRIDGE", "").lower() == "off" or not folders:
+        return
+    try:
+        await listener.start(folders)
+    except (OSError, registry.UnsafeRuntimeDir) as exc:
+        log.warning("editor bridge not started: %s", exc)
+    else:
+        atexit.register(listener.stop)

@@ -1,0 +1,241 @@
+"""The editor bridge: a terminal agent's calls, made in another process, approved in the editor.
+
+Two real ``waymark-ls`` processes (approval ``editor``) advertise workspaces A and B in a
+private runtime dir; the agent is the real ``waymark`` CLI started in a workspace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from .conftest import Session, start
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+# Unix socket paths are short (108 bytes): the runtime dir lives right under /tmp.
+RUNTIME = Path(tempfile.mkdtemp(prefix="wm-bridge-"))
+ENV = {**os.environ, "WAYMARK_RUNTIME_DIR": str(RUNTIME)}
+ENV.pop("WAYMARK_BRIDGE", None)
+SERVER = ClientServerConfig(
+    server_command=[sys.executable, "-m", "waymark", "serve"], server_env=ENV
+)
+
+
+async def _serve(
+    client: LanguageClient, factory: pytest.TempPathFactory, name: str
+) -> AsyncIterator[LanguageClient]:
+    base = factory.mktemp(name)
+    root = base / "ws"
+    root.mkdir()
+    options = {"historyDir": str(base / "history"), "approval": "editor"}
+    client.waymark = await start(client, root, options, "visual-studio-code")  # type: ignore[attr-defined]
+    yield client
+    await client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def editor_a(
+    lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[LanguageClient]:
+    async for client in _serve(lsp_client, tmp_path_factory, "bridge-a"):
+        yield client
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def editor_b(
+    lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[LanguageClient]:
+    async for client in _serve(lsp_client, tmp_path_factory, "bridge-b"):
+        yield client
+
+
+@pytest.fixture(scope="module")
+def a(editor_a: LanguageClient) -> Session:
+    session: Session = editor_a.waymark  # type: ignore[attr-defined]
+    return session
+
+
+@pytest.fixture(scope="module")
+def b(editor_b: LanguageClient) -> Session:
+    session: Session = editor_b.waymark  # type: ignore[attr-defined]
+    return session
+
+
+async def agent(root: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """One call of the real CLI in ``root``, as a terminal agent would make it."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "waymark",
+        *args,
+        "--root",
+        str(root),
+        "--session",
+        "agent",
+        "--history-dir",
+        str(root.parent / "agent-history"),
+        "--json",
+        env=env or ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert out, err.decode()
+    result: dict[str, Any] = json.loads(out)
+    return result
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _runtime_dir() -> Iterator[None]:
+    yield
+    shutil.rmtree(RUNTIME, ignore_errors=True)
+
+
+def _entries() -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted(RUNTIME.glob("ls-*.json"))]
+
+
+async def test_discovery_is_private_and_per_workspace(a: Session, b: Session) -> None:
+    assert stat.S_IMODE(RUNTIME.stat().st_mode) == 0o700
+    # A server advertises itself once `initialized` has run, a moment after the handshake.
+    for _ in range(100):
+        folders = sorted(folder for e in _entries() for folder in e["folders"])
+        if len(folders) == 2:
+            break
+        await asyncio.sleep(0.1)
+    assert folders == sorted([str(a.root), str(b.root)])
+    for path in RUNTIME.iterdir():
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+
+
+async def test_the_editor_is_asked_both_times(a: Session) -> None:
+    path = a.put("a.txt", b"alpha\nbeta\n")
+    asked = len(a.editor.requests)
+    read = await agent(a.root, "read", "a.txt")
+    assert read["via"] == "editor"
+    a.editor.approve = False
+    try:
+        declined = await agent(a.root, "replace", "a.txt", "beta", "gamma")
+    finally:
+        a.editor.approve = True
+    assert (declined["ok"], declined["error"], declined["outcome"]) == (
+        False,
+        "declined",
+        "declined",
+    )
+    assert path.read_bytes() == b"alpha\nbeta\n"
+    applied = await agent(a.root, "replace", "a.txt", "beta", "delta")
+    assert (applied["ok"], applied["via"], applied["outcome"]) == (True, "editor", "applied")
+    assert path.read_bytes() == b"alpha\ndelta\n"
+    assert len(a.editor.requests) == asked + 2
+    annotations = a.editor.requests[-1].edit.change_annotations or {}
+    assert [n.needs_confirmation for n in annotations.values()] == [True]
+
+
+async def test_a_call_in_a_subfolder_reaches_the_editor(a: Session) -> None:
+    sub = a.root / "pkg"
+    path = a.put("pkg/m.py", b"x = 1\n")
+    await agent(sub, "read", "m.py")
+    result = await agent(sub, "replace", "m.py", "1", "2")
+    assert (result["via"], result["outcome"]) == ("editor", "applied")
+    assert path.read_bytes() == b"x = 2\n"
+
+
+async def test_the_editors_unsaved_buffer_is_what_the_agent_reads_and_edits(a: Session) -> None:
+    path = a.put("buf.txt", b"one\n")
+    uri = a.editor.open(path)
+    a.editor.type(uri, "one\ntwo\n")
+    read = await agent(a.root, "read", "buf.txt")
+    assert [line["text"] for line in read["lines"]] == ["one", "two"]
+    result = await agent(a.root, "replace", "buf.txt", "two", "three")
+    assert result["outcome"] == "applied"
+    assert a.editor.buffers[uri][0] == "one\nthree\n"
+    assert path.read_bytes() == b"one\n"  # never written under the user's unsaved buffer
+    a.editor.close(uri)
+
+
+async def test_two_workspaces_do_not_cross_talk(a: Session, b: Session) -> None:
+    path = b.put("b.txt", b"bee\n")
+    asked_a, asked_b = len(a.editor.requests), len(b.editor.requests)
+    await agent(b.root, "read", "b.txt")
+    result = await agent(b.root, "replace", "b.txt", "bee", "wasp")
+    assert (result["via"], result["outcome"]) == ("editor", "applied")
+    assert path.read_bytes() == b"wasp\n"
+    assert (len(a.editor.requests), len(b.editor.requests)) == (asked_a, asked_b + 1)
+
+
+async def test_no_editor_falls_back_to_local(tmp_path: Path) -> None:
+    root = tmp_path / "alone"
+    root.mkdir()
+    (root / "f.txt").write_bytes(b"old\n")
+    await agent(root, "read", "f.txt")
+    result = await agent(root, "replace", "f.txt", "old", "new")
+    assert (result["ok"], result["via"]) == (True, "local")
+    assert "outcome" not in result
+    assert (root / "f.txt").read_bytes() == b"new\n"
+
+
+async def test_stale_entries_are_ignored_and_removed(tmp_path: Path) -> None:
+    root = tmp_path / "stale"
+    root.mkdir()
+    (root / "f.txt").write_bytes(b"old\n")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    for pid, name in ((gone.pid, "ls-dead"), (os.getpid(), "ls-deaf")):
+        socket = RUNTIME / f"{name}.sock"
+        if name == "ls-deaf":
+            socket.write_bytes(b"")  # exists, but nobody listens
+        entry = {
+            "pid": pid,
+            "folders": [str(root)],
+            "socket": str(socket),
+            "token": "x" * 64,
+            "version": "0",
+        }
+        fd = os.open(RUNTIME / f"{name}.json", os.O_WRONLY | os.O_CREAT, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump(entry, f)
+    await agent(root, "read", "f.txt")
+    result = await agent(root, "replace", "f.txt", "old", "new")
+    assert (result["ok"], result["via"]) == (True, "local")
+    assert (root / "f.txt").read_bytes() == b"new\n"
+    assert not list(RUNTIME.glob("ls-dead*")) and not list(RUNTIME.glob("ls-deaf*"))
+
+
+async def test_bridge_off_runs_locally(a: Session) -> None:
+    path = a.put("off.txt", b"old\n")
+    asked = len(a.editor.requests)
+    env = {**ENV, "WAYMARK_BRIDGE": "off"}
+    await agent(a.root, "read", "off.txt", env=env)
+    result = await agent(a.root, "replace", "off.txt", "old", "new", env=env)
+    assert (result["via"], path.read_bytes()) == ("local", b"new\n")
+    assert len(a.editor.requests) == asked
+
+
+async def test_a_wrong_token_is_refused(a: Session) -> None:
+    (entry,) = [e for e in _entries() if e["folders"] == [str(a.root)]]
+    reader, writer = await asyncio.open_unix_connection(entry["socket"])
+    request = {
+        "token": "0" * 64,
+        "command": "waymark.write",
+        "params": {"path": str(a.root / "evil.txt"), "content": "x"},
+    }
+    writer.write(json.dumps(request).encode() + b"\n")
+    await writer.drain()
+    assert await asyncio.wait_for(reader.readline(), 10) == b""
+    writer.close()
+    assert not (a.root / "evil.txt").exists()
