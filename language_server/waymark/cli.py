@@ -134,7 +134,8 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     # Typed in a terminal without a session, the CLI acts for the workspace as a whole: its
     # rewinds may undo any session's writes (they are still refused over external changes).
     ctx = CommandContext.create([root], options, tag_writes=named is not None)
-    state = _session_file(history_dir, session_id)
+    # Our own file, not the workspace's: a symlinked home is fine, resolve it once.
+    state = Path(os.path.realpath(_session_file(history_dir, session_id)))
     if state.exists():
         ctx.session = Session.from_json(session_id, state.read_text(encoding="utf-8"))
     params = _params(args, positionals)
@@ -143,7 +144,8 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     # An editor running Waymark on this workspace reviews the change (docs/editor-bridge.md).
     result = await execute_via_editor_or_local(ctx, command, params, origin="waymark CLI")
     create_parents(state)
-    atomic_write(state, ctx.session.to_json().encode("utf-8"))
+    # It lists absolute paths the session read: only its owner may see them.
+    atomic_write(state, ctx.session.to_json().encode("utf-8"), mode=0o600)
     if warnings or ctx.warnings:
         result.setdefault("warnings", []).extend(warnings + ctx.warnings)
     return result

@@ -54,6 +54,12 @@ class IsDirectory(WaymarkError):
     code: ClassVar[str] = "is_directory"
 
 
+class NotRegularFile(WaymarkError):
+    """The path is a FIFO, socket, device or other non-regular file."""
+
+    code: ClassVar[str] = "not_regular_file"
+
+
 class BinaryFile(WaymarkError):
     """The file looks binary and is not edited as text."""
 

@@ -12,7 +12,7 @@ import pytest
 import xxhash
 
 from waymark import files
-from waymark.errors import FileNotFound, IoError, IsDirectory
+from waymark.errors import FileNotFound, IoError, IsDirectory, PathOutsideWorkspace
 
 NOBODY = 65534
 
@@ -112,7 +112,7 @@ def test_write_through_a_symlink_keeps_the_link(tmp_path: Path, relative: bool) 
     link = tmp_path / "link.txt"
     link.symlink_to("real.txt" if relative else real)
     before = os.readlink(link)
-    files.atomic_write(link, b"new\n")
+    files.atomic_write(link, b"new\n", follow_links=True)
     assert link.is_symlink()
     assert os.readlink(link) == before
     assert real.read_bytes() == b"new\n"
@@ -128,7 +128,7 @@ def test_write_through_a_chain_of_links_into_another_directory(tmp_path: Path) -
     (tmp_path / "b" / "hop").symlink_to("real.txt")
     link = tmp_path / "a" / "link.txt"
     link.symlink_to("../b/hop")
-    files.atomic_write(link, b"new\n")
+    files.atomic_write(link, b"new\n", follow_links=True)
     assert real.read_bytes() == b"new\n"
     assert link.is_symlink() and (tmp_path / "b" / "hop").is_symlink()
     assert sorted(os.listdir(tmp_path / "a")) == ["link.txt"]
@@ -138,7 +138,7 @@ def test_write_through_a_chain_of_links_into_another_directory(tmp_path: Path) -
 def test_write_through_a_dangling_link_creates_its_target(tmp_path: Path) -> None:
     link = tmp_path / "link.txt"
     link.symlink_to("missing.txt")
-    files.atomic_write(link, b"made\n")
+    files.atomic_write(link, b"made\n", follow_links=True)
     assert link.is_symlink()
     assert (tmp_path / "missing.txt").read_bytes() == b"made\n"
 
@@ -216,12 +216,14 @@ def test_read_state_of_a_directory_is_is_directory(tmp_path: Path) -> None:
     assert info.value.code == "is_directory"
 
 
-def test_read_state_follows_a_link(tmp_path: Path) -> None:
+def test_read_state_follows_a_link_only_when_asked(tmp_path: Path) -> None:
     (tmp_path / "real.txt").write_bytes(b"r\n")
     (tmp_path / "link").symlink_to("real.txt")
-    assert files.read_state(tmp_path / "link").data == b"r\n"
+    assert files.read_state(tmp_path / "link", follow_links=True).data == b"r\n"
+    with pytest.raises(PathOutsideWorkspace):
+        files.read_state(tmp_path / "link")
     (tmp_path / "dangling").symlink_to("nowhere")
-    assert not files.read_state(tmp_path / "dangling").exists
+    assert not files.read_state(tmp_path / "dangling", follow_links=True).exists
 
 
 def test_read_bytes_errors(tmp_path: Path) -> None:

@@ -272,7 +272,7 @@ def test_symlink_to_a_file_inside_resolves_to_and_writes_the_target(
     assert resolved.real == ws_dir / "src" / "main.py"
     assert resolved.lexical == link
     assert resolved.display == "src/main.py"
-    files.atomic_write(resolved.lexical, b"print('bye')\n")
+    files.atomic_write(resolved.real, b"print('bye')\n")
     assert link.is_symlink() and os.readlink(link) == "src/main.py"
     assert (ws_dir / "src" / "main.py").read_bytes() == b"print('bye')\n"
 

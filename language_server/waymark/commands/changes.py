@@ -19,7 +19,7 @@ from typing import Any
 
 from ..diff import EditTarget, FileDiff, diff_file, workspace_edit
 from ..errors import Declined, FileChangedSinceRead, InvalidParams
-from ..files import atomic_write, create_parents, delete_file, digest, read_state
+from ..files import atomic_write, create_parents, delete_file, digest, locked, read_state
 from ..text import TextFile
 from ..workspace import ResolvedPath
 from .context import CommandContext
@@ -210,33 +210,46 @@ async def commit(ctx: CommandContext, proposal: Proposal) -> dict[str, Any]:
 
 
 async def _write_all(ctx: CommandContext, proposal: Proposal) -> dict[str, Any]:
-    current = [load(ctx, c.source.resolved, must_exist=False) for c in proposal.changes]
-    for change, now in zip(proposal.changes, current, strict=True):
-        if now.data != change.source.data:
-            ctx.session.observe(now.resolved.real, now.digest)
-            raise FileChangedSinceRead(
-                f"{now.resolved.display} changed after this change was planned; read it again "
-                "and redo the change against the current content.",
-                {"path": now.resolved.display, "suggested_action": "re-read_file"},
-            )
-    warnings: list[str] = list(proposal.result.get("warnings", []))
-    changes = [c for c in proposal.changes if c.changed]
-    through_editor = ctx.editor is not None and (
-        ctx.options.approval == "editor" or any(c.source.dirty for c in changes)
-    )
-    if changes and ctx.history is not None:
-        for change in changes:
-            warnings.extend(ctx.history.track_edit(change.source.resolved.real))
-    if changes and through_editor:
-        await _apply_through_editor(ctx, proposal, changes)
-        for change in changes:
-            _note_write(ctx, change, proposal.writer)
-    else:
-        for change in changes:
-            _write(change.source.resolved, change.after)
-            # Recorded per file at once: if a later file fails, history still knows this one.
-            _note_write(ctx, change, proposal.writer)
+    # The lock needs the directories; an empty one left by a refused create changes no file.
+    for change in proposal.changes:
+        if change.after is not None and change.source.disk is None:
+            create_parents(change.source.resolved.real)
+    touched = [c for c in proposal.changes if c.after is not None or c.source.disk is not None]
+    with locked(*(c.source.resolved.real for c in touched)):
+        # Under the lock no other Waymark process writes these files: what is re-read here
+        # is what the writes below replace (and each write compares once more).
+        current = [load(ctx, c.source.resolved, must_exist=False) for c in proposal.changes]
+        for change, now in zip(proposal.changes, current, strict=True):
+            if now.data != change.source.data or now.disk != change.source.disk:
+                ctx.session.observe(now.resolved.real, now.digest)
+                raise _changed_since_planned(now.resolved.display)
+        warnings: list[str] = list(proposal.result.get("warnings", []))
+        changes = [c for c in proposal.changes if c.changed]
+        through_editor = ctx.editor is not None and (
+            ctx.options.approval == "editor" or any(c.source.dirty for c in changes)
+        )
+        if changes and ctx.history is not None:
+            for change in changes:
+                warnings.extend(ctx.history.track_edit(change.source.resolved.real))
+        if not through_editor:
+            for change in changes:
+                _write(change)
+                # Recorded per file at once: if a later file fails, history still knows it.
+                _note_write(ctx, change, proposal.writer)
+            return _result(proposal, warnings, changes)
+    # The editor may ask the user: never hold other processes' locks across that wait.
+    await _apply_through_editor(ctx, proposal, changes)
+    for change in changes:
+        _note_write(ctx, change, proposal.writer)
     return _result(proposal, warnings, changes)
+
+
+def _changed_since_planned(display: str) -> FileChangedSinceRead:
+    return FileChangedSinceRead(
+        f"{display} changed after this change was planned; read it again "
+        "and redo the change against the current content.",
+        {"path": display, "suggested_action": "re-read_file"},
+    )
 
 
 def _note_write(ctx: CommandContext, change: FileChange, writer: str) -> None:
@@ -246,12 +259,18 @@ def _note_write(ctx: CommandContext, change: FileChange, writer: str) -> None:
     ctx.session.note_write(change.source.resolved.real, new_digest, writer)
 
 
-def _write(resolved: ResolvedPath, after: bytes | None) -> None:
-    if after is None:
-        delete_file(resolved.lexical)
-    else:
-        create_parents(resolved.real)
-        atomic_write(resolved.lexical, after)
+def _write(change: FileChange) -> None:
+    """Write one change if the disk still holds what it was planned against."""
+    real = change.source.resolved.real
+    disk = change.source.disk
+    expected = None if disk is None else digest(disk)
+    try:
+        if change.after is None:
+            delete_file(real, expected=expected)
+        else:
+            atomic_write(real, change.after, expected=expected)
+    except FileChangedSinceRead as exc:
+        raise _changed_since_planned(change.source.resolved.display) from exc
 
 
 async def _apply_through_editor(
@@ -272,9 +291,10 @@ async def _apply_through_editor(
         # (Neovim debounces didChange past the response), so the proposal is the truth.
         # Never write disk under a buffer the user had not saved; the edit lives in the buffer.
         if not change.source.dirty:
-            disk = read_state(change.source.resolved.real).data
-            if disk != change.after:
-                _write(change.source.resolved, change.after)
+            with locked(change.source.resolved.real):
+                disk = read_state(change.source.resolved.real).data
+                if disk != change.after:
+                    _write(change)
 
 
 def _result(proposal: Proposal, warnings: list[str], changes: list[FileChange]) -> dict[str, Any]:
