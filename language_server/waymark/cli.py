@@ -10,49 +10,47 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import json
 import os
+import re
 import sys
+import typing
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+import attrs
 
 from . import history_admin
 from .bridge.client import execute_via_editor_or_local
-from .commands.context import CommandContext, default_history_dir, load_options
-from .files import atomic_write, create_parents, sweep_temp_files
-from .session import Session
+from .commands.registry import COMMANDS, Command
+from .commands.schema import cli_flags, is_hidden, object_schema, without_none
+from .doors import open_door
+from .files import sweep_temp_files
 
-# CLI verb → (server command, how positional arguments map to params).
-VERBS: dict[str, tuple[str, list[str]]] = {
-    "read": ("waymark.read", ["path"]),
-    "edit": ("waymark.edit", ["path"]),
-    "replace": ("waymark.replace", ["path", "old_string", "new_string"]),
-    "multi-replace": ("waymark.multiReplace", ["path"]),
-    "write": ("waymark.write", ["path"]),
-    "sed": ("waymark.sed", ["command"]),
-    "snapshot": ("waymark.snapshot", ["promptId"]),
-    "turns": ("waymark.turns", []),
-    "diff-stats": ("waymark.diffStats", ["promptId"]),
-    "rewind": ("waymark.rewind", ["promptId"]),
-    "describe-tools": ("waymark.describeTools", []),
-}
+VERBS: dict[str, Command] = {c.verb: c for c in COMMANDS.values() if c.verb is not None}
 
-# Flags that fill one param each; anything else goes through --params JSON.
-FLAGS: dict[str, tuple[str, Any]] = {
-    "--hashes": ("hashes", bool),
-    "--offset": ("offset", int),
-    "--limit": ("limit", int),
-    "--ops": ("operations", json.loads),
-    "--edits": ("edits", json.loads),
-    "--count": ("expected_replacements", int),
-    "--content": ("content", str),
-    "--cwd": ("cwd", str),
-    "--label": ("label", str),
-    "--option": ("option", str),
-    "--force": ("force", bool),
-    "--preview": ("preview", bool),
-}
+
+def _flag(name: str) -> str:
+    return "--" + re.sub(r"(?<=[a-z])(?=[A-Z])", "-", name).replace("_", "-").lower()
+
+
+def _kind(cls: type[Any], field: attrs.Attribute[Any]) -> Callable[[str], Any] | None:
+    """How a flag's text becomes the param: None for a switch, else a converter."""
+    annotation, _ = without_none(typing.get_type_hints(cls)[field.name])
+    if annotation is bool:
+        return None
+    if annotation in (str, int, float):
+        return cast(Callable[[str], Any], annotation)
+    return json.loads  # arrays and objects are passed as JSON
+
+
+def _flags(command: Command) -> list[tuple[attrs.Attribute[Any], Callable[[str], Any] | None]]:
+    return [
+        (f, _kind(command.params, f))
+        for f in attrs.fields(command.params)
+        if f.name not in command.args and not is_hidden(f)
+    ]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -63,17 +61,25 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="a real LSP session against a throwaway workspace")
     demo.add_argument("--keep", action="store_true", help="keep the demo workspace")
     history_admin.add_parser(sub)
-    for verb, (command, positionals) in VERBS.items():
-        p = sub.add_parser(verb, help=f"run {command}")
-        for name in positionals:
+    mcp = sub.add_parser("mcp", help="serve the tools over MCP on stdio")
+    mcp.add_argument("--workspace", help="workspace folder (default: the current directory)")
+    for verb, command in VERBS.items():
+        p = sub.add_parser(verb, help=f"run {command.id}")
+        described = object_schema(command.params)["properties"]
+        for name in command.args:
             # Optional so that --params can carry them; the handler names what is missing.
             p.add_argument(name, nargs="?")
-        for flag, (_, kind) in FLAGS.items():
-            if kind is bool:
-                p.add_argument(flag, action="store_true", default=None)
+        for field, kind in _flags(command):
+            names = [_flag(field.name), *cli_flags(field)]
+            doc = described[field.name].get("description")
+            if kind is None:
+                p.add_argument(
+                    *names, dest=f"p_{field.name}", action="store_true", default=None, help=doc
+                )
             else:
-                p.add_argument(flag)
-        p.add_argument("--content-file", help="read content from a file (- for stdin)")
+                p.add_argument(*names, dest=f"p_{field.name}", metavar="VALUE", help=doc)
+        if "content" in attrs.fields_dict(command.params):
+            p.add_argument("--content-file", help="read content from a file (- for stdin)")
         p.add_argument("--params", help="a JSON object of params (- for stdin)")
         p.add_argument("--json", action="store_true", help="print the whole result as JSON")
         p.add_argument("--root", default=".", help="workspace folder (default: .)")
@@ -86,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _params(args: argparse.Namespace, positionals: list[str]) -> dict[str, Any]:
+def _params(args: argparse.Namespace, command: Command) -> dict[str, Any]:
     params: dict[str, Any] = {}
     if args.params:
         raw = sys.stdin.read() if args.params == "-" else args.params
@@ -94,60 +100,39 @@ def _params(args: argparse.Namespace, positionals: list[str]) -> dict[str, Any]:
         if not isinstance(loaded, dict):
             raise SystemExit("waymark: --params must be a JSON object")
         params.update(loaded)
-    for name in positionals:
+    for name in command.args:
         value = getattr(args, name)
         if value is not None:
             params[name] = value
-    for flag, (name, kind) in FLAGS.items():
-        value = getattr(args, flag.lstrip("-").replace("-", "_"))
+    for field, kind in _flags(command):
+        value = getattr(args, f"p_{field.name}")
         if value is not None:
-            params[name] = value if kind in (bool, str) else kind(value)
-    if args.content_file == "-":
+            params[field.name] = value if kind is None else kind(value)
+    content_file = getattr(args, "content_file", None)
+    if content_file == "-":
         params["content"] = sys.stdin.read()
-    elif args.content_file:
-        params["content"] = Path(args.content_file).read_text(encoding="utf-8")
+    elif content_file:
+        params["content"] = Path(content_file).read_text(encoding="utf-8")
     return params
 
 
-def _session_file(history_dir: Path, session_id: str) -> Path:
-    return history_dir / session_id / "cli-session.json"
-
-
-def _default_session(root: Path) -> str:
-    return "cli-" + hashlib.sha256(str(root).encode()).hexdigest()[:12]
-
-
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
-    command, positionals = VERBS[args.verb]
-    root = Path(os.path.realpath(args.root))
-    named = args.session or os.environ.get("WAYMARK_SESSION")
-    session_id = named or _default_session(root)
-    history_dir = Path(args.history_dir) if args.history_dir else default_history_dir()
-    raw: dict[str, Any] = {
-        "sessionId": session_id,
-        "historyDir": str(history_dir),
-        "checkpointing": not args.no_history,
-    }
-    if args.max_history_bytes is not None:
-        raw["maxHistoryBytes"] = args.max_history_bytes
-    options, warnings = load_options(raw)
-    # Typed in a terminal without a session, the CLI acts for the workspace as a whole: its
-    # rewinds may undo any session's writes (they are still refused over external changes).
-    ctx = CommandContext.create([root], options, tag_writes=named is not None)
-    # Our own file, not the workspace's: a symlinked home is fine, resolve it once.
-    state = Path(os.path.realpath(_session_file(history_dir, session_id)))
-    if state.exists():
-        ctx.session = Session.from_json(session_id, state.read_text(encoding="utf-8"))
-    params = _params(args, positionals)
-    if args.verb in ("edit", "replace", "multi-replace", "write", "sed", "rewind"):
-        sweep_temp_files(root, recursive=False)
-    # An editor running Waymark on this workspace reviews the change (docs/editor-bridge.md).
-    result = await execute_via_editor_or_local(ctx, command, params, origin="waymark CLI")
-    create_parents(state)
-    # It lists absolute paths the session read: only its owner may see them.
-    atomic_write(state, ctx.session.to_json().encode("utf-8"), mode=0o600)
-    if warnings or ctx.warnings:
-        result.setdefault("warnings", []).extend(warnings + ctx.warnings)
+    command = VERBS[args.verb]
+    door = open_door(
+        args.root,
+        session=args.session or os.environ.get("WAYMARK_SESSION"),
+        history_dir=Path(args.history_dir) if args.history_dir else None,
+        checkpointing=not args.no_history,
+        max_history_bytes=args.max_history_bytes,
+    )
+    params = _params(args, command)
+    if command.mutating:
+        sweep_temp_files(door.ctx.workspace.folders[0], recursive=False)
+    # An editor running Waymark on this workspace reviews the call (docs/editor-bridge.md).
+    result = await execute_via_editor_or_local(door.ctx, command.id, params, origin="waymark CLI")
+    door.save()
+    if door.ctx.warnings:
+        result.setdefault("warnings", []).extend(door.ctx.warnings)
     return result
 
 
@@ -159,8 +144,8 @@ def _print_human(verb: str, result: dict[str, Any]) -> None:
         sys.stdout.write(result["text"])
     elif verb == "sed" and not result.get("simulated"):
         print(f"not simulated: {result['reason']}")
-    elif "unifiedDiff" in result or isinstance(result.get("diff"), str):
-        sys.stdout.write(result.get("unifiedDiff", result.get("diff")) or "(no change)\n")
+    elif "diff" in result:
+        sys.stdout.write(result["diff"] or "(no change)\n")
     else:
         print(json.dumps({k: v for k, v in result.items() if k != "ok"}, indent=2))
     for warning in result.get("warnings", []):
@@ -178,6 +163,11 @@ def main(argv: list[str] | None = None) -> None:
         from .demo import main as demo
 
         raise SystemExit(demo(keep=args.keep))
+    if args.verb == "mcp":
+        from .mcp_server import main as mcp
+
+        mcp(args.workspace)
+        return
     if args.verb == "history":
         raise SystemExit(history_admin.main(args))
     result = asyncio.run(_run(args))

@@ -124,7 +124,7 @@ async def _turns(demo: Demo) -> None:
             ],
         },
     )
-    _show_diff(edit.get("unifiedDiff", ""))
+    _show_diff(edit.get("diff", ""))
 
     await demo.call(
         "The same anchor again: the line is gone, so the edit is refused",

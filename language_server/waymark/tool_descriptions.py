@@ -1,43 +1,16 @@
-"""The model-facing tools: names, descriptions and JSON input schemas, in one place.
+"""What the model reads: each tool's description and the wording of shared parameters.
 
-The server's ``waymark.describeTools``, the CLI's ``waymark describe-tools`` and the VS Code
-tool manifest are all generated from :data:`TOOLS`, so an agent reads the same guidance
-whichever host runs it.
+Only prose lives here. Tool names, commands and JSON Schemas come from the command spec
+(``commands/registry.py``) and the params classes, so every door (LSP ``describeTools``, the
+CLI, MCP, the VS Code manifest) publishes the same guidance.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    name: str
-    command: str
-    description: str
-    input_schema: dict[str, Any]
-
-
-_PATH = {
-    "type": "string",
-    "description": "File path, absolute or relative to the first workspace folder.",
-}
-_PREVIEW = {
-    "type": "boolean",
-    "default": False,
-    "description": "true: write nothing; return the diff and a token for approval.",
-}
-
-
-def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": False,
-    }
-
+PATH = "File path, absolute or relative to the first workspace folder."
+PREVIEW = "true: write nothing; return the diff and a token for approval."
+ANCHOR = "HASH from LINE#HASH, e.g. 'a1b2c3' or 'a1b2c3.2'."
+CONTENT = "New text; several lines separated by \\n; one trailing \\n is dropped."
 
 READ = """Read a text file. With hashes=true every line comes back as LINE#HASH|content: \
 HASH is a short content hash that names the line for waymark_edit.
@@ -81,71 +54,6 @@ file again; anchor_stale means the line changed: re-read the file. Several files
 read -> edit for one file before reading the next. Line numbers are advisory; the hash is the \
 identity. preview=true returns the diff without writing."""
 
-_READ_SCHEMA = _object(
-    {
-        "path": _PATH,
-        "hashes": {
-            "type": "boolean",
-            "default": False,
-            "description": "true: add a LINE#HASH anchor and quality to every line (needed "
-            "before waymark_edit).",
-        },
-        "offset": {
-            "type": "integer",
-            "minimum": 1,
-            "default": 1,
-            "description": "First line to return (1-based).",
-        },
-        "limit": {"type": "integer", "minimum": 1, "description": "How many lines to return."},
-    },
-    ["path"],
-)
-
-_ANCHOR = {"type": "string", "description": "HASH from LINE#HASH, e.g. 'a1b2c3' or 'a1b2c3.2'."}
-_CONTENT = {
-    "type": "string",
-    "description": "New text; several lines separated by \\n; one trailing \\n is dropped.",
-}
-_OPERATION = {
-    "type": "object",
-    "properties": {
-        "op": {
-            "type": "string",
-            "enum": [
-                "replace_line",
-                "replace_range",
-                "insert_after",
-                "insert_before",
-                "delete_line",
-                "delete_range",
-            ],
-        },
-        "hash": _ANCHOR,
-        "start_hash": _ANCHOR,
-        "end_hash": _ANCHOR,
-        "content": _CONTENT,
-        "occurrence": {
-            "type": "integer",
-            "minimum": 1,
-            "description": "Single-line ops: which of several lines sharing the hash.",
-        },
-        "line": {
-            "type": "integer",
-            "minimum": 1,
-            "description": "Single-line ops: advisory line number (the hash wins).",
-        },
-    },
-    "required": ["op"],
-    "additionalProperties": False,
-}
-_EDIT_SCHEMA = _object(
-    {
-        "path": _PATH,
-        "operations": {"type": "array", "minItems": 1, "items": _OPERATION},
-        "preview": _PREVIEW,
-    },
-    ["path", "operations"],
-)
 
 REPLACE = """Replace exact text in a file: old_string must occur exactly expected_replacements \
 times (default 1), matched literally, whitespace included. Read the file first (waymark_read) \
@@ -182,124 +90,6 @@ Files changed by someone else since the agent's last write are reported as confl
 left alone unless force=true. The current state is snapshotted first and returned as \
 undoPromptId, so a rewind can be undone. preview=true lists what would change."""
 
-TOOLS: list[ToolSpec] = [
-    ToolSpec("waymark_read", "waymark.read", READ, _READ_SCHEMA),
-    ToolSpec("waymark_edit", "waymark.edit", EDIT, _EDIT_SCHEMA),
-    ToolSpec(
-        "waymark_replace",
-        "waymark.replace",
-        REPLACE,
-        _object(
-            {
-                "path": _PATH,
-                "old_string": {"type": "string", "description": "Exact text to find."},
-                "new_string": {"type": "string", "description": "Text to put instead."},
-                "expected_replacements": {"type": "integer", "minimum": 1, "default": 1},
-                "preview": _PREVIEW,
-            },
-            ["path", "old_string", "new_string"],
-        ),
-    ),
-    ToolSpec(
-        "waymark_multi_replace",
-        "waymark.multiReplace",
-        MULTI_REPLACE,
-        _object(
-            {
-                "path": _PATH,
-                "edits": {
-                    "type": "array",
-                    "minItems": 1,
-                    "items": _object(
-                        {
-                            "old_string": {"type": "string"},
-                            "new_string": {"type": "string"},
-                            "expected_replacements": {
-                                "type": "integer",
-                                "minimum": 1,
-                                "default": 1,
-                            },
-                        },
-                        ["old_string", "new_string"],
-                    ),
-                },
-                "preview": _PREVIEW,
-            },
-            ["path", "edits"],
-        ),
-    ),
-    ToolSpec(
-        "waymark_write",
-        "waymark.write",
-        WRITE,
-        _object(
-            {
-                "path": _PATH,
-                "content": {"type": "string", "description": "The whole new file content."},
-                "preview": _PREVIEW,
-            },
-            ["path", "content"],
-        ),
-    ),
-    ToolSpec(
-        "waymark_sed",
-        "waymark.sed",
-        SED,
-        _object(
-            {
-                "command": {"type": "string", "description": "The whole sed shell line."},
-                "cwd": {"type": "string", "description": "Directory the command runs in."},
-                "preview": _PREVIEW,
-            },
-            ["command"],
-        ),
-    ),
-    ToolSpec(
-        "waymark_snapshot",
-        "waymark.snapshot",
-        SNAPSHOT,
-        _object(
-            {
-                "promptId": {"type": "string", "description": "Id of the turn that starts."},
-                "label": {"type": "string", "description": "Short human-readable label."},
-            },
-            ["promptId"],
-        ),
-    ),
-    ToolSpec("waymark_turns", "waymark.turns", TURNS, _object({}, [])),
-    ToolSpec(
-        "waymark_rewind",
-        "waymark.rewind",
-        REWIND,
-        _object(
-            {
-                "promptId": {"type": "string", "description": "The turn to go back to."},
-                "option": {
-                    "type": "string",
-                    "enum": ["code", "conversation", "both"],
-                    "default": "code",
-                },
-                "preview": _PREVIEW,
-                "force": {
-                    "type": "boolean",
-                    "default": False,
-                    "description": "Also restore files changed by someone else.",
-                },
-            },
-            ["promptId"],
-        ),
-    ),
-]
-
-
-def describe_tools() -> list[dict[str, Any]]:
-    """``[{name, command, description, inputSchema}]`` for every tool, in a stable order."""
-    return [
-        {
-            "name": t.name,
-            "command": t.command,
-            "description": t.description,
-            "inputSchema": t.input_schema,
-        }
-        for t in TOOLS
-    ]
+DIFF_STATS = """What rewinding to the start of the turn promptId would undo: files changed, \
+lines inserted and deleted, and per file its status (modified, created, deleted) and counts. \
+Writes nothing."""

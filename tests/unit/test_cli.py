@@ -79,3 +79,28 @@ def test_one_shot_commands_do_not_import_pygls(workspace: Path) -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.stdout.splitlines()[-1] == "[]", proc.stdout + proc.stderr
+
+
+def test_flags_come_from_the_params_classes(workspace: Path) -> None:
+    path = workspace / "a.txt"
+    path.write_bytes(b"x x\ny\n")
+    assert waymark(workspace, "read", "a.txt", "--offset", "2", "--limit", "1").stdout == (
+        "     2\ty\n"
+    )
+    short = waymark(workspace, "replace", "a.txt", "x", "z", "--count", "2", "--json")
+    assert as_json(short)["replacements"] == 2, short.stderr
+    long = waymark(workspace, "replace", "a.txt", "z", "x", "--expected-replacements", "2")
+    assert long.returncode == 0, long.stderr
+    assert path.read_bytes() == b"x x\ny\n"
+    assert waymark(workspace, "edit", "--file-path", "a.txt").returncode == 2  # hidden alias
+
+
+def test_edit_diff_is_unified_and_anchored_hunks_have_their_own_key(workspace: Path) -> None:
+    (workspace / "a.txt").write_bytes(b"one\ntwo\n")
+    lines = as_json(waymark(workspace, "read", "a.txt", "--hashes", "--json"))["lines"]
+    ops = json.dumps([{"op": "replace_line", "hash": lines[1]["hash"], "content": "TWO"}])
+    for extra in (["--preview"], []):
+        result = as_json(waymark(workspace, "edit", "a.txt", "--ops", ops, "--json", *extra))
+        assert result["diff"] == "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n"
+        assert isinstance(result["anchoredDiff"], list) and "unifiedDiff" not in result
+    assert (workspace / "a.txt").read_bytes() == b"one\nTWO\n"

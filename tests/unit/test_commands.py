@@ -359,7 +359,9 @@ async def test_a_bug_becomes_internal_error(agent: Agent, monkeypatch: pytest.Mo
     def broken(ctx: CommandContext, params: Any) -> dict[str, Any]:
         raise RuntimeError("boom")
 
-    monkeypatch.setitem(COMMANDS, "waymark.broken", Command("waymark.broken", dict, broken))
+    monkeypatch.setitem(
+        COMMANDS, "waymark.broken", Command("waymark.broken", dict, broken, mutating=False)
+    )
     result = await execute(agent.ctx, "waymark.broken", {})
     assert result["error"] == "internal_error"
     assert result["details"] == {"exception": "RuntimeError"}

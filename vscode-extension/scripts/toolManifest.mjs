@@ -1,6 +1,6 @@
-// The `languageModelTools` contribution, derived from `waymark describe-tools` so the model
-// sees exactly the server's descriptions and schemas (one source of truth). Shared by
-// `npm run sync-tools` (writes package.json) and the drift unit test (compares).
+// The `languageModelTools` contribution, derived from `waymark describe-tools` (the server's
+// command spec) so the model sees exactly the server's descriptions and schemas. Shared by
+// `npm run sync-tools` (writes package.json) and the drift unit test (compares), which CI runs.
 import { execFileSync } from "node:child_process";
 
 const DISPLAY_NAMES = {
@@ -12,6 +12,7 @@ const DISPLAY_NAMES = {
   waymark_sed: "Simulated sed -i",
   waymark_snapshot: "Start Turn Snapshot",
   waymark_turns: "List Turns",
+  waymark_diff_stats: "Changes Since Turn",
   waymark_rewind: "Rewind to Turn",
 };
 

@@ -10,24 +10,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..commands.registry import COMMANDS
+
 # A write's content travels inside one line: allow large files, not unbounded ones.
 LINE_LIMIT = 256 * 1024 * 1024
 
-# Calls that run in the editor when one is there: what changes files, and reads (so the agent
-# sees the editor's unsaved buffer, which is what the next edit is checked against).
-ROUTED = frozenset(
-    {
-        "waymark.read",
-        "waymark.edit",
-        "waymark.replace",
-        "waymark.multiReplace",
-        "waymark.write",
-        "waymark.sed",
-        "waymark.patch",
-        "waymark.rewind",
-    }
+# Changes run in the editor when one is there; a preview's token is applied where it was made.
+MUTATING = frozenset(
+    c.id for c in COMMANDS.values() if c.mutating and c.id != "waymark.applyPending"
 )
-MUTATING = ROUTED - {"waymark.read"}
+# Reads too: the agent then sees the editor's unsaved buffer, which its next edit is checked
+# against.
+ROUTED = MUTATING | {"waymark.read"}
 
 
 def encode(message: dict[str, Any]) -> bytes:

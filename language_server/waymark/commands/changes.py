@@ -161,8 +161,6 @@ async def finish(ctx: CommandContext, proposal: Proposal, *, preview: bool) -> d
     result = dict(proposal.result)
     if not result.get("warnings"):
         result.pop("warnings", None)
-    if "diff" in result:
-        result["anchoredDiff"] = result.pop("diff")
     result.update(
         ok=True,
         preview=True,
@@ -192,7 +190,7 @@ def with_new_content(proposal: Proposal, new_content: str) -> Proposal:
     after = encode_as(change.after_file, new_content, "newContent")
     result = dict(proposal.result)
     if after != change.after:
-        result.pop("diff", None)
+        result.pop("anchoredDiff", None)
         result["editedByUser"] = True
         result["warnings"] = [
             *result.get("warnings", []),
@@ -301,7 +299,7 @@ def _result(proposal: Proposal, warnings: list[str], changes: list[FileChange]) 
     result = dict(proposal.result)
     diffs = _diff(changes)
     unified = "".join(d.text for d in diffs)
-    result["unifiedDiff" if "diff" in result else "diff"] = unified
+    result["diff"] = unified
     result.update(
         ok=True,
         changed=bool(changes),

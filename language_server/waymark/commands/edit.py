@@ -2,22 +2,56 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
 from ..edits.anchored import parse_operations, plan_anchored_edit
 from ..errors import InvalidParams
+from ..tool_descriptions import ANCHOR, CONTENT, PATH, PREVIEW
 from .changes import FileChange, Proposal, encode_as, load_path
 from .context import CommandContext
+from .schema import param
+
+
+@attrs.define(kw_only=True)
+class OperationShape:
+    """One item of ``operations`` as the schema shows it; :func:`parse_operations` checks it."""
+
+    op: Literal[
+        "replace_line",
+        "replace_range",
+        "insert_after",
+        "insert_before",
+        "delete_line",
+        "delete_range",
+    ]
+    hash: str | None = param(ANCHOR, default=None)
+    start_hash: str | None = param(ANCHOR, default=None)
+    end_hash: str | None = param(ANCHOR, default=None)
+    content: str | None = param(CONTENT, default=None)
+    occurrence: int | None = param(
+        "Single-line ops: which of several lines sharing the hash.", default=None, minimum=1
+    )
+    line: int | None = param(
+        "Single-line ops: advisory line number (the hash wins).", default=None, minimum=1
+    )
 
 
 @attrs.define(kw_only=True)
 class EditParams:
-    path: str | None = None
-    file_path: str | None = None  # deprecated alias of path
-    operations: Any = None
-    preview: bool = False
+    # path is required; it has a default only so the deprecated alias can stand in.
+    path: str | None = param(PATH, default=None, required=True)
+    file_path: str | None = param(default=None, hidden=True)
+    operations: Any = param(
+        type="array",
+        minItems=1,
+        items=OperationShape,
+        default=None,
+        required=True,
+        flags=("--ops",),
+    )
+    preview: bool = param(PREVIEW, default=False)
 
 
 def edit(ctx: CommandContext, params: EditParams) -> Proposal:
@@ -43,7 +77,7 @@ def edit(ctx: CommandContext, params: EditParams) -> Proposal:
     details["writer_type"] = "edit"
     result: dict[str, Any] = {
         "details": details,
-        "diff": plan.diff,
+        "anchoredDiff": plan.diff,
         "warnings": warnings + list(plan.warnings),
     }
     after = encode_as(plan.text_file, plan.text_file.text, "operations")

@@ -15,17 +15,19 @@ from ..errors import InvalidParams, WaymarkError
 from ..files import read_state
 from ..history import History, RewindPlan, RewindResult
 from ..history.snapshots import Snapshot
+from ..tool_descriptions import PREVIEW
 from .changes import FileChange, Loaded, Proposal, load
 from .context import CommandContext
 from .params import require
+from .schema import param
 
 REWIND_OPTIONS = ("code", "conversation", "both")
 
 
 @attrs.define(kw_only=True)
 class SnapshotParams:
-    promptId: str
-    label: str | None = None
+    promptId: str = param("Id of the turn that starts.")
+    label: str | None = param("Short human-readable label.", default=None)
 
 
 @attrs.define(kw_only=True)
@@ -35,15 +37,15 @@ class TurnsParams:
 
 @attrs.define(kw_only=True)
 class DiffStatsParams:
-    promptId: str
+    promptId: str = param("The turn whose changes to count.")
 
 
 @attrs.define(kw_only=True)
 class RewindParams:
-    promptId: str
-    option: str = "code"
-    preview: bool = False
-    force: bool = False
+    promptId: str = param("The turn to go back to.")
+    option: str = param(default="code", enum=list(REWIND_OPTIONS))
+    preview: bool = param(PREVIEW, default=False)
+    force: bool = param("Also restore files changed by someone else.", default=False)
 
 
 def _history(ctx: CommandContext) -> History:

@@ -7,17 +7,22 @@ from typing import Any
 import attrs
 
 from ..anchors import annotate, render
+from ..tool_descriptions import PATH
 from .changes import load_path
 from .context import CommandContext
 from .params import require
+from .schema import param
 
 
 @attrs.define(kw_only=True)
 class ReadParams:
-    path: str
-    hashes: bool = False
-    offset: int = 1
-    limit: int | None = None
+    path: str = param(PATH)
+    hashes: bool = param(
+        "true: add a LINE#HASH anchor and quality to every line (needed before waymark_edit).",
+        default=False,
+    )
+    offset: int = param("First line to return (1-based).", default=1, minimum=1)
+    limit: int | None = param("How many lines to return.", default=None, minimum=1)
 
 
 def _numbered(first: int, lines: list[str]) -> str:

@@ -1,4 +1,9 @@
-"""Command ids → handlers, and :func:`execute`, the one entry point of the server and CLI."""
+"""The command spec: one record per command, feeding every door.
+
+``execute`` (LSP and CLI), the CLI's verbs and flags, ``waymark.describeTools``, the MCP tools
+and the VS Code ``languageModelTools`` manifest all read :data:`COMMANDS`; nothing else lists
+commands, tool names or schemas.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +13,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import attrs
+
+from .. import tool_descriptions as text
 from ..errors import InternalError, WaymarkError
-from . import approval, edit, history, read, replace, sed, tools
+from . import approval, edit, history, read, replace, sed
 from .changes import Proposal, finish
 from .context import CommandContext
 from .params import structure
+from .schema import object_schema
 
 log = logging.getLogger(__name__)
 
@@ -21,29 +30,160 @@ Handler = Callable[[CommandContext, Any], "dict[str, Any] | Proposal"]
 
 @dataclass(frozen=True)
 class Command:
+    """One command. ``tool``/``description`` make it a model-facing tool; ``verb`` a CLI verb
+    whose positional arguments are ``args`` (every other field becomes a ``--flag``)."""
+
     id: str
     params: type[Any]
     handler: Handler
+    mutating: bool
+    tool: str | None = None
+    description: str | None = None
+    verb: str | None = None
+    args: tuple[str, ...] = ()
+
+    def input_schema(self) -> dict[str, Any]:
+        return object_schema(self.params)
+
+    def describe(self) -> dict[str, Any]:
+        """The tool as every door publishes it."""
+        return {
+            "name": self.tool,
+            "command": self.id,
+            "description": self.description,
+            "inputSchema": self.input_schema(),
+            "mutating": self.mutating,
+        }
 
 
-COMMANDS: dict[str, Command] = {
-    c.id: c
-    for c in (
-        Command("waymark.read", read.ReadParams, read.read),
-        Command("waymark.edit", edit.EditParams, edit.edit),
-        Command("waymark.replace", replace.ReplaceParams, replace.replace),
-        Command("waymark.multiReplace", replace.MultiReplaceParams, replace.multi_replace),
-        Command("waymark.write", replace.WriteParams, replace.write),
-        Command("waymark.sed", sed.SedParams, sed.sed),
-        Command("waymark.applyPending", approval.ApplyParams, approval.apply_pending),
-        Command("waymark.discardPending", approval.DiscardParams, approval.discard_pending),
-        Command("waymark.snapshot", history.SnapshotParams, history.snapshot),
-        Command("waymark.turns", history.TurnsParams, history.turns),
-        Command("waymark.diffStats", history.DiffStatsParams, history.diff_stats),
-        Command("waymark.rewind", history.RewindParams, history.rewind),
-        Command("waymark.describeTools", tools.NoParams, tools.describe),
-    )
-}
+@attrs.define
+class NoParams:
+    pass
+
+
+def _describe_tools(ctx: CommandContext, params: NoParams) -> dict[str, Any]:
+    return {"ok": True, "tools": tools()}
+
+
+_SPEC = (
+    Command(
+        "waymark.read",
+        read.ReadParams,
+        read.read,
+        mutating=False,
+        tool="waymark_read",
+        description=text.READ,
+        verb="read",
+        args=("path",),
+    ),
+    Command(
+        "waymark.edit",
+        edit.EditParams,
+        edit.edit,
+        mutating=True,
+        tool="waymark_edit",
+        description=text.EDIT,
+        verb="edit",
+        args=("path",),
+    ),
+    Command(
+        "waymark.replace",
+        replace.ReplaceParams,
+        replace.replace,
+        mutating=True,
+        tool="waymark_replace",
+        description=text.REPLACE,
+        verb="replace",
+        args=("path", "old_string", "new_string"),
+    ),
+    Command(
+        "waymark.multiReplace",
+        replace.MultiReplaceParams,
+        replace.multi_replace,
+        mutating=True,
+        tool="waymark_multi_replace",
+        description=text.MULTI_REPLACE,
+        verb="multi-replace",
+        args=("path",),
+    ),
+    Command(
+        "waymark.write",
+        replace.WriteParams,
+        replace.write,
+        mutating=True,
+        tool="waymark_write",
+        description=text.WRITE,
+        verb="write",
+        args=("path",),
+    ),
+    Command(
+        "waymark.sed",
+        sed.SedParams,
+        sed.sed,
+        mutating=True,
+        tool="waymark_sed",
+        description=text.SED,
+        verb="sed",
+        args=("command",),
+    ),
+    Command(
+        "waymark.snapshot",
+        history.SnapshotParams,
+        history.snapshot,
+        mutating=False,
+        tool="waymark_snapshot",
+        description=text.SNAPSHOT,
+        verb="snapshot",
+        args=("promptId",),
+    ),
+    Command(
+        "waymark.turns",
+        history.TurnsParams,
+        history.turns,
+        mutating=False,
+        tool="waymark_turns",
+        description=text.TURNS,
+        verb="turns",
+    ),
+    Command(
+        "waymark.diffStats",
+        history.DiffStatsParams,
+        history.diff_stats,
+        mutating=False,
+        tool="waymark_diff_stats",
+        description=text.DIFF_STATS,
+        verb="diff-stats",
+        args=("promptId",),
+    ),
+    Command(
+        "waymark.rewind",
+        history.RewindParams,
+        history.rewind,
+        mutating=True,
+        tool="waymark_rewind",
+        description=text.REWIND,
+        verb="rewind",
+        args=("promptId",),
+    ),
+    Command("waymark.applyPending", approval.ApplyParams, approval.apply_pending, mutating=True),
+    Command(
+        "waymark.discardPending", approval.DiscardParams, approval.discard_pending, mutating=False
+    ),
+    Command(
+        "waymark.describeTools", NoParams, _describe_tools, mutating=False, verb="describe-tools"
+    ),
+)
+
+COMMANDS: dict[str, Command] = {c.id: c for c in _SPEC}
+"""Every command by id, in the order tools are listed."""
+
+TOOLS: dict[str, Command] = {c.tool: c for c in _SPEC if c.tool is not None}
+"""The model-facing commands by tool name."""
+
+
+def tools() -> list[dict[str, Any]]:
+    """``[{name, command, description, inputSchema, mutating}]`` for every tool, in order."""
+    return [c.describe() for c in TOOLS.values()]
 
 
 class UnknownCommand(KeyError):

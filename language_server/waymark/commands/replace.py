@@ -15,32 +15,43 @@ from ..edits.replace import (
     plan_replace,
     plan_write,
 )
+from ..tool_descriptions import PATH, PREVIEW
 from .changes import FileChange, Loaded, Proposal, encode_as, load, load_path
 from .context import CommandContext
 from .params import require
+from .schema import param
 
 
 @attrs.define(kw_only=True)
 class ReplaceParams:
-    path: str
+    path: str = param(PATH)
+    old_string: str = param("Exact text to find.")
+    new_string: str = param("Text to put instead.")
+    expected_replacements: int = param(default=1, minimum=1, flags=("--count",))
+    preview: bool = param(PREVIEW, default=False)
+
+
+@attrs.define(kw_only=True)
+class EditShape:
+    """One item of ``edits`` as the schema shows it; :func:`parse_edits` checks it."""
+
     old_string: str
     new_string: str
-    expected_replacements: int = 1
-    preview: bool = False
+    expected_replacements: int = param(default=1, minimum=1)
 
 
 @attrs.define(kw_only=True)
 class MultiReplaceParams:
-    path: str
-    edits: Any
-    preview: bool = False
+    path: str = param(PATH)
+    edits: Any = param(type="array", minItems=1, items=EditShape)
+    preview: bool = param(PREVIEW, default=False)
 
 
 @attrs.define(kw_only=True)
 class WriteParams:
-    path: str
-    content: str
-    preview: bool = False
+    path: str = param(PATH)
+    content: str = param("The whole new file content.")
+    preview: bool = param(PREVIEW, default=False)
 
 
 def _read_guarded(ctx: CommandContext, loaded: Loaded) -> Loaded:

@@ -15,15 +15,17 @@ import attrs
 from ..errors import WaymarkError
 from ..sed import SedDecline, apply_script, parse_command_line
 from ..text import sniff_encoding
+from ..tool_descriptions import PREVIEW
 from .changes import FileChange, Proposal, load_path
 from .context import CommandContext
+from .schema import param
 
 
 @attrs.define(kw_only=True)
 class SedParams:
-    command: str
-    cwd: str | None = None
-    preview: bool = False
+    command: str = param("The whole sed shell line.")
+    cwd: str | None = param("Directory the command runs in.", default=None)
+    preview: bool = param(PREVIEW, default=False)
 
 
 # Python's backtracking regex can go quadratic on one huge line (e.g. `[^,]*,` with no comma);

@@ -19,6 +19,7 @@ export const TOOL_SPECS: Readonly<Record<string, ToolSpec>> = {
   waymark_sed: { command: Commands.sed, mutating: true },
   waymark_snapshot: { command: Commands.snapshot, mutating: false },
   waymark_turns: { command: Commands.turns, mutating: false },
+  waymark_diff_stats: { command: Commands.diffStats, mutating: false },
   waymark_rewind: { command: Commands.rewind, mutating: true },
 };
 

@@ -46,6 +46,7 @@ describe("tool forwarding", () => {
       "waymark_sed",
       "waymark_snapshot",
       "waymark_turns",
+      "waymark_diff_stats",
       "waymark_rewind",
     ]);
   });
