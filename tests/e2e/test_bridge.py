@@ -14,13 +14,14 @@ import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from .conftest import Session, start
 
@@ -239,3 +240,135 @@ async def test_a_wrong_token_is_refused(a: Session) -> None:
     assert await asyncio.wait_for(reader.readline(), 10) == b""
     writer.close()
     assert not (a.root / "evil.txt").exists()
+
+
+def plain(value: Any) -> Any:
+    """pygls hands a custom request's params over as namedtuples; the extension sees JSON."""
+    if hasattr(value, "_asdict"):
+        value = value._asdict()
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+class Reviewer:
+    """What the VS Code extension does with ``waymark/review``: the user decides in a diff."""
+
+    def __init__(self, client: LanguageClient) -> None:
+        self.client = client
+        self.asked: list[dict[str, Any]] = []
+        self.decide: Callable[[dict[str, Any]], str | None] = lambda preview: None
+        self.reject = False
+
+        @client.feature("waymark/review")
+        async def review(params: Any) -> dict[str, Any]:
+            preview = plain(params)["preview"]
+            self.asked.append({"preview": preview})
+            if self.reject:
+                await self.run("discardPending", token=preview["token"])
+                return {"kind": "rejected"}
+            arguments = {"token": preview["token"]}
+            edited = self.decide(preview)
+            if edited is not None:
+                arguments["newContent"] = edited
+            result = await self.run("applyPending", **arguments)
+            return {"kind": "accepted" if result["ok"] else "failed", "result": result}
+
+    async def run(self, verb: str, **params: Any) -> dict[str, Any]:
+        result: dict[str, Any] = await self.client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=f"waymark.{verb}", arguments=[params])
+        )
+        return result
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def vscode_like(
+    lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[LanguageClient]:
+    base = tmp_path_factory.mktemp("bridge-review")
+    root = base / "ws"
+    root.mkdir()
+    lsp_client.reviewer = Reviewer(lsp_client)  # type: ignore[attr-defined]
+    capabilities = client_capabilities("visual-studio-code")
+    capabilities.experimental = {"waymarkReview": True}
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities,
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+            initialization_options={"historyDir": str(base / "history")},
+        )
+    )
+    lsp_client.root = root  # type: ignore[attr-defined]
+    for _ in range(100):
+        if any(e["folders"] == [str(root)] for e in _entries()):
+            break
+        await asyncio.sleep(0.1)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def test_the_user_edits_the_proposal_and_the_agent_gets_their_version(
+    vscode_like: LanguageClient,
+) -> None:
+    reviewer: Reviewer = vscode_like.reviewer  # type: ignore[attr-defined]
+    root: Path = vscode_like.root  # type: ignore[attr-defined]
+    path = root / "greet.py"
+    path.write_bytes(b"def greet():\n    return 'hi'\n\n\nX = 1\n")
+    await agent(root, "read", "greet.py")
+    reviewer.decide = lambda preview: preview["files"][0]["newContent"].replace("X = 2", "X = 3")
+    result = await agent(root, "replace", "greet.py", "X = 1", "X = 2")
+    assert (result["ok"], result["via"], result["outcome"]) == (
+        True,
+        "editor",
+        "applied_with_user_changes",
+    )
+    final = "def greet():\n    return 'hi'\n\n\nX = 3\n"
+    assert result["finalContent"] == {"greet.py": final}
+    assert path.read_bytes() == final.encode()
+    assert reviewer.asked[-1]["preview"]["files"][0]["newContent"].endswith("X = 2\n")
+    # The agent's session knows the user's version: its next edit needs no re-read.
+    again = await agent(root, "replace", "greet.py", "'hi'", "'hello'")
+    assert (again["ok"], again["outcome"]) == (True, "applied"), again
+    assert path.read_bytes() == final.replace("'hi'", "'hello'").encode()
+
+
+async def test_a_rejected_hunk_stays_as_it_was(vscode_like: LanguageClient) -> None:
+    reviewer: Reviewer = vscode_like.reviewer  # type: ignore[attr-defined]
+    root: Path = vscode_like.root  # type: ignore[attr-defined]
+    path = root / "two.txt"
+    original = "a = 1\n" + "".join(f"keep {i}\n" for i in range(10)) + "b = 1\n"
+    path.write_text(original)
+    await agent(root, "read", "two.txt")
+
+    def reject_first_hunk(preview: dict[str, Any]) -> str:
+        proposed: str = preview["files"][0]["newContent"]
+        return proposed.replace("a = 2\n", "a = 1\n", 1)
+
+    reviewer.decide = reject_first_hunk
+    edits = json.dumps(
+        [
+            {"old_string": "a = 1", "new_string": "a = 2"},
+            {"old_string": "b = 1", "new_string": "b = 2"},
+        ]
+    )
+    result = await agent(root, "multi-replace", "two.txt", "--edits", edits)
+    assert result["outcome"] == "applied_with_user_changes", result
+    assert path.read_text() == original.replace("b = 1", "b = 2")
+
+
+async def test_a_rejected_review_writes_nothing(vscode_like: LanguageClient) -> None:
+    reviewer: Reviewer = vscode_like.reviewer  # type: ignore[attr-defined]
+    root: Path = vscode_like.root  # type: ignore[attr-defined]
+    path = root / "no.txt"
+    path.write_bytes(b"stay\n")
+    await agent(root, "read", "no.txt")
+    reviewer.reject = True
+    try:
+        result = await agent(root, "replace", "no.txt", "stay", "go")
+    finally:
+        reviewer.reject = False
+    assert (result["ok"], result["error"], result["outcome"]) == (False, "declined", "declined")
+    assert path.read_bytes() == b"stay\n"

@@ -9,23 +9,26 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import dataclasses
 import hmac
 import logging
 import os
 import socket
 import struct
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import attrs
+from pygls.uris import to_fs_path
 
 from ..commands.context import CommandContext
-from ..commands.pending import PendingStore
 from ..commands.registry import execute
-from ..errors import InvalidParams
+from ..errors import Declined, InvalidParams, UnknownToken
+from ..files import digest, read_state
 from ..session import Session
+from ..text import TextFile
 from . import registry, wire
 
 log = logging.getLogger(__name__)
@@ -40,12 +43,26 @@ def _peer_uid(writer: asyncio.StreamWriter) -> int | None:
     return int(uid)
 
 
+# Asks the editor's own review UI about a preview; answers ``{kind, result?}`` with kind
+# ``accepted`` (result: the applyPending result), ``rejected`` or ``failed``.
+Review = Callable[[dict[str, Any], str], Awaitable[dict[str, Any]]]
+
+# Rewinds keep their per-file outcomes: they are confirmed through workspace/applyEdit.
+REVIEWED = wire.MUTATING - {"waymark.rewind"}
+
+
 class Listener:
     """The server's bridge socket and its registry entry."""
 
-    def __init__(self, context: Callable[[], CommandContext | None], version: str) -> None:
+    def __init__(
+        self,
+        context: Callable[[], CommandContext | None],
+        version: str,
+        review: Callable[[], Review | None] = lambda: None,
+    ) -> None:
         self.context = context
         self.version = version
+        self.review = review
         self.entry: registry.Entry | None = None
         self.server: asyncio.AbstractServer | None = None
 
@@ -103,16 +120,67 @@ class Listener:
             return {"result": refused.to_result(), "records": None}
         session_info = request.get("session") or {}
         session = Session.from_json(str(session_info.get("id")), session_info.get("records", "{}"))
+        # The server's pending store: the editor's review UI applies the token like its own.
         ctx = dataclasses.replace(
             server_ctx,
             session=session,
             options=attrs.evolve(server_ctx.options, approval="editor"),
-            pending=PendingStore(),
             warnings=[],
         )
-        log.info("%s from %s", command, request.get("origin") or "a terminal agent")
-        result = await execute(ctx, command, request.get("params"))
+        origin = str(request.get("origin") or "a terminal agent")
+        log.info("%s from %s", command, origin)
+        params = request.get("params")
+        review = self.review()
+        if review is not None and command in REVIEWED and isinstance(params, dict):
+            result = await reviewed(ctx, command, params, review, origin)
+        else:
+            result = await execute(ctx, command, params)
         return {"result": result, "records": session.to_json()}
+
+
+async def reviewed(
+    ctx: CommandContext, command: str, params: dict[str, Any], review: Review, origin: str
+) -> dict[str, Any]:
+    """Preview, let the user accept (perhaps edited), reject, and report what landed."""
+    preview = await execute(ctx, command, {**params, "preview": True})
+    if not preview.get("ok") or not preview.get("changed"):
+        if preview.get("token"):
+            _discard(ctx, preview["token"])
+        return preview if not preview.get("ok") else await execute(ctx, command, params)
+    decision = await review(preview, origin)
+    kind = decision.get("kind")
+    result = decision.get("result")
+    if kind in ("accepted", "failed") and isinstance(result, dict):
+        if kind == "accepted" and result.get("ok"):
+            _note_landed(ctx, preview["files"], result)
+        return result
+    _discard(ctx, preview["token"])
+    return Declined(
+        "The user rejected the change in the editor; nothing was written. Ask before trying "
+        "a different change.",
+        {"paths": [f["path"] for f in preview["files"]]},
+    ).to_result()
+
+
+def _discard(ctx: CommandContext, token: str) -> None:
+    with contextlib.suppress(UnknownToken):  # the review UI may have discarded it already
+        ctx.pending.take(token)
+
+
+def _note_landed(ctx: CommandContext, files: list[dict[str, Any]], result: dict[str, Any]) -> None:
+    """The agent's session learns the bytes that landed, the user's version included."""
+    final: dict[str, str | None] = {}
+    for file in files:
+        fs_path = to_fs_path(file["uri"])
+        if fs_path is None:
+            continue
+        real = Path(os.path.realpath(fs_path))
+        data = read_state(real).data
+        ctx.session.note_write(real, None if data is None else digest(data), "editor")
+        final[file["path"]] = None if data is None else TextFile.decode(data).text
+    if result.get("editedByUser"):
+        # The agent's next anchors must come from the user's version, not its proposal.
+        result["finalContent"] = final
 
 
 async def start_bridge(listener: Listener, folders: list[Path]) -> None:
