@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from mcp import ClientSession, StdioServerParameters, stdio_client
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from .conftest import Session, start
@@ -372,3 +373,37 @@ async def test_a_rejected_review_writes_nothing(vscode_like: LanguageClient) -> 
         reviewer.reject = False
     assert (result["ok"], result["error"], result["outcome"]) == (False, "declined", "declined")
     assert path.read_bytes() == b"stay\n"
+
+
+async def test_waymark_mcp_changes_are_asked_in_the_editor(a: Session) -> None:
+    """A separate ``waymark mcp`` in the workspace: the editor is asked both times."""
+    path = a.put("mcp.txt", b"one\ntwo\n")
+    asked = len(a.editor.requests)
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "waymark", "mcp"],
+        cwd=str(a.root),
+        env={**os.environ, "WAYMARK_RUNTIME_DIR": str(RUNTIME)},
+    )
+    async with stdio_client(server) as (read, write), ClientSession(read, write) as mcp:
+        await mcp.initialize()
+        read_result = await mcp.call_tool("waymark_read", {"path": "mcp.txt"})
+        assert not read_result.is_error
+        a.editor.approve = False
+        try:
+            declined = await mcp.call_tool(
+                "waymark_replace", {"path": "mcp.txt", "old_string": "two", "new_string": "2"}
+            )
+        finally:
+            a.editor.approve = True
+        assert declined.is_error
+        assert declined.content[0].text.startswith("declined: ")  # type: ignore[union-attr]
+        assert path.read_bytes() == b"one\ntwo\n"
+        applied = await mcp.call_tool(
+            "waymark_replace", {"path": "mcp.txt", "old_string": "two", "new_string": "2"}
+        )
+        assert not applied.is_error
+        text = json.loads(applied.content[0].text)  # type: ignore[union-attr]
+        assert (text["via"], text["outcome"]) == ("editor", "applied")
+    assert path.read_bytes() == b"one\n2\n"
+    assert len(a.editor.requests) == asked + 2
