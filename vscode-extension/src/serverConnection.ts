@@ -14,6 +14,7 @@ import {
   State,
 } from "vscode-languageclient/node";
 
+import { answerReview, REVIEW_REQUEST, ReviewCapability, type Reviewer, type ReviewParams } from "./approval/bridgeReview";
 import { applyThenSave } from "./approval/saveAppliedEdits";
 import { missingServerMessage, resolveExecutable, startFailureMessage } from "./launchCheck";
 import { type CommandId, DID_REWIND_NOTIFICATION, type DidRewindEvent, failure, type Result } from "./protocol";
@@ -26,6 +27,8 @@ export class ServerConnection implements vscode.Disposable {
   private startError: string | undefined;
   private readonly didRewind = new vscode.EventEmitter<DidRewindEvent>();
   readonly onDidRewind = this.didRewind.event;
+  /** Shows a terminal agent's proposal (set once the approval UI exists). */
+  reviewer: Reviewer | undefined;
 
   constructor(
     readonly output: vscode.LogOutputChannel,
@@ -116,6 +119,8 @@ export class ServerConnection implements vscode.Disposable {
     };
     const client = new LanguageClient("waymark", "Waymark", serverOptions, clientOptions);
     client.onNotification(DID_REWIND_NOTIFICATION, (event: DidRewindEvent) => this.didRewind.fire(event));
+    client.registerFeature(new ReviewCapability());
+    client.onRequest(REVIEW_REQUEST, (params: ReviewParams) => answerReview(params, this.reviewer));
     const started = Date.now();
     try {
       await client.start();
