@@ -50,7 +50,7 @@ export function activate(context: vscode.ExtensionContext): WaymarkApi {
     approval,
     hunkLenses,
     vscode.languages.registerCodeLensProvider({ scheme: PROPOSAL_SCHEME }, hunkLenses),
-    vscode.commands.registerCommand("waymark.rejectHunk", (uri: string, index: number) => hunkLenses.reject(uri, index)),
+    vscode.commands.registerCommand("waymark.rejectHunk", (uri?: string, index?: number) => hunkLenses.reject(uri, index)),
     vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, proposals, { isCaseSensitive: true }),
     vscode.workspace.registerTextDocumentContentProvider(HISTORY_SCHEME, historyContent),
     connection.onDidRewind((event) =>

@@ -32,14 +32,22 @@ export class HunkLenses implements vscode.CodeLensProvider {
     });
   }
 
-  /** Restores hunk ``index`` of the proposal open at ``uri``. */
-  async reject(uri: string, index: number): Promise<void> {
-    const document = vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === uri);
+  /** Restores hunk `index` of the proposal at `uri`; without them, the hunk at the cursor. */
+  async reject(uri?: string, index?: number): Promise<void> {
+    const active = vscode.window.activeTextEditor;
+    const document =
+      uri === undefined ? active?.document : vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === uri);
     const original = document && (await this.original(document.uri));
     if (!document || original === undefined) {
+      void vscode.window.showInformationMessage("Waymark: put the cursor in a change of a proposal to reject it.");
       return;
     }
-    const hunk = diffHunks(original, document.getText())[index];
+    const hunks = diffHunks(original, document.getText());
+    const line = active?.document === document ? active.selection.active.line : -1;
+    const hunk =
+      index === undefined
+        ? hunks.find((h) => line >= h.proposalStart && line < Math.max(h.proposalEnd, h.proposalStart + 1))
+        : hunks[index];
     if (!hunk) {
       return;
     }
