@@ -24,9 +24,11 @@ import attrs
 from . import history_admin
 from .bridge.client import execute_via_editor_or_local
 from .commands.registry import COMMANDS, Command
-from .commands.schema import cli_flags, is_hidden, object_schema, without_none
+from .commands.schema import cli_flags, is_cli_file, is_hidden, object_schema, without_none
 from .doors import open_door
 from .files import sweep_temp_files
+from .session import SESSION_ID_RULE, valid_session_id
+from .shelltrack import run as shell_run
 
 VERBS: dict[str, Command] = {c.verb: c for c in COMMANDS.values() if c.verb is not None}
 
@@ -61,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="a real LSP session against a throwaway workspace")
     demo.add_argument("--keep", action="store_true", help="keep the demo workspace")
     history_admin.add_parser(sub)
+    shell_run.add_parser(sub)
     mcp = sub.add_parser("mcp", help="serve the tools over MCP on stdio")
     mcp.add_argument("--workspace", help="workspace folder (default: the current directory)")
     for verb, command in VERBS.items():
@@ -68,7 +71,8 @@ def _parser() -> argparse.ArgumentParser:
         described = object_schema(command.params)["properties"]
         for name in command.args:
             # Optional so that --params can carry them; the handler names what is missing.
-            p.add_argument(name, nargs="?")
+            file = is_cli_file(attrs.fields_dict(command.params)[name])
+            p.add_argument(name, nargs="?", help="a file (- or none: stdin)" if file else None)
         for field, kind in _flags(command):
             names = [_flag(field.name), *cli_flags(field)]
             doc = described[field.name].get("description")
@@ -100,8 +104,14 @@ def _params(args: argparse.Namespace, command: Command) -> dict[str, Any]:
         if not isinstance(loaded, dict):
             raise SystemExit("waymark: --params must be a JSON object")
         params.update(loaded)
+    fields = attrs.fields_dict(command.params)
     for name in command.args:
         value = getattr(args, name)
+        if is_cli_file(fields[name]) and name not in params:
+            # A file name, or stdin: patches are long and full of shell metacharacters.
+            # Bytes, decoded as they are: text mode would turn a CRLF patch's \r\n into \n.
+            raw = sys.stdin.buffer.read() if value in (None, "-") else Path(value).read_bytes()
+            value = raw.decode("utf-8")
         if value is not None:
             params[name] = value
     for field, kind in _flags(command):
@@ -118,9 +128,12 @@ def _params(args: argparse.Namespace, command: Command) -> dict[str, Any]:
 
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
     command = VERBS[args.verb]
+    named = args.session or os.environ.get("WAYMARK_SESSION")
+    if named is not None and not valid_session_id(named):
+        raise SystemExit(f"waymark: the session id {named[:40]!r} is not {SESSION_ID_RULE}")
     door = open_door(
         args.root,
-        session=args.session or os.environ.get("WAYMARK_SESSION"),
+        session=named,
         history_dir=Path(args.history_dir) if args.history_dir else None,
         checkpointing=not args.no_history,
         max_history_bytes=args.max_history_bytes,
@@ -170,6 +183,8 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.verb == "history":
         raise SystemExit(history_admin.main(args))
+    if args.verb == "run":
+        raise SystemExit(shell_run.main(args))
     result = asyncio.run(_run(args))
     # describe-tools exists for programs (the VS Code manifest sync): always the whole object.
     if args.json or args.verb == "describe-tools":

@@ -31,7 +31,7 @@ def _absolute(ctx: CommandContext, command: str, params: dict[str, Any]) -> dict
         value = params.get(key)
         if isinstance(value, str) and not os.path.isabs(value):
             params[key] = str(root / value)
-    if command == "waymark.sed" and not params.get("cwd"):
+    if command in ("waymark.sed", "waymark.patch") and not params.get("cwd"):
         params["cwd"] = str(root)
     return params
 

@@ -7,6 +7,7 @@ commands, tool names or schemas.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import traceback
 from collections.abc import Callable
@@ -17,7 +18,7 @@ import attrs
 
 from .. import tool_descriptions as text
 from ..errors import InternalError, WaymarkError
-from . import approval, edit, history, read, replace, sed
+from . import approval, edit, history, patch, read, replace, sed
 from .changes import Proposal, finish
 from .context import CommandContext
 from .params import structure
@@ -127,6 +128,16 @@ _SPEC = (
         args=("command",),
     ),
     Command(
+        "waymark.patch",
+        patch.PatchParams,
+        patch.patch,
+        mutating=True,
+        tool="waymark_patch",
+        description=text.PATCH,
+        verb="patch",
+        args=("patch",),
+    ),
+    Command(
         "waymark.snapshot",
         history.SnapshotParams,
         history.snapshot,
@@ -196,8 +207,10 @@ async def execute(ctx: CommandContext, command_id: str, raw_params: object) -> d
     if command is None:
         raise UnknownCommand(command_id)
     try:
-        params = structure(raw_params, command.params)
-        outcome = command.handler(ctx, params)
+        # Parsing and planning run on a worker thread: a large request never stalls the
+        # event loop that answers every other request (commits stay on the loop, in order).
+        params = await asyncio.to_thread(structure, raw_params, command.params)
+        outcome = await asyncio.to_thread(command.handler, ctx, params)
         if isinstance(outcome, Proposal):
             return await finish(ctx, outcome, preview=bool(getattr(params, "preview", False)))
         return outcome

@@ -30,8 +30,20 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import Final
 
-from ..errors import InvalidParams, IsDirectory, RewindInProgress, UnknownPrompt, WaymarkError
-from ..files import StatKey, atomic_write, create_parents, delete_file, read_state
+from ..errors import (
+    FileChangedSinceRead,
+    InvalidParams,
+    IoError,
+    IsDirectory,
+    NotRegularFile,
+    PathOutsideWorkspace,
+    ProtectedPath,
+    RewindInProgress,
+    UnknownPrompt,
+    WaymarkError,
+)
+from ..files import StatKey, atomic_write, create_parents, delete_file, locked, read_state
+from ..files import digest as content_digest
 from ..workspace import DEFAULT_PROTECTED, Workspace
 from .blobs import DIR_MODE, FILE_MODE, BlobCorrupt, BlobMissing, BlobStore, make_private_dir
 from .journal import TMP_PREFIX, Journal
@@ -52,6 +64,8 @@ _RACY_NS = 2_000_000_000
 # Compaction waits until the journal is this many times what it would be compacted.
 _DEAD_RATIO = 2
 _MIN_COMPACT = 64 * 1024
+# A rewind waits this long for a file another process is writing, then leaves it alone.
+_LOCK_TIMEOUT = 2.0
 
 
 class _Unknown:
@@ -93,6 +107,8 @@ class Turn:
     files: tuple[str, ...]
     edited: tuple[str, ...]
     can_restore: bool
+    # Paths a shell command may have changed that the turn could not back up, with why.
+    unreached: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -564,6 +580,51 @@ class History:
             )
         )
 
+    def track_shell(
+        self, changes: Mapping[str, tuple[bytes | None, str | None]], unreached: Mapping[str, str]
+    ) -> list[str]:
+        """Record what a shell command changed into the open turn; return warnings.
+
+        ``changes`` maps each file to its bytes before the command (``None``: absent) and its
+        digest after (``None``: deleted); ``unreached`` names what the command may have
+        changed but could not be backed up, with why. A file already in the turn keeps its
+        earlier backup (the turn's start), like any second write.
+        """
+        with self.lock:
+            snap, warnings = self._current()
+            now = time.time()
+            files: dict[str, FileEntry] = {}
+            for key, (before, _) in changes.items():
+                if key in snap.files:
+                    continue
+                display = self.display(key)
+                if before is None:
+                    files[key] = FileEntry(display, "absent", None, now)
+                    continue
+                content = content_digest(before)
+                try:
+                    self.blobs.put(content, before)
+                except OSError as exc:
+                    files[key] = FileEntry(display, "failed", content, now, _errno_name(exc))
+                    warnings.append(_no_rewind(display, _errno_name(exc)))
+                    continue
+                files[key] = FileEntry(display, "present", content, now, size=len(before))
+            record = SnapshotRecord(
+                snap.prompt_id,
+                snap.label,
+                snap.timestamp,
+                snap.seq,
+                True,
+                files,
+                {key: after for key, (_, after) in changes.items()},
+                session=self.session,
+                unreached=dict(unreached),
+            )
+            if (changes or unreached) and not self._commit(record):
+                warnings.append(_journal_lost(f"{len(changes)} shell-changed file(s)"))
+            self._evict()
+            return warnings
+
     # -- snapshots ------------------------------------------------------------------------------
 
     def make_snapshot(self, prompt_id: str, label: str | None = None) -> tuple[Snapshot, list[str]]:
@@ -630,6 +691,7 @@ class History:
                     tuple(sorted(snap.edited)),
                     all(e.state != "failed" for e in snap.files.values())
                     and all(k in snap.files for k in failed_firsts),
+                    tuple(sorted(snap.unreached.items())),
                 )
                 for snap in model.ordered()
             ]
@@ -694,8 +756,9 @@ class History:
         try:
             current = read_state(Path(key))
         except WaymarkError as exc:
-            reason = "is_directory" if isinstance(exc, IsDirectory) else "unreadable"
-            return FilePlan(key, display, "failed", reason=reason, errno=_error_errno(exc))
+            return FilePlan(
+                key, display, "failed", reason=_reason(exc, "unreadable"), errno=_error_errno(exc)
+            )
         base = FilePlan(
             key,
             display,
@@ -837,16 +900,28 @@ class History:
                 )
             if undo.digest != plan.current_digest:
                 return FileOutcome(plan.key, plan.path, "conflict", "changed_during_rewind")
+        changed = FileOutcome(plan.key, plan.path, "conflict", "changed_during_rewind")
         try:
-            if plan.outcome == "restore" and plan.target is not None:
+            if plan.outcome == "restore":
                 create_parents(plan.real)
-                atomic_write(plan.real, plan.target)
-                return FileOutcome(plan.key, plan.path, "restored", digest=plan.target_digest)
-            delete_file(plan.real)
-            return FileOutcome(plan.key, plan.path, "deleted")
+            # Under the file's lock no other Waymark process writes it: re-read, compare, and
+            # replace only exactly the bytes planned (which the undo turn holds). Every step
+            # walks the path without following symlinks.
+            with locked(plan.real, timeout=_LOCK_TIMEOUT):
+                if read_state(plan.real).digest != plan.current_digest:
+                    return changed
+                if plan.outcome == "restore" and plan.target is not None:
+                    atomic_write(plan.real, plan.target, expected=plan.current_digest)
+                    return FileOutcome(plan.key, plan.path, "restored", digest=plan.target_digest)
+                delete_file(plan.real, expected=plan.current_digest)
+                return FileOutcome(plan.key, plan.path, "deleted")
+        except FileChangedSinceRead:
+            return changed
         except WaymarkError as exc:
-            reason = "is_directory" if isinstance(exc, IsDirectory) else "write_failed"
-            return FileOutcome(plan.key, plan.path, "failed", reason, _error_errno(exc))
+            if isinstance(exc, IoError) and exc.details.get("errno") == "EAGAIN":
+                # Another process is writing it right now: its change wins, as any later one.
+                return FileOutcome(plan.key, plan.path, "conflict", "being_written_elsewhere")
+            return FileOutcome(plan.key, plan.path, "failed", _reason(exc), _error_errno(exc))
 
     # -- diff stats -----------------------------------------------------------------------------
 
@@ -933,6 +1008,15 @@ def delete_history(directory: Path, *, wait: bool = True) -> bool:
     finally:
         if fd >= 0:
             os.close(fd)
+
+
+def _reason(exc: WaymarkError, default: str = "write_failed") -> str:
+    """A per-file failure's reason: the policy's code when the path itself was refused."""
+    if isinstance(exc, IsDirectory):
+        return "is_directory"
+    if isinstance(exc, PathOutsideWorkspace | NotRegularFile | ProtectedPath):
+        return exc.code
+    return default
 
 
 def _stat_signature(st: os.stat_result) -> tuple[int, ...]:

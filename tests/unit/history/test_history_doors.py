@@ -241,3 +241,50 @@ def test_history_verb_shows_prunes_and_deletes(workspace: Path, tmp_path: Path) 
     assert [t["promptId"] for t in pruned["turns"]] == ["t2"]
     assert waymark("history", "delete")["deleted"] is True
     assert not workspace_dir(tmp_path / "h", [workspace]).exists()
+
+
+async def test_rewind_never_follows_a_swapped_directory(workspace: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_bytes(b"not yours\n")
+    door = Door([workspace], tmp_path / "h")
+    await door("snapshot", promptId="t0")
+    assert (await door("write", path="sub/new.txt", content="agent\n"))["ok"]
+    (workspace / "sub" / "keep.txt").write_bytes(b"user\n")
+    await door("read", path="sub/keep.txt")
+    assert (await door("write", path="sub/keep.txt", content="agent\n"))["ok"]
+    # The agent (or anyone) swaps the directory for a symlink to a directory outside.
+    os.rename(workspace / "sub", tmp_path / "moved")
+    os.symlink(outside, workspace / "sub")
+    (outside / "new.txt").write_bytes(b"agent\n")
+    result = await door("rewind", promptId="t0", force=True)
+    assert result["restored"] == [] and result["deleted"] == []
+    assert {f["reason"] for f in result["failed"]} == {"path_outside_workspace"}
+    assert sorted(os.listdir(outside)) == ["keep.txt", "new.txt"]
+    assert (outside / "keep.txt").read_bytes() == b"not yours\n"
+
+
+def test_a_write_between_plan_and_restore_is_a_conflict(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from waymark.history import History, store
+
+    history = History.open(tmp_path / "h", [workspace], session="s1")
+    path = workspace / "a.txt"
+    path.write_bytes(b"a\n")
+    history.make_snapshot("t0")
+    with history.lock:
+        history.track_edit(path)
+        path.write_bytes(b"agent\n")
+        history.record_write(path, store.read_state(path).digest)
+    real_locked = store.locked
+
+    def locked_after_a_race(*paths: Path, timeout: float) -> Any:
+        path.write_bytes(b"another process\n")  # lands after the plan, before the lock
+        return real_locked(*paths, timeout=timeout)
+
+    monkeypatch.setattr(store, "locked", locked_after_a_race)
+    result = history.rewind("t0")
+    [outcome] = result.outcomes
+    assert (outcome.kind, outcome.reason) == ("conflict", "changed_during_rewind")
+    assert path.read_bytes() == b"another process\n"

@@ -179,10 +179,10 @@ def test_second_rewind_while_one_runs(agent: Agent, monkeypatch: pytest.MonkeyPa
     inside, release = threading.Event(), threading.Event()
     real_write = __import__("waymark.history.store", fromlist=["x"]).atomic_write
 
-    def slow_write(path: Path, data: bytes) -> None:
+    def slow_write(path: Path, data: bytes, **kwargs: Any) -> None:
         inside.set()
         release.wait(10)
-        real_write(path, data)
+        real_write(path, data, **kwargs)
 
     monkeypatch.setattr("waymark.history.store.atomic_write", slow_write)
     results: list[dict[str, Any]] = []
