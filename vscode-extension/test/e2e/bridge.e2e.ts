@@ -19,7 +19,7 @@ import { waitForWorkbench } from "./workbench";
 
 const EXTENSION_ROOT = path.resolve(__dirname, "../../..");
 const ARTIFACTS = path.join(EXTENSION_ROOT, "test-artifacts");
-const VSIX = path.join(EXTENSION_ROOT, "dist/waymark.vsix");
+const VSIX = path.join(EXTENSION_ROOT, `dist/waymark-${process.platform}-${process.arch}.vsix`);
 const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"];
 const TARGET = "src/settings.py";
 const FILLER = ["", "# how long the client keeps trying", "def describe():", '    return "client settings"', ""];
