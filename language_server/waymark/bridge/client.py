@@ -69,6 +69,7 @@ def routable(command: str, params: object) -> bool:
     """Previews stay local: their token must be applied where it was made."""
     return (
         command in wire.ROUTED
+        and wire.SUPPORTED
         and os.environ.get(ENV_OFF, "").lower() != "off"
         and not (isinstance(params, dict) and params.get("preview"))
     )

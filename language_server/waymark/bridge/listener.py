@@ -79,7 +79,8 @@ class Listener:
 
     def set_folders(self, folders: list[Path]) -> None:
         if self.entry is not None:
-            self.entry = dataclasses.replace(self.entry, folders=[str(f) for f in folders])
+            real = [os.path.realpath(f) for f in folders]
+            self.entry = dataclasses.replace(self.entry, folders=real)
             registry.publish(self.entry)
 
     def stop(self) -> None:
@@ -185,7 +186,7 @@ def _note_landed(ctx: CommandContext, files: list[dict[str, Any]], result: dict[
 
 async def start_bridge(listener: Listener, folders: list[Path]) -> None:
     """Advertise the server to terminal agents; a server without a bridge still works."""
-    if os.environ.get("WAYMARK_BRIDGE", "").lower() == "off" or not folders:
+    if not wire.SUPPORTED or os.environ.get("WAYMARK_BRIDGE", "").lower() == "off" or not folders:
         return
     try:
         await listener.start(folders)

@@ -60,7 +60,9 @@ def private_dir() -> Path:
 def new_entry(folders: list[Path], version: str) -> Entry:
     pid = os.getpid()
     socket = private_dir() / f"ls-{pid}.sock"
-    return Entry(pid, [str(f) for f in folders], str(socket), secrets.token_hex(32), version)
+    # Callers look themselves up by real path; an editor may have opened a symlinked folder.
+    real = [os.path.realpath(f) for f in folders]
+    return Entry(pid, real, str(socket), secrets.token_hex(32), version)
 
 
 def publish(entry: Entry) -> None:

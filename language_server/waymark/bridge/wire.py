@@ -8,9 +8,13 @@ so the caller's session stays the one source of truth for what its agent has rea
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from ..commands.registry import COMMANDS
+
+# Unix sockets and per-user runtime dirs: POSIX only (on Windows every call runs locally).
+SUPPORTED = os.name == "posix"
 
 # A write's content travels inside one line: allow large files, not unbounded ones.
 LINE_LIMIT = 256 * 1024 * 1024
