@@ -26,6 +26,7 @@ from .commands.registry import COMMANDS, Command, execute
 from .commands.schema import cli_flags, is_cli_file, is_hidden, object_schema, without_none
 from .doors import open_door
 from .files import sweep_temp_files
+from .session import SESSION_ID_RULE, valid_session_id
 from .shelltrack import run as shell_run
 
 VERBS: dict[str, Command] = {c.verb: c for c in COMMANDS.values() if c.verb is not None}
@@ -64,6 +65,12 @@ def _parser() -> argparse.ArgumentParser:
     shell_run.add_parser(sub)
     mcp = sub.add_parser("mcp", help="serve the tools over MCP on stdio")
     mcp.add_argument("--workspace", help="workspace folder (default: the current directory)")
+    hook = sub.add_parser("hook", help="answer an agent host's hook call (JSON on stdin)")
+    hook.add_argument("host", choices=["claude-code", "qwen-code"])
+    init = sub.add_parser("init", help="register Waymark in a project's agent host config")
+    init.add_argument("host", choices=["claude-code", "qwen-code", "codex"])
+    init.add_argument("--workspace", help="project folder (default: the current directory)")
+    init.add_argument("--print", action="store_true", dest="show", help="show, write nothing")
     for verb, command in VERBS.items():
         p = sub.add_parser(verb, help=f"run {command.id}")
         described = object_schema(command.params)["properties"]
@@ -126,9 +133,12 @@ def _params(args: argparse.Namespace, command: Command) -> dict[str, Any]:
 
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
     command = VERBS[args.verb]
+    named = args.session or os.environ.get("WAYMARK_SESSION")
+    if named is not None and not valid_session_id(named):
+        raise SystemExit(f"waymark: the session id {named[:40]!r} is not {SESSION_ID_RULE}")
     door = open_door(
         args.root,
-        session=args.session or os.environ.get("WAYMARK_SESSION"),
+        session=named,
         history_dir=Path(args.history_dir) if args.history_dir else None,
         checkpointing=not args.no_history,
         max_history_bytes=args.max_history_bytes,
@@ -175,6 +185,14 @@ def main(argv: list[str] | None = None) -> None:
 
         mcp(args.workspace)
         return
+    if args.verb == "hook":
+        from .hooks import main as hook
+
+        raise SystemExit(hook(args.host))
+    if args.verb == "init":
+        from .init import main as init
+
+        raise SystemExit(init(args.host, args.workspace, args.show))
     if args.verb == "history":
         raise SystemExit(history_admin.main(args))
     if args.verb == "run":
