@@ -23,9 +23,10 @@ import attrs
 
 from . import history_admin
 from .commands.registry import COMMANDS, Command, execute
-from .commands.schema import cli_flags, is_hidden, object_schema, without_none
+from .commands.schema import cli_flags, is_cli_file, is_hidden, object_schema, without_none
 from .doors import open_door
 from .files import sweep_temp_files
+from .shelltrack import run as shell_run
 
 VERBS: dict[str, Command] = {c.verb: c for c in COMMANDS.values() if c.verb is not None}
 
@@ -60,6 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="a real LSP session against a throwaway workspace")
     demo.add_argument("--keep", action="store_true", help="keep the demo workspace")
     history_admin.add_parser(sub)
+    shell_run.add_parser(sub)
     mcp = sub.add_parser("mcp", help="serve the tools over MCP on stdio")
     mcp.add_argument("--workspace", help="workspace folder (default: the current directory)")
     for verb, command in VERBS.items():
@@ -67,7 +69,8 @@ def _parser() -> argparse.ArgumentParser:
         described = object_schema(command.params)["properties"]
         for name in command.args:
             # Optional so that --params can carry them; the handler names what is missing.
-            p.add_argument(name, nargs="?")
+            file = is_cli_file(attrs.fields_dict(command.params)[name])
+            p.add_argument(name, nargs="?", help="a file (- or none: stdin)" if file else None)
         for field, kind in _flags(command):
             names = [_flag(field.name), *cli_flags(field)]
             doc = described[field.name].get("description")
@@ -99,8 +102,14 @@ def _params(args: argparse.Namespace, command: Command) -> dict[str, Any]:
         if not isinstance(loaded, dict):
             raise SystemExit("waymark: --params must be a JSON object")
         params.update(loaded)
+    fields = attrs.fields_dict(command.params)
     for name in command.args:
         value = getattr(args, name)
+        if is_cli_file(fields[name]) and name not in params:
+            # A file name, or stdin: patches are long and full of shell metacharacters.
+            # Bytes, decoded as they are: text mode would turn a CRLF patch's \r\n into \n.
+            raw = sys.stdin.buffer.read() if value in (None, "-") else Path(value).read_bytes()
+            value = raw.decode("utf-8")
         if value is not None:
             params[name] = value
     for field, kind in _flags(command):
@@ -168,6 +177,8 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.verb == "history":
         raise SystemExit(history_admin.main(args))
+    if args.verb == "run":
+        raise SystemExit(shell_run.main(args))
     result = asyncio.run(_run(args))
     # describe-tools exists for programs (the VS Code manifest sync): always the whole object.
     if args.json or args.verb == "describe-tools":

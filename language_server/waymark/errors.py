@@ -150,6 +150,12 @@ class EditConflict(WaymarkError):
     code: ClassVar[str] = "edit_conflict"
 
 
+class PatchFailed(WaymarkError):
+    """A hunk of a patch does not match the file; nothing was written."""
+
+    code: ClassVar[str] = "patch_failed"
+
+
 class UnknownPrompt(WaymarkError):
     """No snapshot has that promptId."""
 

@@ -93,3 +93,16 @@ undoPromptId, so a rewind can be undone. preview=true lists what would change.""
 DIFF_STATS = """What rewinding to the start of the turn promptId would undo: files changed, \
 lines inserted and deleted, and per file its status (modified, created, deleted) and counts. \
 Writes nothing."""
+
+PATCH = """Apply a unified diff (diff -u or git diff output) to one or more files as one \
+atomic, reviewable change: every hunk of every file applies or nothing is written. Prefer it \
+over anchored edits when you already have a diff (a review, a patch file, your own diff of \
+several files) or change many files at once; prefer waymark_edit for a few lines of one file \
+you just read. Each hunk must match the file's current lines exactly (context and removed \
+lines), at its stated line or the nearest unambiguous offset (reported in patched[].offsets); \
+there is no fuzzy matching. Created (--- /dev/null), deleted (+++ /dev/null), renamed and \
+copied files (git headers) are supported; binary diffs are refused. A hunk that does not \
+match answers patch_failed naming the file, the hunk and the first mismatching line with the \
+file's actual text: read the file and redo the diff against it. Line endings, encoding and \
+BOM of each file are kept. Paths are relative to cwd (default: the workspace); git's a/ b/ \
+prefixes are stripped automatically. preview=true returns the diff without writing."""

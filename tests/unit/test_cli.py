@@ -104,3 +104,17 @@ def test_edit_diff_is_unified_and_anchored_hunks_have_their_own_key(workspace: P
         assert result["diff"] == "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n"
         assert isinstance(result["anchoredDiff"], list) and "unifiedDiff" not in result
     assert (workspace / "a.txt").read_bytes() == b"one\nTWO\n"
+
+
+def test_patch_reads_a_file_or_stdin_byte_for_byte(workspace: Path, tmp_path: Path) -> None:
+    (workspace / "a.txt").write_bytes(b"one\r\ntwo\r\n")
+    patch = "--- a/a.txt\r\n+++ b/a.txt\r\n@@ -1,2 +1,2 @@\r\n one\r\n-two\r\n+TWO\r\n"
+    (tmp_path / "fix.diff").write_bytes(patch.encode())
+    done = waymark(workspace, "patch", str(tmp_path / "fix.diff"))
+    assert done.returncode == 0, done.stderr
+    assert "+TWO" in done.stdout
+    assert (workspace / "a.txt").read_bytes() == b"one\r\nTWO\r\n"
+    back = patch.replace("-two", "-TMP").replace("+TWO", "+two").replace("-TMP", "-TWO")
+    undone = waymark(workspace, "patch", "--json", stdin=back)
+    assert as_json(undone)["patched"] == [{"path": "a.txt", "status": "modified"}]
+    assert (workspace / "a.txt").read_bytes() == b"one\r\ntwo\r\n"

@@ -21,6 +21,7 @@ NAMES = [
     "waymark_multi_replace",
     "waymark_write",
     "waymark_sed",
+    "waymark_patch",
     "waymark_snapshot",
     "waymark_turns",
     "waymark_diff_stats",
@@ -70,6 +71,7 @@ def test_mutating_flag_matches_what_the_command_does() -> None:
         "waymark_multi_replace",
         "waymark_write",
         "waymark_sed",
+        "waymark_patch",
         "waymark_rewind",
     }
     assert (

@@ -10,6 +10,7 @@ const DISPLAY_NAMES = {
   waymark_multi_replace: "Multiple String Replacements",
   waymark_write: "Write File",
   waymark_sed: "Simulated sed -i",
+  waymark_patch: "Apply Patch",
   waymark_snapshot: "Start Turn Snapshot",
   waymark_turns: "List Turns",
   waymark_diff_stats: "Changes Since Turn",

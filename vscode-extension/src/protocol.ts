@@ -93,6 +93,7 @@ export const Commands = {
   multiReplace: "waymark.multiReplace",
   write: "waymark.write",
   sed: "waymark.sed",
+  patch: "waymark.patch",
   applyPending: "waymark.applyPending",
   discardPending: "waymark.discardPending",
   snapshot: "waymark.snapshot",

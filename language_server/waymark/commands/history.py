@@ -96,9 +96,17 @@ def turns_json(history: History) -> list[dict[str, Any]]:
             "files": _paths(history, turn.files),
             "edited": _paths(history, turn.edited),
             "canRestore": turn.can_restore,
+            **_unreached(history, turn.unreached),
         }
         for turn in history.turns()
     ]
+
+
+def _unreached(history: History, items: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    """What shell commands of the turn may have changed but could not back up (if any)."""
+    if not items:
+        return {}
+    return {"unreached": [{"path": history.display(p), "reason": r} for p, r in items]}
 
 
 def diff_stats(ctx: CommandContext, params: DiffStatsParams) -> dict[str, Any]:

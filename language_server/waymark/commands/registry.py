@@ -17,7 +17,7 @@ import attrs
 
 from .. import tool_descriptions as text
 from ..errors import InternalError, WaymarkError
-from . import approval, edit, history, read, replace, sed
+from . import approval, edit, history, patch, read, replace, sed
 from .changes import Proposal, finish
 from .context import CommandContext
 from .params import structure
@@ -125,6 +125,16 @@ _SPEC = (
         description=text.SED,
         verb="sed",
         args=("command",),
+    ),
+    Command(
+        "waymark.patch",
+        patch.PatchParams,
+        patch.patch,
+        mutating=True,
+        tool="waymark_patch",
+        description=text.PATCH,
+        verb="patch",
+        args=("patch",),
     ),
     Command(
         "waymark.snapshot",

@@ -18,6 +18,7 @@ _SCHEMA = "waymark.schema"
 _REQUIRED = "waymark.required"
 _HIDDEN = "waymark.hidden"
 _FLAGS = "waymark.flags"
+_CLI_FILE = "waymark.cli_file"
 
 _SCALARS: dict[Any, str] = {str: "string", int: "integer", bool: "boolean", float: "number"}
 
@@ -29,13 +30,15 @@ def param(
     required: bool = False,
     hidden: bool = False,
     flags: tuple[str, ...] = (),
+    cli_file: bool = False,
     **keywords: Any,
 ) -> Any:
     """An attrs field carrying its schema extras.
 
     ``required`` lists a field the handler checks itself (it has a default only so that a
     deprecated alias can stand in); ``hidden`` keeps a deprecated alias out of the schema;
-    ``flags`` are extra CLI spellings; ``keywords`` are JSON Schema keywords, where a class
+    ``flags`` are extra CLI spellings; ``cli_file`` makes the CLI argument a file to read
+    (``-`` or nothing: stdin); ``keywords`` are JSON Schema keywords, where a class
     value (``items=SomeClass``) becomes that class's schema.
     """
     metadata = {
@@ -43,6 +46,7 @@ def param(
         _REQUIRED: required,
         _HIDDEN: hidden,
         _FLAGS: flags,
+        _CLI_FILE: cli_file,
     }
     return attrs.field(default=default, metadata=metadata)
 
@@ -50,6 +54,10 @@ def param(
 def cli_flags(field: attrs.Attribute[Any]) -> tuple[str, ...]:
     """Extra CLI spellings declared for ``field`` (e.g. ``--ops`` for ``operations``)."""
     return tuple(field.metadata.get(_FLAGS, ()))
+
+
+def is_cli_file(field: attrs.Attribute[Any]) -> bool:
+    return bool(field.metadata.get(_CLI_FILE, False))
 
 
 def is_hidden(field: attrs.Attribute[Any]) -> bool:

@@ -83,6 +83,7 @@ class Model:
                 self._set_entry(snap, key, entry, freed)
             snap.edited.update(record.writes)
             snap.edited.update(record.edited)
+            snap.unreached.update(record.unreached)
             if old is not None:
                 self._release(old, freed)
             return freed
@@ -102,6 +103,7 @@ class Model:
             self._set_entry(target, key, entry, freed)
         target.edited.update(record.writes)
         target.edited.update(record.edited)
+        target.unreached.update(record.unreached)
         return freed
 
     def _set_entry(self, snap: Snapshot, key: str, entry: FileEntry, freed: list[str]) -> None:
@@ -199,6 +201,7 @@ class Model:
                     {},
                     edited=tuple(sorted(snap.edited)),
                     inherit=parent.prompt_id if parent else None,
+                    unreached=dict(snap.unreached),
                 )
             )
             parent = snap

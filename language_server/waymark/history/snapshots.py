@@ -94,6 +94,8 @@ class Snapshot:
     seq: int
     files: dict[str, FileEntry] = field(default_factory=dict)
     edited: set[str] = field(default_factory=set)
+    # Files a shell command may have changed that the turn could not back up, and why.
+    unreached: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,7 @@ class SnapshotRecord:
     edited: tuple[str, ...] = ()
     inherit: str | None = None
     forget: tuple[str, ...] = ()
+    unreached: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -148,6 +151,8 @@ class SnapshotRecord:
             out["inherit"] = self.inherit
         if self.forget:
             out["forget"] = list(self.forget)
+        if self.unreached:
+            out["unreached"] = self.unreached
         return out
 
     @classmethod
@@ -169,6 +174,11 @@ class SnapshotRecord:
         forget = value.get("forget", [])
         if not isinstance(forget, list) or not all(isinstance(k, str) for k in forget):
             raise ShapeError("snapshot whose `forget` is not a list of strings")
+        unreached = value.get("unreached", {})
+        if not isinstance(unreached, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in unreached.items()
+        ):
+            raise ShapeError("snapshot whose `unreached` is not an object of strings")
         if inherit is not None and not isinstance(inherit, str):
             raise ShapeError("snapshot with a non-string `inherit`")
         if session is not None and not isinstance(session, str):
@@ -207,6 +217,7 @@ class SnapshotRecord:
             tuple(edited),
             inherit,
             tuple(forget),
+            dict(unreached),
         )
 
 

@@ -43,6 +43,7 @@ from ..errors import (
     WaymarkError,
 )
 from ..files import StatKey, atomic_write, create_parents, delete_file, locked, read_state
+from ..files import digest as content_digest
 from ..workspace import DEFAULT_PROTECTED, Workspace
 from .blobs import DIR_MODE, FILE_MODE, BlobCorrupt, BlobMissing, BlobStore, make_private_dir
 from .journal import TMP_PREFIX, Journal
@@ -106,6 +107,8 @@ class Turn:
     files: tuple[str, ...]
     edited: tuple[str, ...]
     can_restore: bool
+    # Paths a shell command may have changed that the turn could not back up, with why.
+    unreached: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -577,6 +580,51 @@ class History:
             )
         )
 
+    def track_shell(
+        self, changes: Mapping[str, tuple[bytes | None, str | None]], unreached: Mapping[str, str]
+    ) -> list[str]:
+        """Record what a shell command changed into the open turn; return warnings.
+
+        ``changes`` maps each file to its bytes before the command (``None``: absent) and its
+        digest after (``None``: deleted); ``unreached`` names what the command may have
+        changed but could not be backed up, with why. A file already in the turn keeps its
+        earlier backup (the turn's start), like any second write.
+        """
+        with self.lock:
+            snap, warnings = self._current()
+            now = time.time()
+            files: dict[str, FileEntry] = {}
+            for key, (before, _) in changes.items():
+                if key in snap.files:
+                    continue
+                display = self.display(key)
+                if before is None:
+                    files[key] = FileEntry(display, "absent", None, now)
+                    continue
+                content = content_digest(before)
+                try:
+                    self.blobs.put(content, before)
+                except OSError as exc:
+                    files[key] = FileEntry(display, "failed", content, now, _errno_name(exc))
+                    warnings.append(_no_rewind(display, _errno_name(exc)))
+                    continue
+                files[key] = FileEntry(display, "present", content, now, size=len(before))
+            record = SnapshotRecord(
+                snap.prompt_id,
+                snap.label,
+                snap.timestamp,
+                snap.seq,
+                True,
+                files,
+                {key: after for key, (_, after) in changes.items()},
+                session=self.session,
+                unreached=dict(unreached),
+            )
+            if (changes or unreached) and not self._commit(record):
+                warnings.append(_journal_lost(f"{len(changes)} shell-changed file(s)"))
+            self._evict()
+            return warnings
+
     # -- snapshots ------------------------------------------------------------------------------
 
     def make_snapshot(self, prompt_id: str, label: str | None = None) -> tuple[Snapshot, list[str]]:
@@ -643,6 +691,7 @@ class History:
                     tuple(sorted(snap.edited)),
                     all(e.state != "failed" for e in snap.files.values())
                     and all(k in snap.files for k in failed_firsts),
+                    tuple(sorted(snap.unreached.items())),
                 )
                 for snap in model.ordered()
             ]

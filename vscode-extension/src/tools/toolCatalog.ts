@@ -17,6 +17,7 @@ export const TOOL_SPECS: Readonly<Record<string, ToolSpec>> = {
   waymark_multi_replace: { command: Commands.multiReplace, mutating: true },
   waymark_write: { command: Commands.write, mutating: true },
   waymark_sed: { command: Commands.sed, mutating: true },
+  waymark_patch: { command: Commands.patch, mutating: true },
   waymark_snapshot: { command: Commands.snapshot, mutating: false },
   waymark_turns: { command: Commands.turns, mutating: false },
   waymark_diff_stats: { command: Commands.diffStats, mutating: false },

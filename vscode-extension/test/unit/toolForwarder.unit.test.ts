@@ -44,6 +44,7 @@ describe("tool forwarding", () => {
       "waymark_multi_replace",
       "waymark_write",
       "waymark_sed",
+      "waymark_patch",
       "waymark_snapshot",
       "waymark_turns",
       "waymark_diff_stats",

@@ -1,0 +1,275 @@
+"""Shell tracking: real commands change files, a rewind restores exactly what they held.
+
+Each test runs real shell commands between :func:`begin` and :func:`finish` (or through the
+real ``waymark run``), then rewinds through the history and checks the bytes on disk and
+the per-file outcomes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from waymark.history import History
+from waymark.shelltrack.track import Report, begin, finish
+
+GIT = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
+
+
+def sh(ws: Path, script: str) -> int:
+    return subprocess.run(["sh", "-c", script], cwd=ws, check=False, timeout=60).returncode
+
+
+def git_tree(ws: Path, files: dict[str, bytes]) -> None:
+    for name, data in files.items():
+        (ws / name).parent.mkdir(parents=True, exist_ok=True)
+        (ws / name).write_bytes(data)
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    subprocess.run([*GIT, "add", "-A"], cwd=ws, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "init"], cwd=ws, check=True)
+
+
+@pytest.fixture(params=["git", "plain"])
+def kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return Path(os.path.realpath(root))
+
+
+@pytest.fixture
+def history(tmp_path: Path, ws: Path) -> Iterator[History]:
+    opened = History.open(tmp_path / "history", [ws], session="s1")
+    yield opened
+    opened.close()
+
+
+def tracked(history: History, script: str, ws: Path, turn: str = "t1") -> Report:
+    history.make_snapshot(turn)
+    begin(history, "call-1", command=script, cwd=ws)
+    sh(ws, script)
+    report = finish(history, "call-1")
+    assert report is not None
+    return report
+
+
+def setup(kind: str, ws: Path, files: dict[str, bytes]) -> None:
+    if kind == "git":
+        git_tree(ws, files)
+        return
+    for name, data in files.items():
+        (ws / name).parent.mkdir(parents=True, exist_ok=True)
+        (ws / name).write_bytes(data)
+
+
+def outcome(history: History, turn: str = "t1") -> dict[str, list[str]]:
+    result = history.rewind(turn)
+    out: dict[str, list[str]] = {}
+    for item in result.outcomes:
+        out.setdefault(item.kind, []).append(history.display(item.key))
+    return {k: sorted(v) for k, v in out.items() if k != "unchanged"}
+
+
+def test_rewrite_delete_create_restore_byte_exact(kind: str, ws: Path, history: History) -> None:
+    setup(kind, ws, {"a.txt": b"alpha\r\n\xff\n", "b.txt": b"beta\n", "keep.txt": b"k\n"})
+    report = tracked(
+        history,
+        "python3 -c \"open('a.txt','w').write('new\\n')\" && rm b.txt && printf c > c.txt",
+        ws,
+    )
+    assert (report.created, report.modified, report.deleted) == (["c.txt"], ["a.txt"], ["b.txt"])
+    assert report.unreached == {}
+    assert outcome(history) == {"restored": ["a.txt", "b.txt"], "deleted": ["c.txt"]}
+    assert (ws / "a.txt").read_bytes() == b"alpha\r\n\xff\n"
+    assert (ws / "b.txt").read_bytes() == b"beta\n"
+    assert not (ws / "c.txt").exists()
+    assert (ws / "keep.txt").read_bytes() == b"k\n"
+
+
+def test_rename_and_directory_removed(kind: str, ws: Path, history: History) -> None:
+    setup(kind, ws, {"old.py": b"x = 1\n", "pkg/m1.py": b"m1\n", "pkg/sub/m2.py": b"m2\n"})
+    report = tracked(history, "mv old.py new.py && rm -r pkg", ws)
+    assert report.created == ["new.py"]
+    assert report.deleted == ["old.py", "pkg/m1.py", "pkg/sub/m2.py"]
+    assert outcome(history) == {
+        "restored": ["old.py", "pkg/m1.py", "pkg/sub/m2.py"],
+        "deleted": ["new.py"],
+    }
+    assert (ws / "pkg/sub/m2.py").read_bytes() == b"m2\n"
+    assert not (ws / "new.py").exists()
+
+
+def test_binary_file_and_dirty_file_in_git(ws: Path, history: History) -> None:
+    blob = bytes(range(256)) * 64
+    git_tree(ws, {"img.bin": blob, "notes.md": b"committed\n"})
+    # Dirty before the command: its pre-image is the work tree's bytes, not the index's.
+    (ws / "notes.md").write_bytes(b"uncommitted\n")
+    report = tracked(history, "head -c 100 /dev/zero > img.bin && echo more >> notes.md", ws)
+    assert report.modified == ["img.bin", "notes.md"]
+    assert outcome(history) == {"restored": ["img.bin", "notes.md"]}
+    assert (ws / "img.bin").read_bytes() == blob
+    assert (ws / "notes.md").read_bytes() == b"uncommitted\n"
+
+
+def test_symlink_reported_not_followed(kind: str, ws: Path, history: History) -> None:
+    setup(kind, ws, {"real.txt": b"real\n"})
+    report = tracked(history, "ln -s real.txt link && echo via >> link", ws)
+    # Writing through the link changed the real file: that is tracked and restored.
+    assert report.modified == ["real.txt"]
+    assert report.unreached == {"link": "symlink"}
+    assert outcome(history) == {"restored": ["real.txt"]}
+    assert (ws / "real.txt").read_bytes() == b"real\n"
+    turn = history.turns()[0]
+    assert turn.unreached == ((os.fspath(ws / "link"), "symlink"),)
+
+
+def test_shell_and_waymark_edit_same_turn(kind: str, ws: Path, history: History) -> None:
+    setup(kind, ws, {"f.txt": b"v0\n"})
+    history.make_snapshot("t1")
+    # A Waymark write first (what the write pipeline does), then the shell on top.
+    history.track_edit(ws / "f.txt")
+    (ws / "f.txt").write_bytes(b"v1\n")
+    from waymark.files import digest
+
+    history.record_write(ws / "f.txt", digest(b"v1\n"))
+    begin(history, "c", command="sed -i s/v1/v2/ f.txt", cwd=ws)
+    sh(ws, "sed -i s/v1/v2/ f.txt")
+    report = finish(history, "c")
+    assert report is not None and report.modified == ["f.txt"]
+    assert outcome(history) == {"restored": ["f.txt"]}
+    assert (ws / "f.txt").read_bytes() == b"v0\n"
+
+
+def test_user_change_between_turns_is_a_conflict(kind: str, ws: Path, history: History) -> None:
+    setup(kind, ws, {"f.txt": b"v0\n"})
+    tracked(history, "echo agent > f.txt", ws)
+    (ws / "f.txt").write_bytes(b"the user's\n")
+    history.make_snapshot("t2")
+    assert outcome(history) == {"conflict": ["f.txt"]}
+    assert (ws / "f.txt").read_bytes() == b"the user's\n"
+
+
+def test_command_failing_half_way(kind: str, ws: Path, history: History) -> None:
+    setup(kind, ws, {"a.txt": b"a\n", "b.txt": b"b\n"})
+    history.make_snapshot("t1")
+    begin(history, "c", command="x", cwd=ws)
+    status = sh(ws, "echo A > a.txt && false && echo B > b.txt")
+    report = finish(history, "c")
+    assert status == 1
+    assert report is not None and report.modified == ["a.txt"]
+    assert outcome(history) == {"restored": ["a.txt"]}
+    assert (ws / "a.txt").read_bytes() == b"a\n" and (ws / "b.txt").read_bytes() == b"b\n"
+
+
+def test_out_of_reach_is_listed(ws: Path, history: History, tmp_path: Path) -> None:
+    git_tree(ws, {".gitignore": b"build/\n", "src.c": b"int x;\n", "big.dat": b"0"})
+    (ws / "build").mkdir()
+    outside = tmp_path / "outside.txt"
+    script = (
+        f"echo o > {outside} && echo b > build/out.o && echo secret > .env && "
+        f"head -c {30 * 1024 * 1024} /dev/zero > big.dat"
+    )
+    report = tracked(history, script, ws)
+    assert report.unreached == {
+        os.fspath(outside): "outside_workspace",
+        "build/out.o": "ignored",
+        ".env": "protected",
+        "big.dat": "too_large",
+    }
+    assert "Not rewindable" in report.message() and "ignored by .gitignore" in report.message()
+    reasons = dict(history.turns()[0].unreached)
+    assert reasons[os.fspath(ws / ".env")] == "protected"
+
+
+def test_walk_cut_short_is_reported(ws: Path, history: History) -> None:
+    for i in range(30):
+        (ws / f"f{i}.txt").write_bytes(b"x")
+    history.make_snapshot("t1")
+    begin(history, "c", max_files=10)
+    report = finish(history, "c")
+    assert report is not None
+    assert report.unreached == {".": "scan_cut_short"}
+
+
+def test_git_dir_never_written(ws: Path, history: History) -> None:
+    git_tree(ws, {"a.txt": b"a\n"})
+
+    def listing() -> dict[str, tuple[int, int]]:
+        out = {}
+        for dirpath, _, names in os.walk(ws / ".git"):
+            for name in names:
+                st = os.stat(os.path.join(dirpath, name))
+                out[os.path.join(dirpath, name)] = (st.st_mtime_ns, st.st_size)
+        return out
+
+    before = listing()
+    tracked(history, "echo b > a.txt", ws)
+    assert listing() == before
+
+
+def test_waymark_run_cli(ws: Path, tmp_path: Path) -> None:
+    git_tree(ws, {"a.txt": b"a\n"})
+    hist = tmp_path / "h"
+    run = [sys.executable, "-m", "waymark", "run", "--history-dir", str(hist), "--json"]
+    done = subprocess.run(
+        [*run, "--prompt-id", "p1", "--", "sh", "-c", "echo z > a.txt; echo n > n.txt; exit 3"],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 3
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    assert report["promptId"] == "p1"
+    assert (report["created"], report["modified"], report["deleted"]) == (["n.txt"], ["a.txt"], [])
+    rewind = subprocess.run(
+        [sys.executable, "-m", "waymark", "rewind", "p1", "--history-dir", str(hist), "--json"],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    result = json.loads(rewind.stdout)
+    assert result["restored"] == ["a.txt"] and result["deleted"] == ["n.txt"]
+    assert result["conflicts"] == []
+    assert (ws / "a.txt").read_bytes() == b"a\n" and not (ws / "n.txt").exists()
+
+
+def test_host_hook_events(ws: Path, history: History, tmp_path: Path) -> None:
+    from waymark.shelltrack.hooks import handle
+
+    git_tree(ws, {"a.txt": b"a\n", "b.txt": b"b\n"})
+    history.make_snapshot("t1")
+    script = f"python3 -c \"open('a.txt','w').write('A')\" && rm b.txt && echo x > {tmp_path}/o"
+    event = {
+        "session_id": "s",
+        "cwd": os.fspath(ws),
+        "tool_name": "Bash",
+        "tool_input": {"command": script},
+        "tool_use_id": "toolu_1",
+    }
+    assert handle({**event, "hook_event_name": "PreToolUse"}, history) is None
+    assert handle({**event, "tool_name": "Read", "hook_event_name": "PreToolUse"}, history) is None
+    sh(ws, script)
+    answer = handle({**event, "hook_event_name": "PostToolUse"}, history)
+    assert answer is not None
+    context = answer["hookSpecificOutput"]["additionalContext"]
+    assert answer["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
+    assert "modified a.txt; deleted b.txt" in context
+    assert f"{tmp_path}/o (outside the workspace folders)" in context
+    # A Post without its Pre (a hook installed mid-call) records nothing and says nothing.
+    assert handle({**event, "hook_event_name": "PostToolUse"}, history) is None
+    assert outcome(history) == {"restored": ["a.txt", "b.txt"]}
+    assert (ws / "a.txt").read_bytes() == b"a\n" and (ws / "b.txt").read_bytes() == b"b\n"
