@@ -26,6 +26,7 @@ from .commands.registry import COMMANDS, Command, execute
 from .commands.schema import cli_flags, is_cli_file, is_hidden, object_schema, without_none
 from .doors import open_door
 from .files import sweep_temp_files
+from .session import SESSION_ID_RULE, valid_session_id
 from .shelltrack import run as shell_run
 
 VERBS: dict[str, Command] = {c.verb: c for c in COMMANDS.values() if c.verb is not None}
@@ -126,9 +127,12 @@ def _params(args: argparse.Namespace, command: Command) -> dict[str, Any]:
 
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
     command = VERBS[args.verb]
+    named = args.session or os.environ.get("WAYMARK_SESSION")
+    if named is not None and not valid_session_id(named):
+        raise SystemExit(f"waymark: the session id {named[:40]!r} is not {SESSION_ID_RULE}")
     door = open_door(
         args.root,
-        session=args.session or os.environ.get("WAYMARK_SESSION"),
+        session=named,
         history_dir=Path(args.history_dir) if args.history_dir else None,
         checkpointing=not args.no_history,
         max_history_bytes=args.max_history_bytes,

@@ -70,6 +70,7 @@ def open_door(
     ctx = CommandContext.create([root], options, tag_writes=session is not None)
     ctx.warnings[:0] = warnings
     # Our own file, not the workspace's: a symlinked home is fine, resolve it once.
-    door = Door(ctx, Path(os.path.realpath(directory / session_id / "cli-session.json")))
+    # ctx.session.id, not the name asked for: an unsafe name was replaced by a fresh id.
+    door = Door(ctx, Path(os.path.realpath(directory / ctx.session.id / "cli-session.json")))
     door.reload()
     return door

@@ -12,11 +12,13 @@ import argparse
 import asyncio
 import logging
 import os
+import sys
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, BinaryIO, ClassVar, cast
 
 from lsprotocol import types
 from lsprotocol.converters import get_converter
+from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -25,6 +27,7 @@ from .commands.context import CommandContext, OpenDocument, load_options
 from .commands.registry import COMMANDS, execute
 from .errors import InternalError, InvalidParams
 from .files import sweep_temp_files
+from .wire_guard import REJECTED_METHOD, NestingGuard
 
 log = logging.getLogger("waymark")
 
@@ -61,7 +64,8 @@ class BufferDocuments:
         self.server = server
 
     def get(self, path: Path) -> OpenDocument | None:
-        for uri, document in self.server.workspace.text_documents.items():
+        # A snapshot: handlers run on worker threads while the loop applies didChange.
+        for uri, document in list(self.server.workspace.text_documents.items()):
             if self.server.real_path(uri) == path:
                 return OpenDocument(uri, document.source, document.version or 0)
         return None
@@ -159,6 +163,11 @@ def create_server() -> WaymarkServer:
             if ls.context.history is not None:
                 ls.context.history.workspace.set_folders(ls.folder_paths())
 
+    @server.feature(REJECTED_METHOD)
+    def rejected(ls: WaymarkServer, params: Any) -> None:
+        reason = getattr(params, "reason", None) or "the message was refused"
+        raise JsonRpcInvalidRequest(f"Waymark refused the request: {reason}.")
+
     for command_id in COMMANDS:
         _register(server, command_id)
     return server
@@ -191,7 +200,8 @@ def main(argv: list[str] | None = None) -> None:
         host, _, port = args.tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
-        server.start_io()
+        # NestingGuard offers the two calls pygls' reader makes (readline, read).
+        server.start_io(stdin=cast(BinaryIO, NestingGuard(sys.stdin.buffer)))
 
 
 if __name__ == "__main__":

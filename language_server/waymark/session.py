@@ -9,11 +9,20 @@ disk was found to differ from what the session last knew — somebody else chang
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .errors import FileChangedSinceRead, ReadRequired
+
+# A session id names files and directories: a safe charset, bounded, never "." or "..".
+SESSION_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
+SESSION_ID_RULE = "1-128 characters of A-Z a-z 0-9 . _ -, not starting with a dot"
+
+
+def valid_session_id(value: object) -> bool:
+    return isinstance(value, str) and SESSION_ID.fullmatch(value) is not None
 
 
 @dataclass

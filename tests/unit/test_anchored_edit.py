@@ -699,3 +699,55 @@ def test_reversed_range_is_refused_when_swapping_is_off() -> None:
     assert info.value.details["line"] == 5
     assert info.value.details["end_line"] == 2
     assert info.value.details["reversed"] is True
+
+
+@st.composite
+def _splices(draw: st.DrawFn, n: int) -> list[Any]:
+    """Non-overlapping splices as the planner makes them."""
+    from waymark.edits.anchored import _Splice
+
+    out = []
+    pos = 0
+    while pos <= n and len(out) < 6:
+        start = draw(st.integers(pos, n))
+        end = draw(st.integers(start, min(n, start + 3)))
+        new = tuple(draw(st.lists(st.sampled_from(["a", "b", ""]), max_size=3)))
+        if start == end and not new:
+            break
+        out.append(_Splice(start, end, new))
+        # The planner puts an insert at a region's start only from insert_after the line above.
+        if end > start > 0 and draw(st.booleans()):
+            out.append(_Splice(start, start, ("ins",)))
+        pos = end + 1
+    return out
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.data(), st.lists(st.sampled_from(["x", "y", ""]), min_size=1, max_size=12))
+def test_one_pass_apply_equals_splicing_one_by_one(data: st.DataObject, lines: list[str]) -> None:
+    from waymark.anchors import hash_lines
+    from waymark.edits.anchored import _apply
+
+    eol = data.draw(st.sampled_from(["\n", "\r\n"]))
+    final = data.draw(st.booleans())
+    tf = TextFile(tuple(lines), tuple([eol] * (len(lines) - 1) + [eol if final else ""]))
+    splices = data.draw(_splices(len(lines)))
+    expected = tf
+    for sp in sorted(splices, key=lambda s: (s.start, s.end > s.start), reverse=True):
+        expected = expected.splice(sp.start, sp.end, sp.lines)
+    after, hashes = _apply(tf, hash_lines(tf.lines), splices)
+    assert after == expected
+    assert hashes == hash_lines(expected.lines)
+
+
+def test_more_operations_than_the_limit_is_invalid_params() -> None:
+    from waymark.edits.anchored import MAX_OPERATIONS
+
+    raw = [{"op": "delete_line", "hash": "abcdef"}] * (MAX_OPERATIONS + 1)
+    with pytest.raises(InvalidParams) as info:
+        parse_operations(raw)
+    assert info.value.details == {
+        "field": "operations",
+        "count": MAX_OPERATIONS + 1,
+        "limit": MAX_OPERATIONS,
+    }

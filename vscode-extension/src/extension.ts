@@ -23,7 +23,7 @@ let server: ServerConnection | undefined;
 export function activate(context: vscode.ExtensionContext): WaymarkApi {
   const activationStart = Date.now();
   const output = vscode.window.createOutputChannel("Waymark", { log: true });
-  const connection = new ServerConnection(output, workspaceSessionId(context.workspaceState));
+  const connection = new ServerConnection(output, workspaceSessionId(context.workspaceState), context.extensionPath);
   server = connection;
   const store = new PendingStore();
   const proposals = new ProposalFileSystem(store);

@@ -11,6 +11,7 @@ buffer).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -167,7 +168,7 @@ async def finish(ctx: CommandContext, proposal: Proposal, *, preview: bool) -> d
         preview=True,
         token=token,
         changed=bool(changes),
-        diff="".join(d.text for d in _diff(changes)),
+        diff="".join(d.text for d in await asyncio.to_thread(_diff, changes)),
         workspaceEdit=_workspace_edit(changes, proposal.label, confirm=True),
         files=_preview_files(changes),
     )
@@ -222,7 +223,7 @@ async def _write_all(ctx: CommandContext, proposal: Proposal) -> dict[str, Any]:
         # is what the writes below replace (and each write compares once more).
         current = [load(ctx, c.source.resolved, must_exist=False) for c in proposal.changes]
         for change, now in zip(proposal.changes, current, strict=True):
-            if now.data != change.source.data or now.disk != change.source.disk:
+            if now.data != change.source.data:
                 ctx.session.observe(now.resolved.real, now.digest)
                 raise _changed_since_planned(now.resolved.display)
         warnings: list[str] = list(proposal.result.get("warnings", []))
@@ -238,12 +239,13 @@ async def _write_all(ctx: CommandContext, proposal: Proposal) -> dict[str, Any]:
                 _write(change)
                 # Recorded per file at once: if a later file fails, history still knows it.
                 _note_write(ctx, change, proposal.writer)
-            return _result(proposal, warnings, changes)
-    # The editor may ask the user: never hold other processes' locks across that wait.
-    await _apply_through_editor(ctx, proposal, changes)
-    for change in changes:
-        _note_write(ctx, change, proposal.writer)
-    return _result(proposal, warnings, changes)
+    if through_editor:
+        # The editor may ask the user: never hold other processes' locks across that wait.
+        await _apply_through_editor(ctx, proposal, changes)
+        for change in changes:
+            _note_write(ctx, change, proposal.writer)
+    # Diffing a large scattered change takes a while: off the loop, the way planning is.
+    return await asyncio.to_thread(_result, proposal, warnings, changes)
 
 
 def _changed_since_planned(display: str) -> FileChangedSinceRead:

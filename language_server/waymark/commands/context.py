@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import attrs
 
 from ..history import DEFAULT_MAX_BYTES, History
-from ..session import Session
+from ..session import SESSION_ID_RULE, Session, valid_session_id
 from ..workspace import DEFAULT_MAX_FILE_SIZE, DEFAULT_PROTECTED, Workspace
 from .params import structure
 from .pending import PendingStore
@@ -57,6 +57,12 @@ def load_options(raw: object) -> tuple[Options, list[str]]:
             continue
         good[key] = value
     options = structure(good, Options)
+    if options.sessionId is not None and not valid_session_id(options.sessionId):
+        warnings.append(
+            f"sessionId {options.sessionId[:40]!r} is not {SESSION_ID_RULE}; "
+            "a fresh session id is used."
+        )
+        options.sessionId = None
     if options.approval not in ("auto", "editor"):
         warnings.append(f"approval {options.approval!r} is not auto|editor; using auto.")
         options.approval = "auto"

@@ -2,13 +2,16 @@
 
 cattrs alone would turn ``3`` into ``"3"`` and ``true`` into ``1``; an agent that sends the
 wrong type should hear about it, so str/int/bool/float are checked exactly and the error
-names the offending field.
+names the offending field. An unknown field is refused too (naming it and the known ones):
+a misspelled ``preveiw`` silently dropped would write what was meant as a preview.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, TypeVar
 
+import attrs
 import cattrs
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError
 
@@ -16,7 +19,7 @@ from ..errors import InvalidParams
 
 T = TypeVar("T")
 
-_converter = cattrs.Converter(forbid_extra_keys=False)
+_converter = cattrs.Converter(forbid_extra_keys=True)
 
 
 def _strict(kind: type[Any], name: str) -> Any:
@@ -56,6 +59,9 @@ def structure(raw: object, cls: type[T]) -> T:
         return _converter.structure(raw, cls)
     except (ClassValidationError, ForbiddenExtraKeysError) as exc:
         problems = cattrs.transform_error(exc)
+        unknown = _unknown_fields(exc, problems)
+        if unknown is not None:
+            raise unknown from exc
         first = problems[0] if problems else "invalid parameters"
         message, _, where = first.partition(" @ ")
         field = _field_of(where)
@@ -64,6 +70,33 @@ def structure(raw: object, cls: type[T]) -> T:
         else:
             sentence = f"The parameter `{field}` is invalid: {message}."
         raise InvalidParams(sentence, {"field": field, "problems": problems}) from exc
+
+
+def _unknown_fields(exc: BaseException, problems: list[str]) -> InvalidParams | None:
+    for problem in problems:
+        if not problem.startswith("extra fields found"):
+            continue
+        _, _, where = problem.partition(" @ ")
+        extra = next(_extras(exc))
+        prefix = _field_of(where)
+        names = sorted(extra.extra_fields)
+        field = names[0] if prefix == "params" else f"{prefix}.{names[0]}"
+        known = [a.name for a in attrs.fields(extra.cl)]
+        listed = ", ".join(f"`{n}`" for n in names)
+        return InvalidParams(
+            f"Unknown parameter {listed}{'' if prefix == 'params' else ' in ' + prefix}; "
+            f"the known ones are {', '.join(known) or 'none'}. Nothing was changed.",
+            {"field": field, "unknown": names, "known": known, "problems": problems},
+        )
+    return None
+
+
+def _extras(exc: BaseException) -> Iterator[ForbiddenExtraKeysError]:
+    # transform_error lists problems in the order of this walk.
+    if isinstance(exc, ForbiddenExtraKeysError):
+        yield exc
+    for inner in getattr(exc, "exceptions", ()):
+        yield from _extras(inner)
 
 
 def require(condition: bool, field: str, message: str) -> None:

@@ -7,6 +7,7 @@ commands, tool names or schemas.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import traceback
 from collections.abc import Callable
@@ -206,8 +207,10 @@ async def execute(ctx: CommandContext, command_id: str, raw_params: object) -> d
     if command is None:
         raise UnknownCommand(command_id)
     try:
-        params = structure(raw_params, command.params)
-        outcome = command.handler(ctx, params)
+        # Parsing and planning run on a worker thread: a large request never stalls the
+        # event loop that answers every other request (commits stay on the loop, in order).
+        params = await asyncio.to_thread(structure, raw_params, command.params)
+        outcome = await asyncio.to_thread(command.handler, ctx, params)
         if isinstance(outcome, Proposal):
             return await finish(ctx, outcome, preview=bool(getattr(params, "preview", False)))
         return outcome

@@ -7,6 +7,7 @@ operation rather than the first. docs/anchored-edits.md is the protocol referenc
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -51,6 +52,9 @@ _CONTEXT_LINES = 2
 _NEIGHBORS = 3
 _NEIGHBOR_SCAN = 200
 _PREVIEW = 80
+# One request may not ask for unbounded work (docs/anchored-edits.md, "Limits"); planning is
+# O(lines + ops log ops), so this only bounds the size of the answer.
+MAX_OPERATIONS = 10_000
 
 
 @dataclass(frozen=True)
@@ -158,6 +162,12 @@ def parse_operations(raw: object) -> list[Operation]:
     """Validate the JSON ``operations`` array; InvalidParams names the offending field."""
     if not isinstance(raw, list) or not raw:
         raise _field_error("operations", "must be a non-empty array of operations")
+    if len(raw) > MAX_OPERATIONS:
+        raise InvalidParams(
+            f"operations has {len(raw)} entries, over the limit of {MAX_OPERATIONS} per edit; "
+            "split the change into several edits (or use waymark.write for a rewrite).",
+            {"field": "operations", "count": len(raw), "limit": MAX_OPERATIONS},
+        )
     return [_parse_one(i, item) for i, item in enumerate(raw)]
 
 
@@ -332,31 +342,97 @@ def _overlaps(
 ) -> None:
     """Ops overlap when both replace or delete a common line, when an insert's anchor line is
     replaced or deleted by another op, or when two inserts add at the same point (their order
-    would be a guess). Inserts on both sides of one line are fine."""
-    for a in range(len(resolved)):
+    would be a guess). Inserts on both sides of one line are fine.
+
+    A sweep over ops sorted by line finds, for every op that clashes, one op it clashes with.
+    """
+    regions = sorted(
+        (a0, a1, k) for k, (_, (a0, a1), sp) in enumerate(resolved) if sp.start != sp.end
+    )
+    pairs: set[tuple[int, int]] = set()
+    # reach[i]: the furthest last line among regions[: i + 1], and which region has it.
+    reach: list[tuple[int, int]] = []
+    for a0, a1, k in regions:
+        if reach and a0 <= reach[-1][0]:
+            pairs.add((min(k, reach[-1][1]), max(k, reach[-1][1])))
+        reach.append(max(reach[-1], (a1, k)) if reach else (a1, k))
+    starts = [a0 for a0, _, _ in regions]
+    at_point: dict[int, int] = {}
+    for k, (_, (line, _), sp) in enumerate(resolved):
+        if sp.start != sp.end:
+            continue
+        other = at_point.setdefault(sp.start, k)
+        if other != k:
+            pairs.add((other, k))
+        i = bisect.bisect_right(starts, line) - 1
+        if i >= 0 and reach[i][0] >= line:
+            pairs.add((min(k, reach[i][1]), max(k, reach[i][1])))
+    for a, b in sorted(pairs):
         op_a, (a0, a1), sp_a = resolved[a]
-        for b in range(a + 1, len(resolved)):
-            op_b, (b0, b1), sp_b = resolved[b]
-            inserts = (sp_a.start == sp_a.end) + (sp_b.start == sp_b.end)
-            clash = sp_a.start == sp_b.start if inserts == 2 else (a0 <= b1 and b0 <= a1)
-            if clash:
-                planner.fail(
-                    op_b,
-                    OperationsOverlap.code,
-                    f"operations[{op_b.index}] and operations[{op_a.index}] touch the same "
-                    "lines; merge them into one operation",
-                    conflicts_with=op_a.index,
-                    lines=[max(a0, b0) + 1, min(a1, b1) + 1] if inserts < 2 else [],
-                )
+        op_b, (b0, b1), sp_b = resolved[b]
+        both_insert = sp_a.start == sp_a.end and sp_b.start == sp_b.end
+        planner.fail(
+            op_b,
+            OperationsOverlap.code,
+            f"operations[{op_b.index}] and operations[{op_a.index}] touch the same "
+            "lines; merge them into one operation",
+            conflicts_with=op_a.index,
+            lines=[] if both_insert else [max(a0, b0) + 1, min(a1, b1) + 1],
+        )
 
 
-def _apply(tf: TextFile, hashes: list[str], splices: list[_Splice]) -> TextFile:
-    # Bottom-up keeps earlier indices valid; at one start the region goes first so that an
-    # insert at that point lands before the region's new lines.
+def _apply(tf: TextFile, hashes: list[str], splices: list[_Splice]) -> tuple[TextFile, list[str]]:
+    """Apply non-overlapping splices in one pass; the same bytes as :meth:`TextFile.splice`
+    applied bottom-up, one by one (at one start the region first, so that an insert at that
+    point lands before the region's new lines), without copying the file per splice."""
+    eol = tf.eol
+    eols = tf.eols
+    override: dict[int, str] = {}  # terminators of untouched lines that a splice changed
+    chunks: list[tuple[Sequence[str], Sequence[str], Sequence[str]]] = []  # reversed tail
+    tail = 0  # lines after ``cursor`` in the file as edited so far
+    cursor = len(tf.lines)
+
+    def eol_at(i: int) -> str:
+        return override.get(i, eols[i])
+
+    def keep(start: int, stop: int) -> None:
+        nonlocal tail
+        if stop > start:
+            kept = [eol_at(i) for i in range(start, stop)]
+            chunks.append((tf.lines[start:stop], kept, hashes[start:stop]))
+            tail += stop - start
+
     for sp in sorted(splices, key=lambda s: (s.start, s.end > s.start), reverse=True):
-        tf = tf.splice(sp.start, sp.end, sp.lines)
-        hashes[sp.start : sp.end] = hash_lines(sp.lines)
-    return tf
+        keep(sp.end, cursor)
+        cursor = sp.start
+        new = list(sp.lines)
+        if sp.end > sp.start:
+            new_eols = [
+                eol_at(sp.start + i) if sp.start + i < sp.end - 1 else eol for i in range(len(new))
+            ]
+            if new:
+                new_eols[-1] = eol_at(sp.end - 1)
+            elif tail == 0 and eol_at(sp.end - 1) == "" and sp.start > 0:
+                # Deleting the unterminated last line: the new last line loses its terminator.
+                override[sp.start - 1] = ""
+        else:
+            new_eols = [eol] * len(new)
+            if new and tail == 0 and sp.start > 0 and eol_at(sp.start - 1) == "":
+                # Appending after an unterminated last line: it gains one, the new end lacks one.
+                override[sp.start - 1] = eol
+                new_eols[-1] = ""
+        if new:
+            chunks.append((new, new_eols, hash_lines(new)))
+            tail += len(new)
+    keep(0, cursor)
+    lines: list[str] = []
+    new_eols_all: list[str] = []
+    new_hashes: list[str] = []
+    for chunk_lines, chunk_eols, chunk_hashes in reversed(chunks):
+        lines.extend(chunk_lines)
+        new_eols_all.extend(chunk_eols)
+        new_hashes.extend(chunk_hashes)
+    return TextFile(tuple(lines), tuple(new_eols_all), tf.encoding, tf.bom), new_hashes
 
 
 def _changes(splices: list[_Splice]) -> list[Change]:
@@ -453,8 +529,7 @@ def plan_anchored_edit(
     if planner.failures:
         planner.raise_failures()
     splices = [sp for _, _, sp in resolved]
-    hashes = list(planner.index.hashes)
-    after = _apply(tf, hashes, splices)
+    after, hashes = _apply(tf, planner.index.hashes, splices)
     if after.lines == tf.lines and after.eols == tf.eols:
         raise NoOp(
             "The operations would leave the file exactly as it is; nothing was changed.",
