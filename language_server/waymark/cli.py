@@ -65,6 +65,12 @@ def _parser() -> argparse.ArgumentParser:
     shell_run.add_parser(sub)
     mcp = sub.add_parser("mcp", help="serve the tools over MCP on stdio")
     mcp.add_argument("--workspace", help="workspace folder (default: the current directory)")
+    hook = sub.add_parser("hook", help="answer an agent host's hook call (JSON on stdin)")
+    hook.add_argument("host", choices=["claude-code", "qwen-code"])
+    init = sub.add_parser("init", help="register Waymark in a project's agent host config")
+    init.add_argument("host", choices=["claude-code", "qwen-code", "codex"])
+    init.add_argument("--workspace", help="project folder (default: the current directory)")
+    init.add_argument("--print", action="store_true", dest="show", help="show, write nothing")
     for verb, command in VERBS.items():
         p = sub.add_parser(verb, help=f"run {command.id}")
         described = object_schema(command.params)["properties"]
@@ -179,6 +185,14 @@ def main(argv: list[str] | None = None) -> None:
 
         mcp(args.workspace)
         return
+    if args.verb == "hook":
+        from .hooks import main as hook
+
+        raise SystemExit(hook(args.host))
+    if args.verb == "init":
+        from .init import main as init
+
+        raise SystemExit(init(args.host, args.workspace, args.show))
     if args.verb == "history":
         raise SystemExit(history_admin.main(args))
     if args.verb == "run":

@@ -1,0 +1,50 @@
+"""``waymark hook <host>``: the host's hook JSON on stdin, Waymark's answer on stdout.
+
+A hook must never break the host: whatever goes wrong inside, the tool runs as it would
+have without Waymark, and the reason goes to stderr. Bash commands that cannot be a sed
+line are answered before anything heavy is imported.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from typing import Any, TextIO
+
+from .hosts import HOSTS
+
+# Only a command mentioning sed can be one Waymark simulates.
+_MAYBE_SED = re.compile(r"\bsed\b")
+
+
+def run(host_name: str, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    """Answer one hook call; always exit 0 so the host carries on."""
+    try:
+        host = HOSTS[host_name]
+        event: dict[str, Any] = json.loads(stdin.read())
+        if not isinstance(event, dict):
+            raise ValueError("the hook input is not a JSON object")
+        name = event.get("hook_event_name")
+        if name in ("PreToolUse", "PostToolUse"):
+            tool = event.get("tool_name")
+            command = (event.get("tool_input") or {}).get("command")
+            if tool in host.shell and not (
+                name == "PreToolUse" and isinstance(command, str) and _MAYBE_SED.search(command)
+            ):
+                return 0
+            if tool not in host.shell and tool not in host.editors:
+                return 0
+        from .handlers import handle
+
+        answer = handle(host, event)
+    except Exception as exc:
+        print(f"waymark hook: skipped ({type(exc).__name__}: {exc})", file=stderr)
+        return 0
+    if answer is not None:
+        stdout.write(json.dumps(answer, ensure_ascii=False))
+    return 0
+
+
+def main(host_name: str) -> int:
+    return run(host_name, sys.stdin, sys.stdout, sys.stderr)
