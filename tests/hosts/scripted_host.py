@@ -39,11 +39,26 @@ def _turn_of(prompt: str, turns_text: str) -> str:
     return next(t["promptId"] for t in reversed(turns) if t["label"] == label)
 
 
+# The shell scenario: one command rewrites a file with python3 -c, deletes one, creates one.
+SHELL_PROMPT = "Shell edits\nthen rewind"
+SHELL_COMMAND = (
+    "python3 -c \"open('a.py','w').write('def f():\\n    return 3\\n')\" && rm b.txt && "
+    "printf 'made\\n' > c.txt"
+)
+
+
 def script(host: str, prompt: str) -> list[Step]:
     """The scenario: read with hashes, edit by anchor, sed in the shell, read back, rewind.
 
     Codex has no hooks: its model opens the turn itself and runs sed through waymark_sed.
+    With :data:`SHELL_PROMPT`: a plain shell command changes three files, then rewind.
     """
+    if prompt == SHELL_PROMPT:
+        return [
+            ("shell", lambda r: {"command": SHELL_COMMAND}),
+            ("waymark_turns", lambda r: {}),
+            ("waymark_rewind", lambda r: {"promptId": _turn_of(prompt, r[1])}),
+        ]
     if host == "codex":
         label = prompt.splitlines()[0]
         return [

@@ -29,6 +29,9 @@ PROMPT = "Return 2 from f and rename beta\nthen rewind"
 A = b"def f():\n    return 1\n"
 B = b"alpha\nbeta\n"
 
+# Hosts with hooks (Codex has none).
+HOSTS = [("claude-code", "claude"), ("qwen-code", "qwen")]
+
 pytestmark = pytest.mark.timeout(600)
 
 
@@ -64,15 +67,11 @@ def _offline_qwen_settings(workspace: Path) -> None:
     path.write_text(json.dumps(settings, indent=2))
 
 
-@pytest.mark.parametrize(
-    ("host", "host_bin"), [("claude-code", "claude"), ("qwen-code", "qwen"), ("codex", "codex")]
-)
-def test_host_edits_through_waymark_and_both_rewinds_restore_bytes(
-    workspace: Path, tmp_path: Path, host: str, host_bin: str
-) -> None:
+def _scripted_run(
+    workspace: Path, tmp_path: Path, host: str, host_bin: str, prompt: str
+) -> tuple[list[str], str]:
+    """Init the host in ``workspace``, run ``prompt`` once; the tool results and a context."""
     _require(host_bin)
-    (workspace / "a.py").write_bytes(A)
-    (workspace / "b.txt").write_bytes(B)
     init = subprocess.run(
         [sys.executable, "-m", "waymark", "init", host],
         cwd=workspace,
@@ -95,7 +94,7 @@ def test_host_edits_through_waymark_and_both_rewinds_restore_bytes(
             str(HERE / "scripted_host.py"),
             host,
             str(workspace),
-            PROMPT,
+            prompt,
             str(home),
         ],
         capture_output=True,
@@ -107,7 +106,17 @@ def test_host_edits_through_waymark_and_both_rewinds_restore_bytes(
     context = f"host rc {summary['rc']}\nstderr: {summary['stderr'][-2000:]}\n"
     context += f"model: {json.dumps(summary['requests'])[-3000:]}"
     assert summary["rc"] == 0, context
-    results = summary["results"]
+    return summary["results"], context
+
+
+@pytest.mark.parametrize(("host", "host_bin"), [*HOSTS, ("codex", "codex")])
+def test_host_edits_through_waymark_and_both_rewinds_restore_bytes(
+    workspace: Path, tmp_path: Path, host: str, host_bin: str
+) -> None:
+    (workspace / "a.py").write_bytes(A)
+    (workspace / "b.txt").write_bytes(B)
+    results, context = _scripted_run(workspace, tmp_path, host, host_bin, PROMPT)
+    home = tmp_path / "home"
     assert len(results) == 7, context  # the model finished its script
     if host == "codex":
         # No hooks: the model opens the turn and runs sed through waymark_sed.
@@ -144,3 +153,26 @@ def test_host_edits_through_waymark_and_both_rewinds_restore_bytes(
     assert again["ok"] is True, again
     assert (workspace / "a.py").read_bytes() == A
     assert (workspace / "b.txt").read_bytes() == B
+
+
+@pytest.mark.parametrize(("host", "host_bin"), HOSTS)
+def test_host_shell_command_changes_are_rewound_byte_exact(
+    workspace: Path, tmp_path: Path, host: str, host_bin: str
+) -> None:
+    """The host's own shell rewrites a.py (python3 -c), deletes b.txt, creates c.txt."""
+    sys.path.insert(0, str(HERE))
+    from scripted_host import SHELL_PROMPT
+
+    a, b = b"def f():\r\n    return 1\r\n", bytes(range(256))
+    (workspace / "a.py").write_bytes(a)
+    (workspace / "b.txt").write_bytes(b)
+    results, context = _scripted_run(workspace, tmp_path, host, host_bin, SHELL_PROMPT)
+    assert len(results) == 3, context  # the model finished its script
+    _shell, turns_text, rewind_text = results
+    turn = [t for t in json.loads(turns_text)["turns"] if t["label"] == "Shell edits"]
+    assert len(turn) == 1 and sorted(turn[0]["edited"]) == ["a.py", "b.txt", "c.txt"], context
+    rewound = json.loads(rewind_text)
+    assert (rewound["restored"], rewound["deleted"]) == (["a.py", "b.txt"], ["c.txt"]), context
+    assert (workspace / "a.py").read_bytes() == a
+    assert (workspace / "b.txt").read_bytes() == b
+    assert not (workspace / "c.txt").exists()
