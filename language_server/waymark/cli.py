@@ -22,7 +22,8 @@ from typing import Any, cast
 import attrs
 
 from . import history_admin
-from .commands.registry import COMMANDS, Command, execute
+from .bridge.client import execute_via_editor_or_local
+from .commands.registry import COMMANDS, Command
 from .commands.schema import cli_flags, is_cli_file, is_hidden, object_schema, without_none
 from .doors import open_door
 from .files import sweep_temp_files
@@ -146,7 +147,8 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     params = _params(args, command)
     if command.mutating:
         sweep_temp_files(door.ctx.workspace.folders[0], recursive=False)
-    result = await execute(door.ctx, command.id, params)
+    # An editor running Waymark on this workspace reviews the call (docs/editor-bridge.md).
+    result = await execute_via_editor_or_local(door.ctx, command.id, params, origin="waymark CLI")
     door.save()
     if door.ctx.warnings:
         result.setdefault("warnings", []).extend(door.ctx.warnings)

@@ -73,7 +73,9 @@ def _hooks(config: dict[str, Any], host: str, shell: str, editors: str) -> None:
     timeout = HOOK_TIMEOUT[host]
     _add_hook(config, "UserPromptSubmit", None, command, timeout)
     _add_hook(config, "PreToolUse", f"{shell}|{editors}", command, timeout)
-    _add_hook(config, "PostToolUse", editors, command, timeout)
+    _add_hook(config, "PostToolUse", f"{shell}|{editors}", command, timeout)
+    # A shell command that fails may have changed files half-way: tracked all the same.
+    _add_hook(config, "PostToolUseFailure", shell, command, timeout)
 
 
 def _claude_code(root: Path) -> dict[str, str]:

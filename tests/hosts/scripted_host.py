@@ -39,8 +39,45 @@ def _turn_of(prompt: str, turns_text: str) -> str:
     return next(t["promptId"] for t in reversed(turns) if t["label"] == label)
 
 
-def script(prompt: str) -> list[Step]:
-    """The scenario: read with hashes, edit by anchor, sed in the shell, read back, rewind."""
+# The shell scenario: one command rewrites a file with python3 -c, deletes one, creates one.
+SHELL_PROMPT = "Shell edits\nthen rewind"
+SHELL_COMMAND = (
+    "python3 -c \"open('a.py','w').write('def f():\\n    return 3\\n')\" && rm b.txt && "
+    "printf 'made\\n' > c.txt"
+)
+
+
+def script(host: str, prompt: str) -> list[Step]:
+    """The scenario: read with hashes, edit by anchor, sed in the shell, read back, rewind.
+
+    Codex has no hooks: its model opens the turn itself and runs sed through waymark_sed.
+    With :data:`SHELL_PROMPT`: a plain shell command changes three files, then rewind.
+    """
+    if prompt == SHELL_PROMPT:
+        return [
+            ("shell", lambda r: {"command": SHELL_COMMAND}),
+            ("waymark_turns", lambda r: {}),
+            ("waymark_rewind", lambda r: {"promptId": _turn_of(prompt, r[1])}),
+        ]
+    if host == "codex":
+        label = prompt.splitlines()[0]
+        return [
+            ("waymark_snapshot", lambda r: {"promptId": "codex-turn", "label": label}),
+            ("waymark_read", lambda r: {"path": "a.py", "hashes": True}),
+            (
+                "waymark_edit",
+                lambda r: {
+                    "path": "a.py",
+                    "operations": [
+                        {"op": "replace_line", "hash": _anchor(r[1], 2), "content": "    return 2"}
+                    ],
+                },
+            ),
+            ("waymark_sed", lambda r: {"command": "sed -i 's/beta/gamma/' b.txt"}),
+            ("waymark_read", lambda r: {"path": "a.py"}),
+            ("waymark_read", lambda r: {"path": "b.txt"}),
+            ("waymark_rewind", lambda r: {"promptId": "codex-turn"}),
+        ]
     return [
         ("waymark_read", lambda r: {"path": "a.py", "hashes": True}),
         (
@@ -71,7 +108,7 @@ def _text(content: Any) -> str:
 class Model:
     def __init__(self, host: str, prompt: str) -> None:
         self.host = host
-        self.steps = script(prompt)
+        self.steps = script(host, prompt)
         self.log: list[dict[str, Any]] = []
         self.results: list[str] = []  # what the model had read when it finished
         if host == "qwen-code":
@@ -259,6 +296,95 @@ def openai_reply(model: Model, body: dict[str, Any]) -> tuple[bytes, str]:
     )
 
 
+def responses_reply(model: Model, body: dict[str, Any]) -> tuple[bytes, str]:
+    """OpenAI Responses (Codex): MCP tools arrive in one ``namespace`` tool."""
+    names = {t.get("name") for t in body.get("tools") or []}
+    call = None
+    if "mcp__waymark" in names:
+        # Codex prefixes what a tool returned with "Wall time: …\nOutput:".
+        results = [
+            re.sub(r"\AWall time: [^\n]*\nOutput:", "", _text(item.get("output")))
+            for item in body.get("input", [])
+            if item.get("type") == "function_call_output"
+        ]
+        call = model.next_call(results)
+    if call is None:
+        item: dict[str, Any] = {
+            "type": "message",
+            "id": "msg_1",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "done", "annotations": []}],
+        }
+    else:
+        name, args = call
+        item = {
+            "type": "function_call",
+            "id": f"fc_{os.urandom(6).hex()}",
+            "call_id": f"call_{os.urandom(6).hex()}",
+            "name": name,
+            "namespace": "mcp__waymark",
+            "arguments": json.dumps(args),
+            "status": "completed",
+        }
+    usage = {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}
+    response = {"id": "resp_1", "object": "response", "status": "completed", "model": MODEL}
+    return (
+        _sse(
+            [
+                ("response.created", {"type": "response.created", "response": response}),
+                (
+                    "response.output_item.added",
+                    {"type": "response.output_item.added", "output_index": 0, "item": item},
+                ),
+                (
+                    "response.output_item.done",
+                    {"type": "response.output_item.done", "output_index": 0, "item": item},
+                ),
+                (
+                    "response.completed",
+                    {
+                        "type": "response.completed",
+                        "response": {**response, "output": [item], "usage": usage},
+                    },
+                ),
+            ]
+        ),
+        "text/event-stream",
+    )
+
+
+def codex_config(workspace: Path, base: str) -> None:
+    """Point Codex (CODEX_HOME=workspace/.codex) at the scripted model, nothing else."""
+    path = workspace / ".codex" / "config.toml"
+    offline = f"""model = "{MODEL}"
+model_provider = "fake"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+check_for_update_on_startup = false
+
+[features]
+plugins = false
+remote_plugin = false
+
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+
+[model_providers.fake]
+name = "fake"
+base_url = "{base}/v1"
+env_key = "FAKE_MODEL_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+"""
+    path.write_text(offline + path.read_text())
+
+
 def serve(model: Model) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:
@@ -285,6 +411,8 @@ def serve(model: Model) -> ThreadingHTTPServer:
                     data, kind = anthropic_reply(model, body)
                 elif self.path.startswith("/v1/chat/completions"):
                     data, kind = openai_reply(model, body)
+                elif self.path.startswith("/v1/responses"):
+                    data, kind = responses_reply(model, body)
                 else:
                     data, kind = b"{}", "application/json"
                 model.log.append({"path": self.path, "reply": data.decode()[:2000]})
@@ -317,6 +445,8 @@ def host_command(host: str, prompt: str, workspace: Path) -> list[str]:
             "json",
             "--verbose",
         ]
+    if host == "codex":
+        return [str(HOSTS_BIN / "codex"), "exec", "--skip-git-repo-check", "--json", prompt]
     return [
         str(HOSTS_BIN / "qwen"),
         "-p",
@@ -345,7 +475,11 @@ def main() -> int:
         "OPENAI_BASE_URL": base + "/v1",
         "OPENAI_API_KEY": "scripted",
         "OPENAI_MODEL": MODEL,
+        "CODEX_HOME": str(workspace / ".codex"),
+        "FAKE_MODEL_KEY": "scripted",
     }
+    if host == "codex":
+        codex_config(workspace, base)
     proc = subprocess.Popen(
         host_command(host, prompt, workspace),
         cwd=workspace,

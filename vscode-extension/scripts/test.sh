@@ -58,6 +58,7 @@ phase "bundle (esbuild)" npm run --silent build
 if phase "package .vsix (every platform)" npm run --silent package; then
   phase "bundled server on the system python3" bundled_imports
   phase "e2e (code-server + chromium)" e2e
+  phase "e2e: editor bridge (code-server + waymark mcp)" npm run --silent test:e2e:bridge
 else
   failed+=("e2e (skipped: no .vsix)")
 fi

@@ -14,6 +14,7 @@ import {
   State,
 } from "vscode-languageclient/node";
 
+import { answerReview, REVIEW_REQUEST, ReviewCapability, type Reviewer, type ReviewParams } from "./approval/bridgeReview";
 import { applyThenSave } from "./approval/saveAppliedEdits";
 import { findBundledLaunch, interpreterCandidates } from "./bundledServer";
 import { missingServerMessage, resolveExecutable, startFailureMessage } from "./launchCheck";
@@ -27,6 +28,8 @@ export class ServerConnection implements vscode.Disposable {
   private startError: string | undefined;
   private readonly didRewind = new vscode.EventEmitter<DidRewindEvent>();
   readonly onDidRewind = this.didRewind.event;
+  /** Shows a terminal agent's proposal (set once the approval UI exists). */
+  reviewer: Reviewer | undefined;
 
   constructor(
     readonly output: vscode.LogOutputChannel,
@@ -127,6 +130,8 @@ export class ServerConnection implements vscode.Disposable {
     };
     const client = new LanguageClient("waymark", "Waymark", serverOptions, clientOptions);
     client.onNotification(DID_REWIND_NOTIFICATION, (event: DidRewindEvent) => this.didRewind.fire(event));
+    client.registerFeature(new ReviewCapability());
+    client.onRequest(REVIEW_REQUEST, (params: ReviewParams) => answerReview(params, this.reviewer));
     try {
       await client.start();
     } catch (error) {

@@ -1,21 +1,17 @@
 """``waymark hook <host>``: the host's hook JSON on stdin, Waymark's answer on stdout.
 
 A hook must never break the host: whatever goes wrong inside, the tool runs as it would
-have without Waymark, and the reason goes to stderr. Bash commands that cannot be a sed
-line are answered before anything heavy is imported.
+have without Waymark, and the reason goes to stderr. Calls of tools Waymark does not track
+are answered before anything heavy is imported.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import sys
 from typing import Any, TextIO
 
 from .hosts import HOSTS
-
-# Only a command mentioning sed can be one Waymark simulates.
-_MAYBE_SED = re.compile(r"\bsed\b")
 
 
 def run(host_name: str, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
@@ -26,13 +22,8 @@ def run(host_name: str, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
         if not isinstance(event, dict):
             raise ValueError("the hook input is not a JSON object")
         name = event.get("hook_event_name")
-        if name in ("PreToolUse", "PostToolUse"):
+        if name in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
             tool = event.get("tool_name")
-            command = (event.get("tool_input") or {}).get("command")
-            if tool in host.shell and not (
-                name == "PreToolUse" and isinstance(command, str) and _MAYBE_SED.search(command)
-            ):
-                return 0
             if tool not in host.shell and tool not in host.editors:
                 return 0
         from .handlers import handle

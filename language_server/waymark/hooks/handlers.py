@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import sys
 import uuid
 from datetime import datetime, timedelta
@@ -14,9 +15,12 @@ from typing import Any
 from ..commands.registry import execute
 from ..doors import Door, open_door
 from ..files import read_state
+from ..shelltrack import hooks as shell
 from .hosts import Host
 
 LABEL_MAX = 60
+# Only a command mentioning sed can be one Waymark simulates.
+_MAYBE_SED = re.compile(r"\bsed\b")
 PROMPT_SLACK_S = 30
 
 
@@ -29,9 +33,16 @@ def handle(host: Host, event: dict[str, Any]) -> dict[str, Any] | None:
         return open_turn(door, event)
     tool = event.get("tool_name")
     tool_input = event.get("tool_input") or {}
-    if tool in host.shell and name == "PreToolUse":
-        return simulate_sed(door, str(tool_input.get("command")), cwd)
     history = door.ctx.history
+    if tool in host.shell:
+        if name == "PreToolUse":
+            command = str(tool_input.get("command"))
+            answer = simulate_sed(door, command, cwd) if _MAYBE_SED.search(command) else None
+            # A command that runs after all: its file changes are tracked around it.
+            if answer is None and history is not None:
+                shell.before(history, event)
+            return answer
+        return shell.after(history, event) if history is not None else None
     if tool in host.editors and history is not None:
         target = tool_input.get(host.editors[tool])
         if not isinstance(target, str):

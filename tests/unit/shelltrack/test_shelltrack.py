@@ -292,3 +292,47 @@ def test_command_that_commits_or_checks_out(ws: Path, history: History) -> None:
     assert report.modified == ["a.txt", "b.txt"]
     assert outcome(history) == {"restored": ["a.txt", "b.txt"]}
     assert (ws / "a.txt").read_bytes() == b"a0\n" and (ws / "b.txt").read_bytes() == b"b0\n"
+
+
+@pytest.mark.parametrize(
+    ("host", "tool"), [("claude-code", "Bash"), ("qwen-code", "run_shell_command")]
+)
+def test_waymark_hook_process_tracks_a_failing_shell_call(ws: Path, host: str, tool: str) -> None:
+    (ws / "a.txt").write_bytes(b"a\n")
+
+    def hook(event: dict[str, object]) -> dict[str, object] | None:
+        done = subprocess.run(
+            [sys.executable, "-m", "waymark", "hook", host],
+            input=json.dumps({"cwd": str(ws), "session_id": "s", **event}),
+            cwd=ws,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0 and "skipped" not in done.stderr, done.stderr
+        return json.loads(done.stdout) if done.stdout else None
+
+    hook({"hook_event_name": "UserPromptSubmit", "prompt": "p", "prompt_id": "p1"})
+    script = "printf A > a.txt; printf n > n.txt; exit 1"
+    call = {"tool_name": tool, "tool_input": {"command": script}, "tool_use_id": "t1"}
+    assert hook({**call, "hook_event_name": "PreToolUse"}) is None
+    sh(ws, script)
+    answer = hook({**call, "hook_event_name": "PostToolUseFailure"})
+    assert answer == {
+        "hookSpecificOutput": {
+            "hookEventName": "PostToolUseFailure",
+            "additionalContext": "Waymark tracked this command's file changes (rewindable): "
+            "created n.txt; modified a.txt.",
+        }
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "waymark", "rewind", "p1", "--json"],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    result = json.loads(done.stdout)
+    assert (result["restored"], result["deleted"]) == (["a.txt"], ["n.txt"])
+    assert (ws / "a.txt").read_bytes() == b"a\n" and not (ws / "n.txt").exists()

@@ -368,6 +368,8 @@ async function main(): Promise<void> {
         path: LM_TARGET,
         operations: [{ op: "replace_line", hash: lineHash("    result = width * height"), content: LM_EDITED_LINE }],
       });
+      await p.locator(".monaco-diff-editor .editor.modified .view-line").filter({ hasText: "height * width" }).first().waitFor({ timeout: 30_000 });
+      await screenshot(p, "lm-tool-edit.png");
       await acceptProposal(p);
       expectOk(await toolAnswer(lmOut, answers++));
       const expected = LM_ORIGINAL.replace("    result = width * height", LM_EDITED_LINE);
@@ -404,7 +406,6 @@ async function main(): Promise<void> {
       }
       expectOk(await toolAnswer(lmOut, answers++));
       await waitFor(`${LM_TARGET} to be restored`, () => readFileSync(lmTarget, "utf8") === LM_ORIGINAL, 10_000);
-      await screenshot(p, "lm-tools-done.png");
     });
   } catch (error) {
     if (page) {
