@@ -31,6 +31,10 @@ SCRIPTS = [
     ("no-match", "s/zzz_not_there/x/g"),
     ("version-ere", '-E s/"version": "[0-9]+\\.[0-9]+\\.[0-9]+"/"version": "2.0.0"/'),
     ("every-line", "s/^/    /"),
+    # Programs (issue #16): these run GNU's cycle line by line in Python.
+    ("delete-re", "/TODO/d"),
+    ("range-subst", "2,$s/user/account/g"),
+    ("block", "/^import/{s/os/pathlib/;s/sys/io/}"),
 ]
 _LINES = [
     "def handler(request, user_id):  ",

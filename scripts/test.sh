@@ -9,8 +9,9 @@ SUDO=""
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # sed: differential tests; neovim: real-client tests; xxhash: bench floor; git: history bench.
-$SUDO apt-get install -y -qq sed neovim xxhash git util-linux >/dev/null
+$SUDO apt-get install -y -qq sed neovim xxhash git util-linux iproute2 >/dev/null
 source scripts/setup.sh test
+echo "== agent hosts (pinned, for tests/hosts)"; bash scripts/install-hosts.sh
 echo "== ruff"; ruff check . && ruff format --check .
 echo "== mypy"; mypy
 echo "== pytest"; pytest -q -p no:cacheprovider

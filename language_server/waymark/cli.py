@@ -22,7 +22,8 @@ from typing import Any, cast
 import attrs
 
 from . import history_admin
-from .commands.registry import COMMANDS, Command, execute
+from .bridge.client import execute_via_editor_or_local
+from .commands.registry import COMMANDS, Command
 from .commands.schema import cli_flags, is_cli_file, is_hidden, object_schema, without_none
 from .doors import open_door
 from .files import sweep_temp_files
@@ -65,6 +66,12 @@ def _parser() -> argparse.ArgumentParser:
     shell_run.add_parser(sub)
     mcp = sub.add_parser("mcp", help="serve the tools over MCP on stdio")
     mcp.add_argument("--workspace", help="workspace folder (default: the current directory)")
+    hook = sub.add_parser("hook", help="answer an agent host's hook call (JSON on stdin)")
+    hook.add_argument("host", choices=["claude-code", "qwen-code"])
+    init = sub.add_parser("init", help="register Waymark in a project's agent host config")
+    init.add_argument("host", choices=["claude-code", "qwen-code", "codex"])
+    init.add_argument("--workspace", help="project folder (default: the current directory)")
+    init.add_argument("--print", action="store_true", dest="show", help="show, write nothing")
     for verb, command in VERBS.items():
         p = sub.add_parser(verb, help=f"run {command.id}")
         described = object_schema(command.params)["properties"]
@@ -140,7 +147,8 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     params = _params(args, command)
     if command.mutating:
         sweep_temp_files(door.ctx.workspace.folders[0], recursive=False)
-    result = await execute(door.ctx, command.id, params)
+    # An editor running Waymark on this workspace reviews the call (docs/editor-bridge.md).
+    result = await execute_via_editor_or_local(door.ctx, command.id, params, origin="waymark CLI")
     door.save()
     if door.ctx.warnings:
         result.setdefault("warnings", []).extend(door.ctx.warnings)
@@ -179,6 +187,14 @@ def main(argv: list[str] | None = None) -> None:
 
         mcp(args.workspace)
         return
+    if args.verb == "hook":
+        from .hooks import main as hook
+
+        raise SystemExit(hook(args.host))
+    if args.verb == "init":
+        from .init import main as init
+
+        raise SystemExit(init(args.host, args.workspace, args.show))
     if args.verb == "history":
         raise SystemExit(history_admin.main(args))
     if args.verb == "run":

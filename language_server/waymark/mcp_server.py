@@ -21,7 +21,8 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from . import __version__
-from .commands.registry import execute, tools
+from .bridge.client import execute_via_editor_or_local
+from .commands.registry import tools
 from .doors import Door, open_door
 
 INSTRUCTIONS = (
@@ -101,7 +102,10 @@ class WaymarkMcp:
         """The one place tool calls reach the command handlers."""
         # Another door (a hook, a terminal) may have read or written since our last call.
         self.door.reload()
-        result = await execute(self.door.ctx, command, arguments)
+        # An editor running Waymark on this workspace reviews the call (docs/editor-bridge.md).
+        result = await execute_via_editor_or_local(
+            self.door.ctx, command, arguments, origin="waymark mcp"
+        )
         self.door.save()
         return result
 

@@ -23,6 +23,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from . import __version__
+from .bridge.listener import Listener, Review, start_bridge
 from .commands.context import CommandContext, OpenDocument, load_options
 from .commands.registry import COMMANDS, execute
 from .errors import InternalError, InvalidParams
@@ -37,6 +38,8 @@ class WaymarkServer(LanguageServer):
         super().__init__("waymark-ls", __version__)
         self.context: CommandContext | None = None
         self._paths: dict[str, Path] = {}
+        self.review: Review | None = None
+        self.bridge = Listener(lambda: self.context, __version__, lambda: self.review)
 
     def real_path(self, uri: str) -> Path | None:
         if uri not in self._paths:
@@ -94,6 +97,31 @@ class ClientEditor:
         self.server.protocol.notify(method, params)
 
 
+class ClientReview:
+    """The extension's diff-editor review of a bridged proposal (``waymark/review``)."""
+
+    def __init__(self, server: WaymarkServer) -> None:
+        self.server = server
+
+    async def __call__(self, preview: dict[str, Any], origin: str) -> dict[str, Any]:
+        answer = await self.server.protocol.send_request_async(
+            "waymark/review", {"preview": preview, "origin": origin}
+        )
+        answer = _json(answer)
+        return answer if isinstance(answer, dict) else {"kind": "rejected"}
+
+
+def _json(value: Any) -> Any:
+    """pygls hands an untyped response over as namedtuples; the listener wants plain JSON."""
+    if hasattr(value, "_asdict"):
+        value = value._asdict()
+    if isinstance(value, dict):
+        return {k: _json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json(v) for v in value]
+    return value
+
+
 def _without_annotations(edit: dict[str, Any]) -> dict[str, Any]:
     """Plain labelled edits for a client that lacks ``changeAnnotationSupport``."""
     changes = []
@@ -146,6 +174,9 @@ def create_server() -> WaymarkServer:
             ls.folder_paths(), options, editor=ClientEditor(ls, annotations)
         )
         ls.context.documents = BufferDocuments(ls)
+        experimental = params.capabilities.experimental
+        if isinstance(experimental, dict) and experimental.get("waymarkReview") is True:
+            ls.review = ClientReview(ls)
         for warning in warnings + ls.context.warnings:
             log.warning("%s", warning)
 
@@ -155,6 +186,7 @@ def create_server() -> WaymarkServer:
             removed = await asyncio.to_thread(sweep_temp_files, folder)
             if removed:
                 log.info("swept %d temp files left by a crashed write", len(removed))
+        await start_bridge(ls.bridge, ls.folder_paths())
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: WaymarkServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
@@ -162,6 +194,11 @@ def create_server() -> WaymarkServer:
             ls.context.workspace.set_folders(ls.folder_paths())
             if ls.context.history is not None:
                 ls.context.history.workspace.set_folders(ls.folder_paths())
+        ls.bridge.set_folders(ls.folder_paths())
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: WaymarkServer, params: None) -> None:
+        ls.bridge.stop()
 
     @server.feature(REJECTED_METHOD)
     def rejected(ls: WaymarkServer, params: Any) -> None:

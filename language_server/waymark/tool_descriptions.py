@@ -71,12 +71,12 @@ in this session and be unchanged since (otherwise read_required / file_changed_s
 prefer waymark_edit or waymark_replace for changes to existing files. Returns action \
 created|updated and a diff."""
 
-SED = """Run an in-place sed substitution as a tracked edit: pass the whole shell line, e.g. \
-sed -i 's/old/new/g' path. Only forms provably identical to GNU sed are simulated (s command \
-with flags g/N, -E/-r, -e, other delimiters, & and \\1-\\9, one file); the answer then has \
-simulated:true and a diff like waymark_edit. Anything else (pipes, globs, addresses, several \
-files, -n, backups, ...) answers simulated:false with a reason and changes nothing: run the \
-command in your shell instead."""
+SED = """Run an in-place sed edit as a tracked edit: pass the whole shell line, e.g. \
+sed -i 's/old/new/g' path. Only forms provably identical to GNU sed are simulated (s with \
+g/N/p/I, addresses N $ /re/ ranges ! first~step, d p a i c y q { } n N D P h H g G x b t, \
+-n, -E, several -e, several files, -i.bak backups); the answer then has simulated:true and a \
+diff per file like waymark_edit. Anything else (pipes, globs, variables, r/w/e, ...) answers \
+simulated:false with a reason and changes nothing: run the command in your shell instead."""
 
 SNAPSHOT = """Mark the start of a conversation turn: record the state of every file Waymark \
 has tracked under promptId, so the code can later be rewound to this point."""

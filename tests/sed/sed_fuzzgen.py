@@ -289,3 +289,83 @@ def generate(chooser: Chooser, inputs: int = 4) -> Case:
         args += ["-e", expression]
     line = " ".join(["sed", *(shlex.quote(a) for a in args), "file.txt"])
     return Case(line, args, [_input(chooser) for _ in range(inputs)])
+
+
+_ADDRESS_REGEXES = ["foo", "^a", "b$", "^$", "[0-9]", "o", "x*y", "Foo"]
+_PROGRAM_COMMANDS = [
+    "d",
+    "p",
+    "D",
+    "P",
+    "n",
+    "N",
+    "$!N",
+    "h",
+    "H",
+    "g",
+    "G",
+    "x",
+    "z",
+    "=",
+    "q",
+    "Q",
+    "y/ab/ba/",
+    "a added",
+    "i inserted",
+    "c changed",
+    "a\\\n  kept",
+    "$a\\",
+    "b",
+    "t",
+    "T",
+]
+
+
+def _address(chooser: Chooser) -> str:
+    kind = chooser.integer(0, 6)
+    if kind == 0:
+        return ""
+    if kind == 1:
+        return str(chooser.integer(1, 4))
+    if kind == 2:
+        return "$"
+    if kind == 3:
+        regex = chooser.choice(_ADDRESS_REGEXES)
+        return "/" + regex + "/" + chooser.choice(["", "", "I"])
+    if kind == 4:
+        return f"{chooser.integer(0, 2)}~{chooser.integer(0, 3)}"
+    start = chooser.choice(["1", "2", "/o/", "/^a/", "0"])
+    end = chooser.choice(["3", "$", "/b/", "+1", "+0", "1", "/^$/"])
+    if start == "0":
+        end = "/" + chooser.choice(_ADDRESS_REGEXES) + "/"
+    return start + "," + end
+
+
+def _program_command(chooser: Chooser, extended: bool) -> str:
+    address = _address(chooser)
+    negate = "!" if address and chooser.integer(0, 4) == 0 else ""
+    kind = chooser.integer(0, 3)
+    if kind == 0:
+        body = _command(chooser, extended)
+    elif kind == 1 and address:
+        body = "{" + _command(chooser, extended) + ";" + chooser.choice(["p", "d", "h", "G"]) + "}"
+    else:
+        body = chooser.choice(_PROGRAM_COMMANDS)
+    return address + negate + body
+
+
+def generate_program(chooser: Chooser, inputs: int = 4) -> Case:
+    """A random sed program (addresses, ranges, hold space, text commands, branches, -n) run
+    on ``inputs`` files at once."""
+    extended = chooser.integer(0, 3) == 0
+    commands = [_program_command(chooser, extended) for _ in range(chooser.integer(1, 4))]
+    # Text commands run to the end of the line, so each command gets its own line.
+    expressions = ["\n".join(commands)] if chooser.integer(0, 1) else commands
+    if chooser.integer(0, 5) == 0:
+        expressions = [":top", *expressions, "/foo/s/foo/FOO/;ttop"]
+    args = ["-i"] + (["-n"] if chooser.integer(0, 5) == 0 else []) + (["-E"] if extended else [])
+    for expression in expressions:
+        args += ["-e", expression]
+    files = " ".join(f"f{n}.txt" for n in range(inputs))
+    line = " ".join(["sed", *(shlex.quote(a) for a in args), files])
+    return Case(line, args, [_input(chooser) for _ in range(inputs)])

@@ -33,8 +33,12 @@ def gnu_sed_in_place(args: list[str], inputs: list[bytes]) -> list[bytes] | None
 
 
 def gnu_args_for_line(line: str) -> list[str]:
-    """The argv GNU sed should get for an accepted line: BSD's ``-i ''`` dropped, file removed."""
-    words = split_words(line)[1:-1]
+    """The argv GNU sed should get for an accepted line: BSD's ``-i ''`` dropped, files removed."""
+    try:
+        files = len(parse_command_line(line).paths)
+    except SedDecline:
+        files = 1
+    words = split_words(line)[1:-files]
     args: list[str] = []
     skip_empty = False
     for word in words:

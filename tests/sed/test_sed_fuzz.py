@@ -6,10 +6,10 @@ from typing import TypeVar
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sed_fuzzgen import RandomChooser, generate
+from sed_fuzzgen import RandomChooser, generate, generate_program
 from sed_oracle import gnu_sed_in_place
 
-from waymark.sed import SedDecline, apply_script, parse_command_line
+from waymark.sed import SedDecline, apply_files, apply_script, parse_command_line
 
 T = TypeVar("T")
 
@@ -69,3 +69,22 @@ def test_fuzz_space_is_mostly_simulated() -> None:
                 continue
             simulated += 1
     assert simulated / total >= 0.3
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(st.data())
+def test_fuzzed_program_on_several_files_is_declined_or_identical(data: st.DataObject) -> None:
+    case = generate_program(DataChooser(data), inputs=3)
+    try:
+        ours = apply_files(parse_command_line(case.line).script, case.inputs)
+    except SedDecline as exc:
+        assert exc.reason
+        return
+    expected = gnu_sed_in_place(case.gnu_args, case.inputs)
+    assert expected is not None, f"GNU sed rejects {case.line!r}, which we simulate"
+    mine = [data if new is None else new for data, new in zip(case.inputs, ours, strict=True)]
+    assert mine == expected, f"{case.line!r} on {case.inputs!r}"

@@ -279,8 +279,10 @@ async def test_sed_declines_without_writing(agent: Agent, tmp_path: Path) -> Non
     put(agent.root, "bin.dat", b"foo\x00\n")
     put(tmp_path, "outside.txt", b"foo\n")
     for line, code in [
-        ("sed -i.bak 's/foo/x/' a.txt", None),
+        ("sed -i '1w out' a.txt", None),
         ("sed -i 's/foo/x/' missing.txt", "file_not_found"),
+        ("sed -i 's/foo/x/' a.txt missing.txt", "file_not_found"),
+        ("sed -i 's/foo/x/' a.txt ./a.txt", None),
         ("sed -i 's/foo/x/' bin.dat", "binary_file"),
         ("sed -i 's/foo/x/' ../outside.txt", "path_outside_workspace"),
     ]:
@@ -289,6 +291,30 @@ async def test_sed_declines_without_writing(agent: Agent, tmp_path: Path) -> Non
         assert result["reason"]
         assert result.get("error") == code
     assert path.read_bytes() == b"foo\n"
+
+
+async def test_sed_on_several_files_with_backup_is_one_turn(agent: Agent) -> None:
+    a = put(agent.root, "a.txt", b"foo\nkeep\n")
+    b = put(agent.root, "b.txt", b"no match\n")
+    await agent("snapshot", promptId="t1")
+    result = await agent("sed", command="sed -i.bak -e '/keep/d' -e 's/foo/bar/' a.txt b.txt")
+    assert result["simulated"] is True, result
+    assert a.read_bytes() == b"bar\n" and b.read_bytes() == b"no match\n"
+    # GNU renames each original to its backup name, changed or not.
+    assert (agent.root / "a.txt.bak").read_bytes() == b"foo\nkeep\n"
+    assert (agent.root / "b.txt.bak").read_bytes() == b"no match\n"
+    rewound = await agent("rewind", promptId="t1")
+    assert sorted(rewound["restored"]) == ["a.txt"]
+    assert sorted(rewound["deleted"]) == ["a.txt.bak", "b.txt.bak"]
+    assert a.read_bytes() == b"foo\nkeep\n"
+
+
+async def test_sed_q_leaves_later_files_untouched(agent: Agent) -> None:
+    a = put(agent.root, "a.txt", b"1\n2\n3\n")
+    b = put(agent.root, "b.txt", b"x\n")
+    result = await agent("sed", command="sed -i 2q a.txt b.txt")
+    assert result["simulated"] is True, result
+    assert a.read_bytes() == b"1\n2\n" and b.read_bytes() == b"x\n"
 
 
 async def test_sed_declines_a_huge_single_line(agent: Agent) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import subprocess
+import sys
+import tarfile
 from pathlib import Path
 from typing import Any
 
@@ -216,3 +218,84 @@ async def test_strip_and_cwd(agent: Agent) -> None:
     assert result["ok"] is True, result
     assert (agent.root / "pkg/x/a.txt").read_bytes() == b"A\n"
     assert (await agent("patch", patch=patch, strip=-1))["error"] == "invalid_params"
+
+
+# -- replay of real upstream releases -------------------------------------------------------
+
+# Consecutive sdists from PyPI: changed, added and removed files (toml drops common.py).
+RELEASES = [
+    ("six", "1.16.0", "1.17.0", {"modified"}),
+    ("idna", "3.6", "3.7", {"modified", "created"}),
+    ("toml", "0.10.1", "0.10.2", {"modified", "created", "deleted"}),
+]
+CACHE = Path(__file__).resolve().parents[1] / ".cache" / "sdists"  # gitignored
+
+
+PIP_DOWNLOAD = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
+
+
+def sdist(name: str, version: str) -> Path:
+    """The release's sdist, fetched once with pip into the cache; unreachable -> fail."""
+    found = sorted(CACHE.glob(f"{name}-{version}.tar.gz"))
+    if found:
+        return found[0]
+    CACHE.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(
+        [*PIP_DOWNLOAD, f"{name}=={version}", "-d", str(CACHE)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    found = sorted(CACHE.glob(f"{name}-{version}.tar.gz"))
+    if proc.returncode != 0 or not found:
+        pytest.fail(f"cannot download the sdist {name}=={version} from PyPI: {proc.stderr[-800:]}")
+    return found[0]
+
+
+def text_tree(archive: Path) -> dict[str, bytes]:
+    """The sdist's UTF-8 text files, without the top-level directory (binaries set aside)."""
+    files: dict[str, bytes] = {}
+    with tarfile.open(archive) as tar:
+        for member in tar.getmembers():
+            handle = tar.extractfile(member) if member.isfile() else None
+            if handle is None:
+                continue
+            data = handle.read()
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            if b"\0" not in data:
+                files[member.name.split("/", 1)[1]] = data
+    return files
+
+
+@pytest.mark.parametrize(("name", "old", "new", "statuses"), RELEASES)
+async def test_upstream_release_replays_byte_exactly(
+    name: str, old: str, new: str, statuses: set[str], workspace: Path, tmp_path: Path
+) -> None:
+    before, after = text_tree(sdist(name, old)), text_tree(sdist(name, new))
+    patch = git_diff(before, after, tmp_path)
+    for path, data in before.items():
+        put(workspace, path, data)
+    agent = Agent(workspace, tmp_path / "history")
+    result = await agent("patch", patch=patch)
+    assert result["ok"] is True, result
+    assert tree(workspace) == after
+    assert {f["status"] for f in result["patched"]} == statuses
+
+    # The same patch with one context line altered: refused, nothing written.
+    for path, data in before.items():
+        put(workspace, path, data)
+    for path in set(after) - set(before):
+        (workspace / path).unlink()
+    lines = patch.splitlines(keepends=True)
+    in_hunk = False
+    for i, line in enumerate(lines):
+        in_hunk = in_hunk or line.startswith("@@")
+        if in_hunk and line.startswith(" ") and line.strip():
+            lines[i] = " " + line[1:].rstrip("\n") + " altered\n"
+            break
+    refused = await agent("patch", patch="".join(lines))
+    assert refused["error"] == "patch_failed", refused
+    assert tree(workspace) == before

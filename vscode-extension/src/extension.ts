@@ -3,6 +3,7 @@ import * as vscode from "vscode";
 
 import { createApi, type WaymarkApi } from "./api";
 import { ApprovalController } from "./approval/approvalController";
+import { HunkLenses } from "./approval/hunkLenses";
 import { PendingStore } from "./approval/pendingStore";
 import { ProposalFileSystem } from "./approval/proposalFileSystem";
 import { PROPOSAL_SCHEME } from "./approval/proposalUri";
@@ -23,11 +24,13 @@ let server: ServerConnection | undefined;
 export function activate(context: vscode.ExtensionContext): WaymarkApi {
   const activationStart = Date.now();
   const output = vscode.window.createOutputChannel("Waymark", { log: true });
-  const connection = new ServerConnection(output, workspaceSessionId(context.workspaceState));
+  const connection = new ServerConnection(output, workspaceSessionId(context.workspaceState), context.extensionPath);
   server = connection;
   const store = new PendingStore();
   const proposals = new ProposalFileSystem(store);
   const approval = new ApprovalController(store, connection);
+  connection.reviewer = (preview, origin) => approval.propose(preview, origin);
+  const hunkLenses = new HunkLenses(store);
   const hosts = new ConversationHosts();
   const historyContent = new HistoryContent();
   const rewindFlow = new RewindFlow(connection, hosts, output);
@@ -45,6 +48,9 @@ export function activate(context: vscode.ExtensionContext): WaymarkApi {
     connection,
     proposals,
     approval,
+    hunkLenses,
+    vscode.languages.registerCodeLensProvider({ scheme: PROPOSAL_SCHEME }, hunkLenses),
+    vscode.commands.registerCommand("waymark.rejectHunk", (uri?: string, index?: number) => hunkLenses.reject(uri, index)),
     vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, proposals, { isCaseSensitive: true }),
     vscode.workspace.registerTextDocumentContentProvider(HISTORY_SCHEME, historyContent),
     connection.onDidRewind((event) =>

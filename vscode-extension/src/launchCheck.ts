@@ -31,13 +31,12 @@ export function missingServerMessage(launch: ServerLaunch, usesPythonPath: boole
   if (usesPythonPath) {
     return (
       `Waymark: the Python interpreter "${launch.command}" set in waymark.server.pythonPath was not found. ` +
-      "Fix: point the setting at an interpreter that has Waymark installed (python -m pip install waymark), or clear it."
+      "Fix: point the setting at an interpreter that has Waymark installed (python -m pip install waymark-edits), or clear it to use the server bundled with the extension."
     );
   }
   return (
     `Waymark: the language server command "${launch.command}" was not found on PATH. ` +
-    'Fix: install it (python -m pip install waymark), or set "waymark.server.pythonPath" to a Python that has it, ' +
-    'or "waymark.server.command" to its full path.'
+    'Fix: set "waymark.server.command" to its full path, or clear it to use the server bundled with the extension.'
   );
 }
 

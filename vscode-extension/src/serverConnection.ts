@@ -14,7 +14,9 @@ import {
   State,
 } from "vscode-languageclient/node";
 
+import { answerReview, REVIEW_REQUEST, ReviewCapability, type Reviewer, type ReviewParams } from "./approval/bridgeReview";
 import { applyThenSave } from "./approval/saveAppliedEdits";
+import { findBundledLaunch, interpreterCandidates } from "./bundledServer";
 import { missingServerMessage, resolveExecutable, startFailureMessage } from "./launchCheck";
 import { type CommandId, DID_REWIND_NOTIFICATION, type DidRewindEvent, failure, type Result } from "./protocol";
 import { RestartPolicy } from "./restartPolicy";
@@ -26,10 +28,13 @@ export class ServerConnection implements vscode.Disposable {
   private startError: string | undefined;
   private readonly didRewind = new vscode.EventEmitter<DidRewindEvent>();
   readonly onDidRewind = this.didRewind.event;
+  /** Shows a terminal agent's proposal (set once the approval UI exists). */
+  reviewer: Reviewer | undefined;
 
   constructor(
     readonly output: vscode.LogOutputChannel,
     private readonly sessionId: string,
+    private readonly extensionPath: string,
   ) {}
 
   /** Starts the server once; concurrent callers share the attempt. */
@@ -72,10 +77,19 @@ export class ServerConnection implements vscode.Disposable {
   }
 
   private async start(): Promise<LanguageClient | undefined> {
+    const started = Date.now(); // includes finding a Python for the bundled server
     const settings = readSettings(vscode.workspace.getConfiguration("waymark"));
-    const launch = serverLaunch(settings);
     this.startError = undefined;
-    if (!resolveExecutable(launch.command, process.env.PATH)) {
+    let launch = serverLaunch(settings);
+    if (!launch) {
+      const found = await findBundledLaunch(this.extensionPath, await interpreterCandidates());
+      if ("error" in found) {
+        this.startError = found.error;
+        this.reportStartError(this.startError);
+        return undefined;
+      }
+      launch = found.launch;
+    } else if (!resolveExecutable(launch.command, process.env.PATH)) {
       this.startError = missingServerMessage(launch, Boolean(settings.pythonPath));
       this.reportStartError(this.startError);
       return undefined;
@@ -116,7 +130,8 @@ export class ServerConnection implements vscode.Disposable {
     };
     const client = new LanguageClient("waymark", "Waymark", serverOptions, clientOptions);
     client.onNotification(DID_REWIND_NOTIFICATION, (event: DidRewindEvent) => this.didRewind.fire(event));
-    const started = Date.now();
+    client.registerFeature(new ReviewCapability());
+    client.onRequest(REVIEW_REQUEST, (params: ReviewParams) => answerReview(params, this.reviewer));
     try {
       await client.start();
     } catch (error) {

@@ -51,7 +51,7 @@ export function readSettings(config: ConfigReader): WaymarkSettings {
   const protectedPaths = config.get<unknown>("protectedPaths");
   const maxSnapshots = config.get<number>("maxSnapshots");
   return {
-    serverCommand: isStringArray(command) && command.length > 0 ? command : ["waymark-ls"],
+    serverCommand: isStringArray(command) ? command : [],
     pythonPath: (config.get<string>("server.pythonPath") ?? "").trim(),
     approval: APPROVAL_MODES.includes(approval as ApprovalMode) ? (approval as ApprovalMode) : "diff",
     checkpointing: config.get<boolean>("checkpointing") ?? true,
@@ -61,12 +61,13 @@ export function readSettings(config: ConfigReader): WaymarkSettings {
   };
 }
 
-export function serverLaunch(settings: WaymarkSettings): ServerLaunch {
+/** undefined: no server is configured, so the one bundled with the extension runs. */
+export function serverLaunch(settings: WaymarkSettings): ServerLaunch | undefined {
   if (settings.pythonPath) {
     return { command: settings.pythonPath, args: ["-m", "waymark", "serve"] };
   }
   const [command, ...args] = settings.serverCommand;
-  return { command, args };
+  return command ? { command, args } : undefined;
 }
 
 /**

@@ -13,10 +13,10 @@ from typing import Any
 import attrs
 
 from ..errors import WaymarkError
-from ..sed import SedDecline, apply_script, parse_command_line
+from ..sed import SedDecline, apply_files, parse_command_line
 from ..text import sniff_encoding
 from ..tool_descriptions import PREVIEW
-from .changes import FileChange, Proposal, load_path
+from .changes import FileChange, Loaded, Proposal, load_path
 from .context import CommandContext
 from .schema import param
 
@@ -48,31 +48,62 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
         invocation = parse_command_line(params.command)
     except SedDecline as decline:
         return _declined(decline.reason)
+    base = None
+    loaded: list[Loaded] = []
     try:
         base = ctx.workspace.resolve(params.cwd).real if params.cwd else None
-        loaded = load_path(ctx, invocation.path, base=base)
-        assert loaded.data is not None
-        encoding, _ = sniff_encoding(loaded.data)
-        if encoding != "utf-8":
-            return _declined(
-                f"{invocation.path} is {encoding}; GNU sed edits its raw bytes, "
-                "which Waymark does not simulate.",
-                error="unsupported_encoding",
-            )
+        for path in invocation.paths:
+            # GNU reports a missing file and goes on with the others, exiting 2: the agent
+            # would see a failure, so the whole line is left to the real sed.
+            loaded.append(load_path(ctx, path, base=base))
     except WaymarkError as exc:
         return _declined(exc.message, error=exc.code)
-    if _longest_line(loaded.data) > MAX_LINE_BYTES:
+    if len({item.resolved.real for item in loaded}) < len(loaded):
         return _declined(
-            f"{invocation.path} has a line over {MAX_LINE_BYTES} bytes; a regex can take "
-            "quadratic time on such a line, so Waymark does not simulate it.",
-            error="line_too_long",
+            "the line names the same file twice; GNU sed would edit it twice in a row, "
+            "which is not simulated."
         )
     try:
-        after = apply_script(invocation.script, loaded.data)
+        for path, item in zip(invocation.paths, loaded, strict=True):
+            assert item.data is not None
+            encoding, _ = sniff_encoding(item.data)
+            if encoding != "utf-8":
+                return _declined(
+                    f"{path} is {encoding}; GNU sed edits its raw bytes, "
+                    "which Waymark does not simulate.",
+                    error="unsupported_encoding",
+                )
+            if _longest_line(item.data) > MAX_LINE_BYTES:
+                return _declined(
+                    f"{path} has a line over {MAX_LINE_BYTES} bytes; a regex can take "
+                    "quadratic time on such a line, so Waymark does not simulate it.",
+                    error="line_too_long",
+                )
+    except WaymarkError as exc:
+        return _declined(exc.message, error=exc.code)
+    if invocation.backup_suffix and any(
+        (path + invocation.backup_suffix) in invocation.paths for path in invocation.paths
+    ):
+        return _declined("a backup name is also a file operand, which is not simulated.")
+    try:
+        results = apply_files(invocation.script, [item.data or b"" for item in loaded])
     except SedDecline as decline:
         return _declined(decline.reason)
-    ctx.session.observe(loaded.resolved.real, loaded.digest)
+    changes: list[FileChange] = []
+    try:
+        for path, item, after in zip(invocation.paths, loaded, results, strict=True):
+            if after is None:
+                continue
+            ctx.session.observe(item.resolved.real, item.digest)
+            changes.append(FileChange(item, after))
+            if invocation.backup_suffix:
+                # GNU renames the original to the backup name: it holds the old bytes.
+                backup = load_path(
+                    ctx, path + invocation.backup_suffix, must_exist=False, base=base
+                )
+                changes.append(FileChange(backup, item.data))
+    except WaymarkError as exc:
+        return _declined(exc.message, error=exc.code)
+    names = ", ".join(Path(path).name for path in invocation.paths)
     result = {"simulated": True, "details": {"writer_type": "sed"}}
-    return Proposal(
-        "sed", f"Waymark: {Path(invocation.path).name} (sed)", [FileChange(loaded, after)], result
-    )
+    return Proposal("sed", f"Waymark: {names} (sed)", changes, result)

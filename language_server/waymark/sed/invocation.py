@@ -1,9 +1,10 @@
 """Recognise ``sed -i … SCRIPT FILE`` among shell words, with GNU getopt_long's rules.
 
-Accepted: ``-i``/``--in-place`` without a suffix (and BSD's ``-i ''``, read as "no backup"),
-``-E``/``-r``/``--regexp-extended``, ``-e``/``--expression`` (repeatable, joined with
-newlines like GNU does), ``--`` and unambiguous long-option prefixes. Options must come before
-the operands: GNU permutes them only when POSIXLY_CORRECT is unset, which the line can't show.
+Accepted: ``-i``/``--in-place`` with or without a backup suffix (and BSD's ``-i ''``, read as
+"no backup"), ``-E``/``-r``/``--regexp-extended``, ``-e``/``--expression`` (repeatable),
+``-n``, ``-s`` (implied by ``-i``), ``--`` and unambiguous long-option prefixes. Options must
+come before the operands: GNU permutes them only when POSIXLY_CORRECT is unset, which the line
+can't show.
 """
 
 from __future__ import annotations
@@ -49,14 +50,9 @@ _LONG_OPTIONS = (
     "version",
 )
 _OPTION_DECLINES = {
-    "n": "-n (no autoprint) is not simulated",
-    "quiet": "--quiet (no autoprint) is not simulated",
-    "silent": "--silent (no autoprint) is not simulated",
     "z": "-z (NUL-separated lines) is not simulated",
     "null-data": "--null-data (NUL-separated lines) is not simulated",
     "zero-terminated": "--zero-terminated (NUL-separated lines) is not simulated",
-    "s": "-s (separate files) is not simulated",
-    "separate": "--separate is not simulated",
     "u": "-u (unbuffered) is not simulated",
     "unbuffered": "--unbuffered is not simulated",
     "f": "-f (script from a file) is not simulated",
@@ -75,11 +71,13 @@ _OPTION_DECLINES = {
 
 @dataclass(frozen=True)
 class SedInvocation:
-    """A recognised ``sed -i`` line: the one file operand and the compiled script."""
+    """A recognised ``sed -i`` line: its file operands, the compiled script, and the backup
+    suffix ("" for none)."""
 
-    path: str
+    paths: tuple[str, ...]
     script: SedScript
     extended: bool
+    backup_suffix: str = ""
 
 
 def _long_option(name: str) -> str:
@@ -102,10 +100,13 @@ def _extended_after(expressions: list[str]) -> bool:
     return True
 
 
-def _backup_suffix(suffix: str) -> SedDecline:
-    return SedDecline(
-        f"-i with a backup suffix ({suffix!r}) also writes a backup file, which is not simulated"
-    )
+def _backup_suffix(suffix: str) -> str:
+    if "*" in suffix or "/" in suffix:
+        raise SedDecline(
+            f"a backup suffix with '*' or '/' ({suffix!r}) names the backup by a pattern, "
+            "which is not simulated; use a plain suffix like .bak"
+        )
+    return suffix
 
 
 def parse_command_line(line: str) -> SedInvocation:
@@ -122,8 +123,9 @@ def parse_command_line(line: str) -> SedInvocation:
         if reason:
             raise SedDecline(f"{reason}, so the line is not simulated")
         raise SedDecline(f"the command is {program!r}, not sed")
-    in_place = False
+    in_place = quiet = False
     extended = False
+    suffix = ""
     expressions: list[str] = []
     operands: list[str] = []
     index = 1
@@ -145,8 +147,7 @@ def parse_command_line(line: str) -> SedInvocation:
             name, has_value, value = word[2:].partition("=")
             option = _long_option(name)
             if option == "in-place":
-                if has_value:
-                    raise _backup_suffix(value)
+                suffix = _backup_suffix(value) if has_value else ""
                 in_place = True
             elif option == "regexp-extended":
                 extended = _extended_after(expressions)
@@ -157,7 +158,9 @@ def parse_command_line(line: str) -> SedInvocation:
                     value = words[index]
                     index += 1
                 expressions.append(value)
-            elif option == "sandbox":
+            elif option in ("quiet", "silent"):
+                quiet = True
+            elif option in ("sandbox", "separate"):
                 pass
             else:
                 raise SedDecline(_OPTION_DECLINES[option])
@@ -168,9 +171,7 @@ def parse_command_line(line: str) -> SedInvocation:
             flag = cluster[position]
             position += 1
             if flag == "i":
-                suffix = cluster[position:]
-                if suffix:
-                    raise _backup_suffix(suffix)
+                suffix = _backup_suffix(cluster[position:])
                 in_place = True
                 if position == len(cluster) and index < len(words) and words[index] == "":
                     # BSD/macOS spelling of "no backup": sed -i '' … (GNU reads '' as the script).
@@ -178,6 +179,10 @@ def parse_command_line(line: str) -> SedInvocation:
                 break
             if flag in "Er":
                 extended = _extended_after(expressions)
+            elif flag == "n":
+                quiet = True
+            elif flag == "s":
+                pass
             elif flag == "e":
                 value = cluster[position:]
                 if not value:
@@ -201,10 +206,8 @@ def parse_command_line(line: str) -> SedInvocation:
         expressions.append(operands.pop(0))
     if not operands:
         raise SedDecline("the line names no file to edit")
-    if len(operands) > 1:
-        raise SedDecline(f"the line edits {len(operands)} files; only one file is simulated")
-    path = operands[0]
-    if path in ("", "-"):
-        raise SedDecline("the file operand is empty or '-' (standard input)")
-    script = parse_script(expressions, extended)
-    return SedInvocation(path=path, script=script, extended=extended)
+    for path in operands:
+        if path in ("", "-"):
+            raise SedDecline("a file operand is empty or '-' (standard input)")
+    script = parse_script(expressions, extended, quiet)
+    return SedInvocation(tuple(operands), script, extended, suffix)

@@ -78,6 +78,8 @@ class CompiledRegex:
     has_line_anchor: bool
     lone_anchor: str
     trailing_run: tuple[str, int] | None
+    # Finds required_literal in text: exactly, or under the I flag with every case GNU may fold.
+    literal_finder: re.Pattern[str] | None = None
 
 
 class _Parser:
@@ -506,14 +508,38 @@ def _required_literal(items: list[Item]) -> str:
     return best
 
 
-def compile_regex(source: str, extended: bool) -> CompiledRegex:
-    """Translate one GNU regex; raises SedDecline when the result could differ from GNU."""
+def _fold(item: Item) -> Item:
+    """The item as the analysis must see it under the I flag: each ASCII letter with its pair."""
+    if isinstance(item, Repeat):
+        pairs = [
+            (ord(chr(c).swapcase()),) * 2
+            for low, high in item.chars.ranges
+            for c in range(low, min(high, 0x7F) + 1)
+            if chr(c).isalpha()
+        ]
+        folded = CharSet(item.chars.ranges, item.chars.locale).union(CharSet(tuple(pairs)))
+        return Repeat(folded, item.low, item.high)
+    if isinstance(item, Alternatives):
+        return Alternatives(tuple(o.lower() for o in item.options))
+    return item
+
+
+def compile_regex(source: str, extended: bool, icase: bool = False) -> CompiledRegex:
+    """Translate one GNU regex; raises SedDecline when the result could differ from GNU.
+
+    With ``icase`` (the I flag) Python folds ASCII letters only, which is GNU's folding for
+    ASCII text; the regex is marked locale-dependent so non-ASCII text it examines is declined.
+    """
     parser = _Parser(source, extended)
     nodes = parser.parse()
     items = _flatten(nodes)
-    _check_deterministic(source, items, _group_spans(nodes)[0])
-    locale = any(isinstance(i, Repeat) and i.chars.locale for i in items) or any(
-        isinstance(i, Anchor) and i.kind.startswith("word") for i in items
+    _check_deterministic(
+        source, [_fold(i) for i in items] if icase else items, _group_spans(nodes)[0]
+    )
+    locale = (
+        icase
+        or any(isinstance(i, Repeat) and i.chars.locale for i in items)
+        or any(isinstance(i, Anchor) and i.kind.startswith("word") for i in items)
     )
     # A regex that opens with ".*" matches from the line start whenever it matches at all,
     # and its longest match leaves nothing for a second one: anchoring it is exact, and it
@@ -522,23 +548,46 @@ def compile_regex(source: str, extended: bool) -> CompiledRegex:
     anchor = "^" if leading_rest else ""
     buffer_source = anchor + _emit(nodes, buffer=True)
     space_source = anchor + _emit(nodes, buffer=False)
+    flags = re.ASCII | (re.IGNORECASE if icase else 0)
     return CompiledRegex(
         source=source,
-        buffer_pattern=re.compile(buffer_source, re.MULTILINE | re.ASCII),
-        space_pattern=re.compile(space_source, re.ASCII),
+        buffer_pattern=re.compile(buffer_source, re.MULTILINE | flags),
+        space_pattern=re.compile(space_source, flags),
         groups=parser.groups,
         nullable=all(_nullable(i) for i in items),
         group_nullable=_group_nullability(nodes, parser.groups),
         locale_dependent=locale,
         required_literal=_required_literal(items),
+        literal_finder=_literal_finder(_required_literal(items), icase),
         line_anchored=leading_rest
         or (bool(items) and items[0] in (Anchor("bol"), Anchor("start"))),
         has_line_anchor=any(
             isinstance(i, Anchor) and i.kind in ("bol", "eol", "start", "end") for i in items
         ),
         lone_anchor=_lone_anchor(items),
-        trailing_run=_trailing_run(items),
+        trailing_run=None if icase else _trailing_run(items),
     )
+
+
+# Non-ASCII characters whose glibc case mapping is an ASCII letter.
+_FOLDS_TO_ASCII = {"k": "\u212a", "s": "\u017f", "i": "\u0130\u0131"}
+
+
+def _literal_finder(literal: str, icase: bool) -> re.Pattern[str] | None:
+    if not literal:
+        return None
+    if not icase:
+        return re.compile(re.escape(literal))
+    parts = []
+    for char in literal:
+        lower = char.lower()
+        if char.isalpha():
+            parts.append(
+                "[" + re.escape(lower + char.upper() + _FOLDS_TO_ASCII.get(lower, "")) + "]"
+            )
+        else:
+            parts.append(re.escape(char))
+    return re.compile("".join(parts))
 
 
 def _lone_anchor(items: list[Item]) -> str:

@@ -1,4 +1,8 @@
-"""A sed script made only of ``s`` commands, parsed the way GNU sed 4.9's compile.c reads it.
+"""A sed script parsed the way GNU sed 4.9's compile.c reads it, into a flat program.
+
+Blocks become jumps (``{`` holds the index of its ``}``), labels become indices, so the
+executor (``execute.py``) is a loop over a tuple. A script of plain ``s`` commands on every
+line also keeps its ``s`` list: ``simulate.py`` applies those to the whole buffer at once.
 
 ``_match_slash`` and ``_snarf_bracket`` follow GNU's delimiter scan (the delimiter does not
 end the regex inside a bracket expression; ``\\`` + delimiter becomes the bare delimiter,
@@ -8,6 +12,7 @@ which then keeps its regex meaning); ``_normalize`` follows its escape pass (``\
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .decline import SedDecline
@@ -17,13 +22,22 @@ from .replacement import Replacement, parse_replacement
 _CHAR_ESCAPES = {"a": "\a", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\n": "\n"}
 _SPACE = " \t\n\v\f\r"
 _UNSUPPORTED_FLAGS = {
-    "p": "the p flag prints the pattern space",
     "w": "the w flag writes to another file",
     "e": "the e flag runs the pattern space as a shell command",
-    "i": "the i (case-insensitive) flag needs locale case tables",
-    "I": "the I (case-insensitive) flag needs locale case tables",
     "m": "the m (multi-line) flag is not simulated",
     "M": "the M (multi-line) flag is not simulated",
+}
+_LABEL = re.compile(r"[A-Za-z0-9_.-]+")
+_DECLINED_COMMANDS = {
+    "r": "the r command reads another file",
+    "R": "the R command reads another file",
+    "w": "the w command writes another file",
+    "W": "the W command writes another file",
+    "e": "the e command runs a shell command",
+    "l": "the l command's line wrapping and escaping",
+    "F": "the F command prints the file name",
+    "v": "the v command",
+    "L": "the L command",
 }
 
 
@@ -35,13 +49,42 @@ class SubstCommand:
     replacement: Replacement
     nth: int
     glob: bool
+    print: bool = False
+
+
+@dataclass(frozen=True)
+class Address:
+    """``kind``: "line" (``value``), "last" (``$``), "step" (``value~step``), "regex",
+    and as a range end only "plus" (``+value``) and "mult" (``~value``)."""
+
+    kind: str
+    value: int = 0
+    step: int = 0
+    regex: CompiledRegex | None = None
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command with its addresses; ``arg`` depends on ``name`` (text, label index, …)."""
+
+    name: str
+    addr1: Address | None = None
+    addr2: Address | None = None
+    negate: bool = False
+    subst: SubstCommand | None = None
+    text: str = ""
+    target: int = -1
+    table: dict[int, str] | None = None
 
 
 @dataclass(frozen=True)
 class SedScript:
-    """The compiled script: its ``s`` commands in order."""
+    """The compiled program, whether ``-n`` is in effect, and its ``s`` list when the program is
+    nothing but unaddressed ``s`` commands (the whole-buffer fast path)."""
 
-    commands: tuple[SubstCommand, ...]
+    program: tuple[Command, ...]
+    quiet: bool
+    commands: tuple[SubstCommand, ...] | None
     text: str
 
 
@@ -150,15 +193,23 @@ def _match_slash(reader: _Reader, slash: str, regex: bool) -> str:
         out.append(char)
 
 
-def _flags(reader: _Reader) -> tuple[int, bool]:
+def _flags(reader: _Reader) -> tuple[int, bool, bool, bool]:
     nth = 0
-    glob = False
+    glob = printed = icase = False
     while True:
         char = reader.nonblank()
+        if char in ("", "\n", ";"):
+            return nth or 1, glob, printed, icase
         if char == "g":
             if glob:
                 raise SedDecline("the g flag is given twice: GNU sed rejects it")
             glob = True
+        elif char == "p":
+            if printed:
+                raise SedDecline("the p flag is given twice: GNU sed rejects it")
+            printed = True
+        elif char in ("i", "I"):
+            icase = True
         elif char.isdigit() and char.isascii():
             if nth:
                 raise SedDecline("two numeric flags: GNU sed rejects them")
@@ -168,55 +219,250 @@ def _flags(reader: _Reader) -> tuple[int, bool]:
             nth = int(digits)
             if nth == 0:
                 raise SedDecline("the numeric flag 0 is an error in GNU sed")
-        elif char in ("", "\n", ";"):
-            return nth or 1, glob
         elif char == "\r" and reader.text.startswith("\n", reader.pos):
             reader.next()
-            return nth or 1, glob
+            return nth or 1, glob, printed, icase
+        elif char in ("}", "#"):
+            reader.pos -= 1
+            return nth or 1, glob, printed, icase
         elif char in _UNSUPPORTED_FLAGS:
             raise SedDecline(_UNSUPPORTED_FLAGS[char] + ", so it is not simulated")
-        elif char in "}#":
-            raise SedDecline(f"{char!r} after an s command is not simulated")
         else:
             raise SedDecline(f"unknown s flag {char!r}: GNU sed rejects it")
 
 
-def _command_decline(char: str) -> SedDecline:
-    if char.isdigit() or char in "/\\$":
-        return SedDecline("addresses are not simulated (only plain s commands on every line are)")
-    if char == "#":
-        return SedDecline("comments in the sed script are not simulated")
-    if char in "{}!":
-        return SedDecline(f"{char!r} blocks and negation are not simulated")
-    if char == "y":
-        return SedDecline("the y command is not simulated, only s")
-    return SedDecline(f"the sed command {char!r} is not simulated, only s")
+def parse_script(expressions: list[str], extended: bool, quiet: bool = False) -> SedScript:
+    """Compile the ``-e`` expressions (each on its own, as GNU does: a command cannot continue
+    into the next one) into one program; SedDecline for anything not simulated."""
+    if expressions and expressions[0].startswith("#n") and expressions[0][2:3] in ("", "\n"):
+        raise SedDecline("a script starting with '#n' turns off autoprint; use -n instead")
+    parser = _Parser(extended)
+    for number, expression in enumerate(expressions):
+        reader = _Reader(expression)
+        if parser.open_text:
+            # GNU joins the -e expressions with newlines, so 'a\\' ends in the next one.
+            parser.open_text = False
+            index = len(parser.program) - 1
+            parser.program[index] = _with_text(parser.program[index], parser.text_body(reader))
+        parser.expression(reader, last=number == len(expressions) - 1)
+    program = parser.finish()
+    plain = all(
+        c.name == "s" and c.addr1 is None and c.subst and not c.subst.print for c in program
+    )
+    if not program:
+        raise SedDecline("the script has no command, so there is nothing to simulate")
+    commands = tuple(c.subst for c in program if c.subst) if plain and not quiet else None
+    return SedScript(program, quiet, commands, "\n".join(expressions))
 
 
-def parse_script(expressions: list[str], extended: bool) -> SedScript:
-    """Compile ``s`` commands separated by ``;`` or newlines; decline anything else.
+class _Parser:
+    def __init__(self, extended: bool) -> None:
+        self.extended = extended
+        self.program: list[Command] = []
+        self.blocks: list[int] = []
+        self.labels: dict[str, int] = {}
+        self.jumps: list[tuple[int, str]] = []
+        self.last_regex: CompiledRegex | None = None
+        self.open_text = False
+        self.last_expression = True
 
-    Each ``-e`` expression is compiled on its own, as GNU does: a command cannot continue
-    into the next expression.
-    """
-    commands: list[SubstCommand] = []
-    for expression in expressions:
-        _parse_expression(expression, extended, commands)
-    if not commands:
-        raise SedDecline("the script has no s command, so there is nothing to simulate")
-    return SedScript(tuple(commands), "\n".join(expressions))
+    def finish(self) -> tuple[Command, ...]:
+        if self.blocks:
+            raise SedDecline("a '{' is never closed: GNU sed rejects the script")
+        program = self.program
+        for index, label in self.jumps:
+            if label and label not in self.labels:
+                raise SedDecline(f"the label {label!r} is not defined: GNU sed rejects the script")
+            target = self.labels[label] if label else len(program)
+            program[index] = _with_target(program[index], target)
+        return tuple(program)
 
+    def regex(self, text: str, icase: bool) -> CompiledRegex:
+        if not text:
+            raise SedDecline(
+                "an empty regex reuses the last regex used at run time, which is not simulated"
+            )
+        self.last_regex = compile_regex(text, self.extended, icase)
+        return self.last_regex
 
-def _parse_expression(text: str, extended: bool, commands: list[SubstCommand]) -> None:
-    reader = _Reader(text)
-    while True:
-        char = reader.next()
-        while char == ";" or (char and char in _SPACE):
+    def address(self, reader: _Reader, char: str, second: bool) -> Address | None:
+        if char.isdigit() and char.isascii():
+            value = self.number(reader, char)
+            if reader.text.startswith("~", reader.pos) and not second:
+                reader.next()
+                following = reader.next()
+                if not (following.isdigit() and following.isascii()):
+                    raise SedDecline("a first~step address needs a step number")
+                step = self.number(reader, following)
+                if step == 0:
+                    raise SedDecline("a first~0 address is not simulated; write the line number")
+                return Address("step", value, step)
+            return Address("line", value)
+        if char in ("+", "~") and second:
+            following = reader.next()
+            if not (following.isdigit() and following.isascii()):
+                raise SedDecline(f"'{char}' in an address needs a number: GNU sed rejects it")
+            value = self.number(reader, following)
+            if char == "~":
+                raise SedDecline("a range ending in ~N is not simulated")
+            return Address("plus" if char == "+" else "mult", value)
+        if char == "$":
+            return Address("last")
+        if char in ("/", "\\"):
+            slash = char if char == "/" else reader.next()
+            if slash in ("", "\n", "\\"):
+                raise SedDecline("a regex address has no valid delimiter: GNU sed rejects it")
+            text = _normalize(_match_slash(reader, slash, regex=True))
+            icase = False
+            while reader.text[reader.pos : reader.pos + 1] in ("I", "M"):
+                if reader.next() == "M":
+                    raise SedDecline("the M (multi-line) address flag is not simulated")
+                icase = True
+            return Address("regex", regex=self.regex(text, icase))
+        return None
+
+    @staticmethod
+    def number(reader: _Reader, first: str) -> int:
+        digits = first
+        while reader.text[reader.pos : reader.pos + 1].isdigit():
+            digits += reader.next()
+        if not digits.isascii():
+            raise SedDecline("non-ASCII digits in an address are not simulated")
+        return int(digits)
+
+    def expression(self, reader: _Reader, last: bool) -> None:
+        self.last_expression = last
+        while True:
             char = reader.next()
+            while char == ";" or (char and char in _SPACE):
+                char = reader.next()
+            if char == "":
+                return
+            if char == "#":
+                while char not in ("", "\n"):
+                    char = reader.next()
+                continue
+            addr1 = self.address(reader, char, second=False)
+            addr2 = None
+            if addr1 is not None:
+                char = reader.nonblank()
+                if char == ",":
+                    addr2 = self.address(reader, reader.nonblank(), second=True)
+                    if addr2 is None:
+                        raise SedDecline("a range has no valid end address: GNU sed rejects it")
+                    char = reader.nonblank()
+                if addr1 == Address("line", 0) and (addr2 is None or addr2.kind != "regex"):
+                    raise SedDecline("line address 0 is only valid in 0,/re/: GNU rejects it")
+                if addr2 is not None and addr2.kind == "line" and addr2.value == 0:
+                    raise SedDecline("line address 0 ends no range: GNU sed rejects it")
+            negate = False
+            if char == "!":
+                negate = True
+                char = reader.nonblank()
+                if char == "!":
+                    raise SedDecline("multiple '!' are an error in GNU sed")
+            self.command(reader, char, Command("", addr1, addr2, negate))
+
+    def command(self, reader: _Reader, char: str, head: Command) -> None:
+        addressed = head.addr1 is not None
+        if char in ("", "\n", ";"):
+            raise SedDecline("an address without a command: GNU sed rejects it")
+        if char in _DECLINED_COMMANDS:
+            raise SedDecline(f"{_DECLINED_COMMANDS[char]} is not simulated")
+        if char == "{":
+            self.blocks.append(len(self.program))
+            self.program.append(_named(head, "{"))
+            return
+        if char == "}":
+            if addressed or head.negate:
+                raise SedDecline("'}' takes no address: GNU sed rejects it")
+            if not self.blocks:
+                raise SedDecline("an unexpected '}': GNU sed rejects the script")
+            opener = self.blocks.pop()
+            self.program[opener] = _with_target(self.program[opener], len(self.program) + 1)
+            self.program.append(_named(head, "}"))
+        elif char == ":":
+            if addressed:
+                raise SedDecline("a label takes no address: GNU sed rejects it")
+            label = self.label(reader)
+            if not label:
+                raise SedDecline("':' needs a label name: GNU sed rejects it")
+            if label in self.labels:
+                raise SedDecline(f"the label {label!r} is defined twice: GNU sed rejects it")
+            self.labels[label] = len(self.program)
+            return
+        elif char in "btT":
+            self.jumps.append((len(self.program), self.label(reader)))
+            self.program.append(_named(head, char))
+            return
+        elif char in "aic":
+            self.program.append(_named(head, char))
+            text = self.text(reader)
+            self.program[-1] = _with_text(self.program[-1], text)
+            return
+        elif char == "s":
+            self.program.append(_named(head, "s", subst=self.subst(reader, head)))
+            return
+        elif char == "y":
+            self.program.append(_named(head, "y", table=self.table(reader)))
+        elif char in "qQ":
+            if head.addr2 is not None:
+                raise SedDecline(f"'{char}' takes one address at most: GNU sed rejects it")
+            following = reader.nonblank()
+            if following.isdigit():
+                raise SedDecline(f"'{char}' with an exit code is not simulated")
+            reader.pos -= 1
+            self.program.append(_named(head, char))
+        elif char == "=" or char in "dDgGhHxnNpPz":
+            self.program.append(_named(head, char))
+        else:
+            raise SedDecline(f"unknown sed command {char!r}: GNU sed rejects it")
+        _end_of_command(reader)
+
+    @staticmethod
+    def label(reader: _Reader) -> str:
+        char = reader.nonblank()
+        start = reader.pos - 1
+        while char not in ("", "\n", ";") and char not in _SPACE:
+            char = reader.next()
+        label = reader.text[start : reader.pos - 1] if char else reader.text[start:]
+        if char == ";" or char in _SPACE:
+            reader.pos -= 1
+        if label and not _LABEL.fullmatch(label):
+            raise SedDecline(f"the label {label!r} is not simulated (use letters, digits, _ . -)")
+        _end_of_command(reader)
+        return label
+
+    def text(self, reader: _Reader) -> str:
+        """The text of ``a``, ``i``, ``c``: GNU's one-liner (leading blanks dropped) and
+        ``a\\`` forms (blanks kept)."""
+        char = reader.nonblank()
         if char == "":
-            break
-        if char != "s":
-            raise _command_decline(char)
+            raise SedDecline("'a', 'i' and 'c' need text: GNU sed rejects the line")
+        if char != "\\":
+            reader.pos -= 1
+            return self.text_body(reader)
+        if reader.text.startswith("\n", reader.pos):
+            reader.next()
+        elif reader.pos >= len(reader.text):
+            self.open_text = not self.last_expression
+            return ""
+        return self.text_body(reader)
+
+    @staticmethod
+    def text_body(reader: _Reader) -> str:
+        char = reader.next()
+        out: list[str] = []
+        while char not in ("", "\n"):
+            if char == "\\":
+                char = reader.next()
+                if char != "\n":
+                    raise SedDecline("backslash escapes in a/i/c text are not simulated")
+            out.append(char)
+            char = reader.next()
+        return "".join(out) + "\n"
+
+    def subst(self, reader: _Reader, head: Command) -> SubstCommand:
         slash = reader.next()
         if slash in ("", "\n", "\\"):
             raise SedDecline("the s command has no valid delimiter: GNU sed rejects it")
@@ -226,14 +472,83 @@ def _parse_expression(text: str, extended: bool, commands: list[SubstCommand]) -
             )
         regex_text = _normalize(_match_slash(reader, slash, regex=True))
         replacement_text = _normalize(_match_slash(reader, slash, regex=False))
-        nth, glob = _flags(reader)
-        if regex_text:
-            regex = compile_regex(regex_text, extended)
-        elif commands:
-            regex = commands[-1].regex
+        nth, glob, printed, icase = _flags(reader)
+        plain = head.addr1 is None and all(c.name == "s" and c.addr1 is None for c in self.program)
+        own = _own_regex(head)
+        if not regex_text and own is not None and not icase:
+            # The command's own address regex is always the last one GNU tried before it.
+            regex = own
+        elif not regex_text and plain and self.last_regex is not None and not icase:
+            # Every earlier command is an unaddressed s, so the last regex used is the last one.
+            regex = self.last_regex
         else:
-            raise SedDecline("s//…/ with an empty regex and no previous regex: GNU sed rejects it")
+            regex = self.regex(regex_text, icase)
         replacement = parse_replacement(replacement_text, regex.groups, regex.group_nullable)
         if not regex_text and replacement.max_ref:
             raise SedDecline("group references after an empty (reused) regex are not simulated")
-        commands.append(SubstCommand(regex, replacement, nth, glob))
+        return SubstCommand(regex, replacement, nth, glob, printed)
+
+    @staticmethod
+    def table(reader: _Reader) -> dict[int, str]:
+        slash = reader.next()
+        if slash in ("", "\n", "\\") or not slash.isascii() or slash.isalnum():
+            raise SedDecline("the y command's delimiter is not simulated")
+        sides = []
+        for _ in range(2):
+            raw = _match_slash(reader, slash, regex=False)
+            out: list[str] = []
+            index = 0
+            while index < len(raw):
+                char = raw[index]
+                if char == "\\":
+                    follower = raw[index + 1 : index + 2]
+                    if follower not in ("\\", "n"):
+                        raise SedDecline("escapes other than \\\\ and \\n in y are not simulated")
+                    char = "\n" if follower == "n" else "\\"
+                    index += 1
+                out.append(char)
+                index += 1
+            sides.append("".join(out))
+        source, dest = sides
+        if len(source) != len(dest) or len(set(source)) != len(source):
+            raise SedDecline("y needs two strings of equal length without repeats")
+        return {ord(a): b for a, b in zip(source, dest, strict=True)}
+
+
+def _own_regex(head: Command) -> CompiledRegex | None:
+    """The regex ``/re/`` or ``0,/re/`` addresses; GNU evaluates it each time before the command."""
+    first, second = head.addr1, head.addr2
+    if first is not None and first.kind == "regex" and second is None:
+        return first.regex
+    if first == Address("line", 0) and second is not None and second.kind == "regex":
+        return second.regex
+    return None
+
+
+def _end_of_command(reader: _Reader) -> None:
+    char = reader.nonblank()
+    if char in ("}", "#"):
+        reader.pos -= 1
+    elif char not in ("", "\n", ";"):
+        raise SedDecline(f"extra characters after a command ({char!r}): GNU sed rejects them")
+
+
+def _named(head: Command, name: str, **fields: object) -> Command:
+    return Command(name, head.addr1, head.addr2, head.negate, **fields)  # type: ignore[arg-type]
+
+
+def _with_text(command: Command, text: str) -> Command:
+    return Command(command.name, command.addr1, command.addr2, command.negate, text=text, target=-1)
+
+
+def _with_target(command: Command, target: int) -> Command:
+    return Command(
+        command.name,
+        command.addr1,
+        command.addr2,
+        command.negate,
+        command.subst,
+        command.text,
+        target,
+        command.table,
+    )

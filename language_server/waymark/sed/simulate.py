@@ -16,33 +16,35 @@ from functools import lru_cache
 from .decline import SedDecline
 from .regex import CompiledRegex
 from .replacement import Replacement
-from .script import SedScript, SubstCommand
+from .script import SubstCommand
 
 _Repl = str | Callable[[re.Match[str]], str]
 
 
-def _locale_decline(regex: CompiledRegex) -> SedDecline:
+def locale_decline(regex: CompiledRegex) -> SedDecline:
     return SedDecline(
         f"regex {regex.source!r} uses a locale class or word boundary and a line it could "
         "match has non-ASCII characters, whose classification is not simulated"
     )
 
 
-def _check_locale(regex: CompiledRegex, text: str) -> None:
-    """Refuse non-ASCII text a locale-dependent regex might examine (``text``: whole lines)."""
+def check_locale(regex: CompiledRegex, text: str) -> None:
+    """Refuse non-ASCII text a locale-dependent regex might examine (``text``: whole lines).
+
+    A line without the regex's required literal cannot match; under the I flag the literal is
+    looked for with every case glibc may fold into it, non-ASCII ones included.
+    """
     if not regex.locale_dependent or text.isascii():
         return
-    literal = regex.required_literal
-    if not literal:
-        raise _locale_decline(regex)
-    found = text.find(literal)
-    while found >= 0:
-        start = text.rfind("\n", 0, found) + 1
-        end = text.find("\n", found)
+    finder = regex.literal_finder
+    if finder is None:
+        raise locale_decline(regex)
+    for found in finder.finditer(text):
+        start = text.rfind("\n", 0, found.start()) + 1
+        end = text.find("\n", found.start())
         end = len(text) if end < 0 else end
         if not text[start:end].isascii():
-            raise _locale_decline(regex)
-        found = text.find(literal, max(end, found + 1))
+            raise locale_decline(regex)
 
 
 def _repl(replacement: Replacement) -> _Repl:
@@ -89,7 +91,13 @@ def _step_over(text: str, position: int) -> int:
 
 
 def _gnu_subst(pattern: re.Pattern[str], text: str, command: SubstCommand) -> str:
-    """GNU do_subst on one pattern space: an empty match right after a match is skipped."""
+    result = gnu_subst(pattern, text, command)
+    return text if result is None else result
+
+
+def gnu_subst(pattern: re.Pattern[str], text: str, command: SubstCommand) -> str | None:
+    """GNU do_subst on one pattern space (None: nothing replaced); an empty match right after
+    a match is skipped."""
     replacement = command.replacement
     out: list[str] = []
     copied = 0
@@ -114,7 +122,7 @@ def _gnu_subst(pattern: re.Pattern[str], text: str, command: SubstCommand) -> st
         previous_end = end
         position = end if end > start else _step_over(text, end)
     if not out:
-        return text
+        return None
     out.append(text[copied:])
     return "".join(out)
 
@@ -132,7 +140,7 @@ def _replace_trailing_runs(text: str, chars: str, minimum: int, literal: str) ->
 
 def _apply_buffer(command: SubstCommand, text: str) -> str:
     regex = command.regex
-    _check_locale(regex, text)
+    check_locale(regex, text)
     pattern = regex.buffer_pattern
     replacement = command.replacement
     literal = replacement.literal
@@ -168,17 +176,27 @@ def _apply_lines(commands: tuple[SubstCommand, ...], text: str) -> str:
         for command in commands:
             # A pattern space may hold several lines here, and a match may span them.
             if command.regex.locale_dependent and not line.isascii():
-                raise _locale_decline(command.regex)
+                raise locale_decline(command.regex)
             line = _gnu_subst(command.regex.space_pattern, line, command)
         lines[index] = line
     return "\n".join(lines)
 
 
-def apply_script(script: SedScript, data: bytes) -> bytes:
-    """The bytes GNU ``sed -i`` leaves in a file that held ``data``; SedDecline if unprovable."""
+def decode(data: bytes | memoryview) -> str:
+    """The file as text; GNU's matching around invalid UTF-8 is declined."""
+    try:
+        return str(data, "utf-8")
+    except UnicodeDecodeError as exc:
+        raise SedDecline(
+            f"the file is not valid UTF-8 (byte {exc.start}); GNU sed's matching around "
+            "invalid bytes is not simulated"
+        ) from None
+
+
+def apply_buffer_script(commands: tuple[SubstCommand, ...], data: bytes) -> bytes:
+    """The bytes GNU ``sed -i`` leaves after unaddressed ``s`` commands, or SedDecline."""
     if not data:
         return data
-    commands = script.commands
     # A later command would see a multi-line pattern space: go line by line.
     line_mode = any(c.replacement.may_insert_newline for c in commands[:-1])
     # The text after a final newline is not a line, but ^, $ and empty matches would find it:
@@ -187,13 +205,7 @@ def apply_script(script: SedScript, data: bytes) -> bytes:
         line_mode or any(c.regex.nullable or c.regex.has_line_anchor for c in commands)
     )
     view = memoryview(data)
-    try:
-        body = str(view[:-1] if trim else view, "utf-8")
-    except UnicodeDecodeError as exc:
-        raise SedDecline(
-            f"the file is not valid UTF-8 (byte {exc.start}); GNU sed's matching around "
-            "invalid bytes is not simulated"
-        ) from None
+    body = decode(view[:-1] if trim else view)
     if line_mode:
         new_body = _apply_lines(commands, body)
     else:

@@ -13,22 +13,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from ..history import History
 from .track import begin, finish
-
-# The shell tool of each host: Claude Code's ``Bash``, Qwen Code's ``run_shell_command``.
-SHELL_TOOLS: Final = frozenset({"Bash", "run_shell_command"})
-PRE_EVENTS: Final = frozenset({"PreToolUse"})
-POST_EVENTS: Final = frozenset({"PostToolUse", "PostToolUseFailure"})
-
-
-def is_shell_call(event: Mapping[str, Any]) -> bool:
-    """Whether ``event`` is a Pre/Post hook of a host's shell tool."""
-    return event.get("tool_name") in SHELL_TOOLS and (
-        event.get("hook_event_name") in PRE_EVENTS | POST_EVENTS
-    )
 
 
 def _call_name(event: Mapping[str, Any], command: str) -> str:
@@ -40,23 +28,29 @@ def _call_name(event: Mapping[str, Any], command: str) -> str:
     return "call-" + hashlib.sha256(raw).hexdigest()[:24]
 
 
-def handle(event: Mapping[str, Any], history: History) -> dict[str, Any] | None:
-    """The hook's JSON answer for a shell-tool event (None: not one; nothing to say)."""
-    if not is_shell_call(event):
-        return None
+def _command(event: Mapping[str, Any]) -> str:
     tool_input = event.get("tool_input")
     command = tool_input.get("command") if isinstance(tool_input, Mapping) else None
-    command = command if isinstance(command, str) else ""
+    return command if isinstance(command, str) else ""
+
+
+def before(history: History, event: Mapping[str, Any]) -> None:
+    """PreToolUse of the shell tool: scan and back up; the command then runs as usual."""
+    command = _command(event)
     cwd = event.get("cwd")
-    name = _call_name(event, command)
-    kind = event["hook_event_name"]
-    if kind in PRE_EVENTS:
-        begin(history, name, command=command, cwd=Path(cwd) if isinstance(cwd, str) else None)
-        return None
-    report = finish(history, name)
+    begin(
+        history,
+        _call_name(event, command),
+        command=command,
+        cwd=Path(cwd) if isinstance(cwd, str) else None,
+    )
+
+
+def after(history: History, event: Mapping[str, Any]) -> dict[str, Any] | None:
+    """PostToolUse(Failure) of the shell tool: record the changes, tell the model (None: no Pre)."""
+    report = finish(history, _call_name(event, _command(event)))
     if report is None:
         return None
-    text = report.message()
-    if report.warnings:
-        text += " " + " ".join(report.warnings)
+    text = " ".join([report.message(), *report.warnings])
+    kind = event.get("hook_event_name")
     return {"hookSpecificOutput": {"hookEventName": kind, "additionalContext": text}}

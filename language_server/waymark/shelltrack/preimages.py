@@ -22,6 +22,8 @@ from ..history.blobs import make_private_dir
 from .scan import Signature
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+# A command whose Post never came (denied, host killed) leaves its state; gone after this.
+_STALE_PENDING_S = 86400
 # A stat stands for "unchanged" only if the file was already this much older than our read.
 _RACY_NS = 2_000_000_000
 
@@ -115,15 +117,25 @@ class Preimages:
     def _pending_digests(self) -> set[str]:
         """Digests commands still running need (another one may have re-backed their file)."""
         out: set[str] = set()
+        cutoff = time.time() - _STALE_PENDING_S
         with contextlib.suppress(OSError):
             for entry in os.scandir(self.dir / "pending"):
+                with contextlib.suppress(OSError):
+                    if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                        os.unlink(entry.path)
+                        continue
                 with contextlib.suppress(OSError, ValueError, AttributeError):
                     out.update(json.loads(Path(entry.path).read_bytes())["backups"].values())
         return out
 
-    def _pending(self, name: str) -> Path:
+    def pending_path(self, name: str, suffix: str) -> Path:
+        """Where a command in flight keeps a file of its own (e.g. a copy of the git index)."""
+        make_private_dir(self.dir / "pending")
         safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:120]
-        return self.dir / "pending" / f"{safe}.json"
+        return self.dir / "pending" / f"{safe}.{suffix}"
+
+    def _pending(self, name: str) -> Path:
+        return self.pending_path(name, "json")
 
 
 def git_blobs(root: Path, ids: set[str]) -> dict[str, bytes]:

@@ -14,6 +14,7 @@ import contextlib
 import os
 import re
 import shlex
+import shutil
 import stat
 import subprocess
 from dataclasses import dataclass, field
@@ -29,7 +30,8 @@ from .scan import (
     FolderScan,
     GitUnavailable,
     Signature,
-    git_root,
+    git_paths,
+    index_blobs,
     lstat_signature,
     scan_git,
     walk,
@@ -114,9 +116,13 @@ def begin(
         scans: list[FolderScan] = []
         backups: dict[str, str] = {}
         skipped: dict[str, str] = {}
-        for folder in history.workspace.folders:
+        for number, folder in enumerate(history.workspace.folders):
             scan = _scan(history, folder, None, max_files)
             scans.append(scan)
+            if scan.index is not None and scan.index_sig is not None:
+                # The index as it was: the command may stage, commit or check out.
+                scan.index_copy = cache.pending_path(name, f"{number}.index")
+                shutil.copyfile(scan.index, scan.index_copy)
             for rel, sig in scan.dirty.items():
                 if sig is None:
                     continue
@@ -167,6 +173,9 @@ def finish(history: History, name: str) -> Report | None:
                 unreached[os.fspath(before.scope)] = "scan_failed"
                 continue
             _diff(history, cache, before, after, backups, skipped, changes, unreached)
+            if before.index_copy is not None:
+                with contextlib.suppress(OSError):
+                    before.index_copy.unlink()
         for key, (old, new) in sorted(changes.items()):
             display = history.display(key)
             kind = report.created if old is None else report.deleted if new is None else None
@@ -181,10 +190,10 @@ def finish(history: History, name: str) -> Report | None:
 def _scan(history: History, folder: Path, before: FolderScan | None, max_files: int) -> FolderScan:
     """git's view when ``folder`` is in a work tree (and was before), else a bounded walk."""
     if before is None or before.git:
-        root = git_root(folder) if before is None else before.root
-        if root is not None:
+        paths = git_paths(folder)
+        if paths is not None:
             with contextlib.suppress(GitUnavailable):
-                return scan_git(folder, root)
+                return scan_git(folder, *paths)
     return walk(folder, history.workspace, max_files)
 
 
@@ -199,12 +208,15 @@ def _diff(
     unreached: dict[str, str],
 ) -> None:
     candidates = set(before.dirty) | set(after.dirty)
-    candidates |= {
-        p
-        for p in before.index.keys() | after.index.keys()
-        if before.index.get(p) != after.index.get(p)
-    }
-    clean: dict[str, str] = {}
+    old_index: dict[str, str] | None = None
+    if before.git and after.index_sig != before.index_sig:
+        # The command changed the index: every entry that moved is a candidate too.
+        old_index = _index_blobs(before, None)
+        assert after.index is not None
+        new_index = index_blobs(after, after.index, None)
+        changed = old_index.keys() | new_index.keys()
+        candidates |= {p for p in changed if old_index.get(p) != new_index.get(p)}
+    was_clean: list[str] = []
     for rel in sorted(candidates):
         key = os.fspath(before.root / rel)
         now = after.dirty[rel] if rel in after.dirty else lstat_signature(before.root / rel)
@@ -214,11 +226,7 @@ def _diff(
             if before.dirty[rel] is not None and key not in backups:
                 unreached[key] = skipped.get(key, "unreadable")
                 continue
-        if rel not in before.dirty and rel not in before.index and now is None:
-            continue
-        why = _refusal(history, key, now) if now is not None else None
-        if why is None and now is None:
-            why = _policy(history, key)
+        why = _refusal(history, key, now) if now is not None else _policy(history, key)
         if why is not None:
             unreached[key] = why
             continue
@@ -226,16 +234,29 @@ def _diff(
             old_digest = backups.get(key)
             old = cache.load(old_digest) if old_digest is not None else None
             _note(key, old, changes, unreached)
-        elif rel in before.index:
-            clean[key] = before.index[rel]
         else:
-            _note(key, None, changes, unreached)
+            was_clean.append(rel)
+    if old_index is None:
+        old_index = _index_blobs(before, was_clean)
+    clean = {rel: old_index[rel] for rel in was_clean if rel in old_index}
+    for rel in was_clean:
+        if rel not in clean:
+            # In no index and not dirty before: the file did not exist.
+            _note(os.fspath(before.root / rel), None, changes, unreached)
     blobs = git_blobs(before.root, set(clean.values()))
-    for key, blob_id in clean.items():
+    for rel, blob_id in clean.items():
+        key = os.fspath(before.root / rel)
         if blob_id not in blobs:
             unreached[key] = "unreadable"
             continue
         _note(key, blobs[blob_id], changes, unreached)
+
+
+def _index_blobs(before: FolderScan, paths: list[str] | None) -> dict[str, str]:
+    """Blob ids in the index as it was before the command (its copy)."""
+    if before.index_copy is None or (paths is not None and not paths):
+        return {}
+    return index_blobs(before, before.index_copy, paths)
 
 
 def _note(
@@ -322,7 +343,9 @@ def _scan_json(scan: FolderScan) -> dict[str, Any]:
         "scope": os.fspath(scan.scope),
         "git": scan.git,
         "dirty": {k: list(v) if v is not None else None for k, v in scan.dirty.items()},
-        "index": scan.index,
+        "index": os.fspath(scan.index) if scan.index else None,
+        "indexSig": list(scan.index_sig) if scan.index_sig else None,
+        "indexCopy": os.fspath(scan.index_copy) if scan.index_copy else None,
         "cutShort": scan.cut_short,
     }
 
@@ -330,6 +353,8 @@ def _scan_json(scan: FolderScan) -> dict[str, Any]:
 def _scan_from_json(raw: dict[str, Any]) -> FolderScan:
     scan = FolderScan(Path(raw["root"]), bool(raw["git"]), Path(raw["scope"]))
     scan.dirty = {k: tuple(v) if v is not None else None for k, v in raw["dirty"].items()}
-    scan.index = dict(raw["index"])
+    scan.index = Path(raw["index"]) if raw["index"] else None
+    scan.index_sig = tuple(raw["indexSig"]) if raw["indexSig"] else None
+    scan.index_copy = Path(raw["indexCopy"]) if raw["indexCopy"] else None
     scan.cut_short = bool(raw["cutShort"])
     return scan

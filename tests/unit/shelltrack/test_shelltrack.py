@@ -248,7 +248,7 @@ def test_waymark_run_cli(ws: Path, tmp_path: Path) -> None:
 
 
 def test_host_hook_events(ws: Path, history: History, tmp_path: Path) -> None:
-    from waymark.shelltrack.hooks import handle
+    from waymark.shelltrack.hooks import after, before
 
     git_tree(ws, {"a.txt": b"a\n", "b.txt": b"b\n"})
     history.make_snapshot("t1")
@@ -260,16 +260,79 @@ def test_host_hook_events(ws: Path, history: History, tmp_path: Path) -> None:
         "tool_input": {"command": script},
         "tool_use_id": "toolu_1",
     }
-    assert handle({**event, "hook_event_name": "PreToolUse"}, history) is None
-    assert handle({**event, "tool_name": "Read", "hook_event_name": "PreToolUse"}, history) is None
+    before(history, {**event, "hook_event_name": "PreToolUse"})
     sh(ws, script)
-    answer = handle({**event, "hook_event_name": "PostToolUse"}, history)
+    answer = after(history, {**event, "hook_event_name": "PostToolUse"})
     assert answer is not None
     context = answer["hookSpecificOutput"]["additionalContext"]
     assert answer["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
     assert "modified a.txt; deleted b.txt" in context
     assert f"{tmp_path}/o (outside the workspace folders)" in context
     # A Post without its Pre (a hook installed mid-call) records nothing and says nothing.
-    assert handle({**event, "hook_event_name": "PostToolUse"}, history) is None
+    assert after(history, {**event, "hook_event_name": "PostToolUse"}) is None
     assert outcome(history) == {"restored": ["a.txt", "b.txt"]}
     assert (ws / "a.txt").read_bytes() == b"a\n" and (ws / "b.txt").read_bytes() == b"b\n"
+
+
+def test_command_that_commits_or_checks_out(ws: Path, history: History) -> None:
+    git_tree(ws, {"a.txt": b"a0\n", "b.txt": b"b0\n"})
+    subprocess.run([*GIT, "checkout", "-qb", "other"], cwd=ws, check=True)
+    (ws / "b.txt").write_bytes(b"b-other\n")
+    subprocess.run([*GIT, "commit", "-qam", "other"], cwd=ws, check=True)
+    subprocess.run([*GIT, "checkout", "-q", "-"], cwd=ws, check=True)
+    # Clean before and clean after: only the index says these files changed.
+    script = " && ".join(
+        [
+            "echo a1 > a.txt",
+            "git -c user.email=t@e -c user.name=t commit -qam change",
+            "git checkout -q other -- b.txt",
+        ]
+    )
+    report = tracked(history, script, ws)
+    assert report.modified == ["a.txt", "b.txt"]
+    assert outcome(history) == {"restored": ["a.txt", "b.txt"]}
+    assert (ws / "a.txt").read_bytes() == b"a0\n" and (ws / "b.txt").read_bytes() == b"b0\n"
+
+
+@pytest.mark.parametrize(
+    ("host", "tool"), [("claude-code", "Bash"), ("qwen-code", "run_shell_command")]
+)
+def test_waymark_hook_process_tracks_a_failing_shell_call(ws: Path, host: str, tool: str) -> None:
+    (ws / "a.txt").write_bytes(b"a\n")
+
+    def hook(event: dict[str, object]) -> dict[str, object] | None:
+        done = subprocess.run(
+            [sys.executable, "-m", "waymark", "hook", host],
+            input=json.dumps({"cwd": str(ws), "session_id": "s", **event}),
+            cwd=ws,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0 and "skipped" not in done.stderr, done.stderr
+        return json.loads(done.stdout) if done.stdout else None
+
+    hook({"hook_event_name": "UserPromptSubmit", "prompt": "p", "prompt_id": "p1"})
+    script = "printf A > a.txt; printf n > n.txt; exit 1"
+    call = {"tool_name": tool, "tool_input": {"command": script}, "tool_use_id": "t1"}
+    assert hook({**call, "hook_event_name": "PreToolUse"}) is None
+    sh(ws, script)
+    answer = hook({**call, "hook_event_name": "PostToolUseFailure"})
+    assert answer == {
+        "hookSpecificOutput": {
+            "hookEventName": "PostToolUseFailure",
+            "additionalContext": "Waymark tracked this command's file changes (rewindable): "
+            "created n.txt; modified a.txt.",
+        }
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "waymark", "rewind", "p1", "--json"],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    result = json.loads(done.stdout)
+    assert (result["restored"], result["deleted"]) == (["a.txt"], ["n.txt"])
+    assert (ws / "a.txt").read_bytes() == b"a\n" and not (ws / "n.txt").exists()

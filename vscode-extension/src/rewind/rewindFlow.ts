@@ -11,6 +11,7 @@ import {
   isPreview,
   type PathReason,
   type PreviewFile,
+  type Result,
   type RewindOption,
   type RewindOutcome,
   type Turn,
@@ -50,7 +51,11 @@ export class RewindFlow {
   }
 
   async rewind(promptId: string, title: string, option: RewindOption): Promise<void> {
-    const first = await this.server.execute<Partial<RewindOutcome>>(Commands.rewind, { promptId, option });
+    // Not cancellable: stopping a rewind half way would leave the files neither before nor after.
+    const first = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Waymark: rewinding to "${title}"…` },
+      () => this.server.execute<Partial<RewindOutcome>>(Commands.rewind, { promptId, option }),
+    );
     if (!first.ok) {
       void vscode.window.showErrorMessage(`Waymark: could not rewind to "${title}": ${first.message}`);
       return;
@@ -112,6 +117,8 @@ export class RewindFlow {
     };
     render();
     let closed = false;
+    // The picker's progress bar runs while stats are computed; closing the picker stops asking.
+    pick.busy = true;
     void forEachLimited(turns, STATS_CONCURRENCY, async (turn) => {
       if (closed) {
         return;
@@ -120,6 +127,10 @@ export class RewindFlow {
       stats.set(turn.promptId, answer.ok ? answer : "error");
       if (!closed) {
         render();
+      }
+    }).finally(() => {
+      if (!closed) {
+        pick.busy = false;
       }
     });
     return new Promise<Turn | undefined>((resolve) => {
@@ -137,7 +148,17 @@ export class RewindFlow {
   }
 
   private async confirmPreview(turn: Turn, option: RewindOption): Promise<boolean> {
-    const preview = await this.server.execute(Commands.rewind, { promptId: turn.promptId, option, preview: true });
+    const preview = await vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `Waymark: checking what rewinding to "${turnTitle(turn)}" would change…`,
+        cancellable: true,
+      },
+      (_progress, token) => this.previewUnlessCancelled(turn.promptId, option, token),
+    );
+    if (!preview) {
+      return false;
+    }
     if (!preview.ok) {
       void vscode.window.showErrorMessage(`Waymark: could not preview the rewind: ${preview.message}`);
       return false;
@@ -166,6 +187,25 @@ export class RewindFlow {
       placeHolder: "These files will change. Rewind?",
     });
     return picked?.go === true;
+  }
+
+  /** A preview writes nothing, so it is safe to stop waiting for; a late answer is discarded. */
+  private previewUnlessCancelled(promptId: string, option: RewindOption, token: vscode.CancellationToken): Promise<Result | undefined> {
+    const asked = this.server.execute(Commands.rewind, { promptId, option, preview: true });
+    return new Promise((resolve) => {
+      const cancelled = token.onCancellationRequested(() => {
+        resolve(undefined);
+        void asked.then((late) => {
+          if (isPreview(late)) {
+            void this.server.execute(Commands.discardPending, { token: late.token });
+          }
+        });
+      });
+      void asked.then((answer) => {
+        cancelled.dispose();
+        resolve(token.isCancellationRequested ? undefined : answer);
+      });
+    });
   }
 
   private async showDetails(title: string, outcome: RewindOutcome): Promise<void> {

@@ -1,7 +1,11 @@
 /**
- * Real VS Code end-to-end: code-server with the built .vsix, Debian Chromium via
+ * Real VS Code end-to-end: code-server with this machine's platform .vsix, whose bundled server
+ * runs on the system python3 (no waymark-ls on PATH, no server setting), Debian Chromium via
  * playwright-core. Proposes an anchored edit, edits the proposal in the diff editor, accepts,
- * checks the bytes on disk, rewinds from the palette and checks the file is restored.
+ * checks the bytes on disk, rewinds from the palette and checks the file is restored. Then the
+ * language-model tools, invoked through `vscode.lm.invokeTool` by a small driver extension
+ * (test/e2e/lmDriver) as an agent in VS Code would: snapshot, read, an anchored edit approved in
+ * the diff editor, a sed, the turn list and a rewind, checking each result and the bytes on disk.
  * Everything started here is stopped by PID at the end, whatever happened.
  */
 import { execFileSync } from "node:child_process";
@@ -18,7 +22,7 @@ import { notificationText, pickRow, quickPickRow, runPaletteCommand, waitForQuic
 
 const EXTENSION_ROOT = path.resolve(__dirname, "../../..");
 const ARTIFACTS = path.join(EXTENSION_ROOT, "test-artifacts");
-const VSIX = path.join(EXTENSION_ROOT, "dist/waymark.vsix");
+const VSIX = path.join(EXTENSION_ROOT, `dist/waymark-${process.platform}-${process.arch}.vsix`);
 const CHROMIUM_ARGS = [
   "--no-sandbox",
   "--disable-gpu",
@@ -32,6 +36,9 @@ const ORIGINAL_LINE = '    message = "Hello, " + name';
 const PROPOSED_LINE = '    message = f"Hello, {name}!"';
 const USER_LINE = '    message = f"Hi there, {name}!"';
 const TURN_LABEL = "E2E: friendlier greeting";
+const LM_TARGET = "src/shapes.py";
+const LM_ORIGINAL = "def area(width, height):\n    result = width * height\n    return result\n";
+const LM_EDITED_LINE = "    result = height * width";
 
 interface Step {
   name: string;
@@ -117,13 +124,87 @@ function waymarkLogs(userDataDir: string): string {
   return found.join("\n");
 }
 
+/** Packages test/e2e/lmDriver (compiled next to this file) as a .vsix with the repo's vsce. */
+function packageLmDriver(root: string): string {
+  const dir = path.join(root, "lm-driver");
+  mkdirSync(dir);
+  cpSync(path.join(__dirname, "lmDriver/extension.js"), path.join(dir, "extension.js"));
+  writeFileSync(path.join(dir, "README.md"), "Waymark e2e driver: invokes language-model tools.\n");
+  writeFileSync(
+    path.join(dir, "package.json"),
+    JSON.stringify({
+      name: "lm-driver",
+      publisher: "waymark-e2e",
+      version: "0.0.1",
+      engines: { vscode: "^1.100.0" },
+      main: "./extension.js",
+      activationEvents: ["onStartupFinished"],
+      extensionDependencies: ["waymark.waymark"],
+      contributes: { commands: [{ command: "waymarkE2e.invokeTool", title: "Waymark E2E: Invoke Tool" }] },
+    }),
+  );
+  const vsix = path.join(root, "lm-driver.vsix");
+  const vsce = path.join(EXTENSION_ROOT, "node_modules/.bin/vsce");
+  execFileSync(vsce, ["package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "-o", vsix], { cwd: dir, stdio: "pipe" });
+  return vsix;
+}
+
+interface ToolAnswer {
+  name: string;
+  text?: string;
+  error?: string;
+}
+
+/** Starts one tool call through the driver; the answer arrives later in `out` (see toolAnswer). */
+async function invokeTool(page: Page, name: string, input: object): Promise<void> {
+  await runPaletteCommand(page, "Waymark E2E: Invoke Tool");
+  const box = page.locator(".quick-input-widget .quick-input-box input");
+  await box.fill(JSON.stringify({ name, input }));
+  await box.press("Enter");
+}
+
+function answerLines(out: string): string[] {
+  return existsSync(out) ? readFileSync(out, "utf8").split("\n").filter(Boolean) : [];
+}
+
+/** The `index`-th (0-based) answer the driver wrote, parsed when it is JSON. */
+async function toolAnswer(out: string, index: number, timeout = 30_000): Promise<ToolAnswer & { json?: Record<string, unknown> }> {
+  await waitFor(`answer ${index + 1} from the LM driver`, () => answerLines(out).length > index, timeout);
+  const answer = JSON.parse(answerLines(out)[index]) as ToolAnswer;
+  if (answer.error !== undefined) {
+    throw new Error(`vscode.lm.invokeTool(${answer.name}) threw: ${answer.error}`);
+  }
+  try {
+    return { ...answer, json: JSON.parse(answer.text ?? "") as Record<string, unknown> };
+  } catch {
+    return answer;
+  }
+}
+
+function expectOk(answer: { name: string; text?: string; json?: Record<string, unknown> }): Record<string, unknown> {
+  if (answer.json?.ok !== true) {
+    throw new Error(`${answer.name} answered: ${(answer.text ?? "").slice(0, 400)}`);
+  }
+  return answer.json;
+}
+
+async function acceptProposal(page: Page): Promise<void> {
+  await page.locator(".monaco-diff-editor").first().waitFor({ timeout: 30_000 });
+  await page.locator('.editor-actions .action-label[aria-label^="Accept Proposal"]').first().click();
+}
+
 async function main(): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  const waymarkLs = requireTool("waymark-ls", "the end-to-end test drives the real language server (pip install -e <repo>)");
   const chromiumPath = requireTool("chromium", "run scripts/install-code-server.sh (apt-get install chromium)");
   const codeServer = execFileSync(path.join(EXTENSION_ROOT, "scripts/install-code-server.sh"), { encoding: "utf8" }).trim().split("\n").pop() as string;
   if (!existsSync(VSIX)) {
     throw new Error(`${VSIX} is missing: run npm run package first`);
+  }
+  // The extension must start the server it carries: hide every installed one (this repo's venv).
+  const bare = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => !existsSync(path.join(dir, "waymark-ls")));
+  const bareEnvPath = bare.join(path.delimiter);
+  if (resolveExecutable("waymark-ls", bareEnvPath) || !resolveExecutable("python3", bareEnvPath)) {
+    throw new Error("the test needs a PATH with python3 and without waymark-ls");
   }
 
   const root = mkdtempSync(path.join(tmpdir(), "waymark-e2e-"));
@@ -131,6 +212,8 @@ async function main(): Promise<void> {
   const userData = path.join(root, "user-data");
   const extensions = path.join(root, "extensions");
   cpSync(path.join(EXTENSION_ROOT, "test/e2e/fixture-workspace"), workspace, { recursive: true });
+  writeFileSync(path.join(workspace, LM_TARGET), LM_ORIGINAL);
+  const lmOut = path.join(root, "lm-answers.jsonl");
   mkdirSync(path.join(userData, "User"), { recursive: true });
   writeFileSync(
     path.join(userData, "User/settings.json"),
@@ -145,17 +228,17 @@ async function main(): Promise<void> {
       "files.autoSave": "off",
       "window.zoomLevel": 0,
       "waymark.approval": "diff",
-      // The server found on this PATH, not whatever the extension host's login shell finds.
-      "waymark.server.command": [waymarkLs],
       "waymark.historyDir": path.join(root, "history"),
     }),
   );
   const env = {
     ...process.env,
+    PATH: bareEnvPath,
     XDG_CONFIG_HOME: path.join(root, "xdg-config"),
     XDG_DATA_HOME: path.join(root, "xdg-data"),
     XDG_CACHE_HOME: path.join(root, "xdg-cache"),
     XDG_STATE_HOME: path.join(root, "xdg-state"),
+    WAYMARK_E2E_LM_OUT: lmOut,
   };
   const serverArgs = ["--user-data-dir", userData, "--extensions-dir", extensions];
   const target = path.join(workspace, TARGET);
@@ -169,6 +252,7 @@ async function main(): Promise<void> {
   try {
     await step("install the .vsix into a fresh extensions dir", async () => {
       execFileSync(codeServer, [...serverArgs, "--install-extension", VSIX], { env, encoding: "utf8", stdio: "pipe" });
+      execFileSync(codeServer, [...serverArgs, "--install-extension", packageLmDriver(root)], { env, encoding: "utf8", stdio: "pipe" });
     });
 
     const port = await freePort();
@@ -261,6 +345,67 @@ async function main(): Promise<void> {
       }
       await p.waitForTimeout(600); // let the toast's fade-in finish before the picture
       await screenshot(p, "rewind-done.png");
+    });
+
+    const lmTarget = path.join(workspace, LM_TARGET);
+    let answers = 0;
+    await step("LM tools: waymark_snapshot starts a turn", async () => {
+      await invokeTool(p, "waymark_snapshot", { promptId: "lm-turn-1", label: "LM: swap factors" });
+      expectOk(await toolAnswer(lmOut, answers++));
+    });
+
+    await step("LM tools: waymark_read returns LINE#HASH anchors", async () => {
+      await invokeTool(p, "waymark_read", { path: LM_TARGET });
+      const answer = await toolAnswer(lmOut, answers++);
+      const anchored = `2#${lineHash("    result = width * height")}|    result = width * height`;
+      if (!answer.text?.includes(anchored)) {
+        throw new Error(`expected "${anchored}" in: ${answer.text}`);
+      }
+    });
+
+    await step("LM tools: waymark_edit opens the diff editor; accepted, the bytes are on disk", async () => {
+      await invokeTool(p, "waymark_edit", {
+        path: LM_TARGET,
+        operations: [{ op: "replace_line", hash: lineHash("    result = width * height"), content: LM_EDITED_LINE }],
+      });
+      await p.locator(".monaco-diff-editor .editor.modified .view-line").filter({ hasText: "height * width" }).first().waitFor({ timeout: 30_000 });
+      await screenshot(p, "lm-tool-edit.png");
+      await acceptProposal(p);
+      expectOk(await toolAnswer(lmOut, answers++));
+      const expected = LM_ORIGINAL.replace("    result = width * height", LM_EDITED_LINE);
+      await waitFor(`${LM_TARGET} to hold the edit`, () => readFileSync(lmTarget, "utf8") === expected, 10_000);
+    });
+
+    await step("LM tools: waymark_sed is simulated, approved and written", async () => {
+      await invokeTool(p, "waymark_sed", { command: `sed -i 's/result/total/g' ${LM_TARGET}` });
+      await acceptProposal(p);
+      const json = expectOk(await toolAnswer(lmOut, answers++));
+      if (json.simulated !== true) {
+        throw new Error(`sed was not simulated: ${JSON.stringify(json)}`);
+      }
+      const expected = "def area(width, height):\n    total = height * width\n    return total\n";
+      await waitFor(`${LM_TARGET} to hold the sed result`, () => readFileSync(lmTarget, "utf8") === expected, 10_000);
+    });
+
+    await step("LM tools: waymark_turns lists the turn", async () => {
+      await invokeTool(p, "waymark_turns", {});
+      const answer = await toolAnswer(lmOut, answers++);
+      expectOk(answer);
+      if (!answer.text?.includes("lm-turn-1")) {
+        throw new Error(`lm-turn-1 missing from: ${answer.text}`);
+      }
+    });
+
+    await step("LM tools: waymark_rewind restores the file byte for byte", async () => {
+      await invokeTool(p, "waymark_rewind", { promptId: "lm-turn-1" });
+      const diff = p.locator(".monaco-diff-editor").first();
+      // Under diff approval a rewind is proposed like any write; accept it when it is.
+      await waitFor("the rewind to be proposed or answered", async () => (await diff.isVisible()) || answerLines(lmOut).length > answers, 30_000);
+      if (await diff.isVisible()) {
+        await acceptProposal(p);
+      }
+      expectOk(await toolAnswer(lmOut, answers++));
+      await waitFor(`${LM_TARGET} to be restored`, () => readFileSync(lmTarget, "utf8") === LM_ORIGINAL, 10_000);
     });
   } catch (error) {
     if (page) {

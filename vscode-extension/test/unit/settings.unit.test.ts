@@ -7,15 +7,16 @@ const reader = (values: Record<string, unknown>) => ({ get: <T>(key: string) => 
 
 describe("settings", () => {
   it("falls back to defaults for missing or malformed values", () => {
-    const settings = readSettings(reader({ "server.command": [], approval: "sometimes", maxSnapshots: 0 }));
-    assert.deepEqual(settings.serverCommand, ["waymark-ls"]);
+    const settings = readSettings(reader({ "server.command": "waymark-ls", approval: "sometimes", maxSnapshots: 0 }));
+    assert.deepEqual(settings.serverCommand, []);
     assert.equal(settings.approval, "diff");
     assert.equal(settings.checkpointing, true);
     assert.equal(settings.maxSnapshots, 100);
   });
 
-  it("launches waymark-ls by default, or <python> -m waymark serve", () => {
-    assert.deepEqual(serverLaunch(readSettings(reader({}))), { command: "waymark-ls", args: [] });
+  it("launches the bundled server by default, else the configured command or <python> -m waymark serve", () => {
+    assert.equal(serverLaunch(readSettings(reader({}))), undefined);
+    assert.equal(serverLaunch(readSettings(reader({ "server.command": [] }))), undefined);
     assert.deepEqual(serverLaunch(readSettings(reader({ "server.command": ["/opt/w/bin/waymark-ls", "--log", "debug"] }))), {
       command: "/opt/w/bin/waymark-ls",
       args: ["--log", "debug"],
@@ -64,8 +65,8 @@ describe("server launch check", () => {
   it("names the fix in the missing-server message", () => {
     const message = missingServerMessage({ command: "waymark-ls", args: [] }, false);
     assert.match(message, /not found on PATH/);
-    assert.match(message, /pip install waymark/);
-    assert.match(message, /waymark\.server\.pythonPath/);
+    assert.match(message, /waymark\.server\.command/);
+    assert.match(message, /bundled with the extension/);
     assert.match(missingServerMessage({ command: "/nope/python", args: [] }, true), /waymark\.server\.pythonPath/);
   });
 });

@@ -1,0 +1,41 @@
+"""Choose how to run a compiled script: the whole-buffer path for plain ``s`` scripts, else
+GNU's cycle line by line."""
+
+from __future__ import annotations
+
+from .decline import SedDecline
+from .execute import run_file
+from .script import SedScript
+from .simulate import apply_buffer_script
+
+
+def apply_script(script: SedScript, data: bytes) -> bytes:
+    """The bytes GNU ``sed -i`` leaves in a file that held ``data``; SedDecline if unprovable."""
+    result = apply_files(script, [data])[0]
+    assert result is not None
+    return result
+
+
+def apply_files(script: SedScript, files: list[bytes]) -> list[bytes | None]:
+    """Each file's new bytes, in order; None for files GNU never opens because ``q``/``Q``
+    stopped it in an earlier one."""
+    unterminated = any(data and not data.endswith(b"\n") for data in files)
+    if script.commands is None and unterminated:  # noqa: SIM102 - the reason reads better
+        if len(files) > 1 or any(command.name in ("q", "Q") for command in script.program):
+            raise SedDecline(
+                "a file without a final newline, with several files or q/Q, meets GNU "
+                "bookkeeping that is not simulated; add the newline or edit one file at a time"
+            )
+    results: list[bytes | None] = []
+    hold_chomped = True
+    for data in files:
+        if script.commands is not None:
+            results.append(apply_buffer_script(script.commands, data))
+            continue
+        run = run_file(script, data, hold_chomped)
+        hold_chomped = run.hold_chomped
+        results.append(run.data)
+        if run.quit:
+            results.extend([None] * (len(files) - len(results)))
+            break
+    return results

@@ -1,0 +1,83 @@
+"""Fill vscode-extension/bundled/libs with the server and its dependencies for one VS Code target.
+
+Wheels come from the package index with pip (binary only, no builds), one set per supported
+CPython; compiled modules carry ABI-tagged names, so all versions share one directory. The
+downloads are cached, and a target already resolved against the same requirements is not
+asked of the index again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import shutil
+import subprocess
+import sys
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXTENSION = ROOT / "vscode-extension"
+REQUIREMENTS = EXTENSION / "bundled" / "requirements.txt"
+PYTHONS = ("3.11", "3.12", "3.13", "3.14")
+# VS Code target -> the oldest platform tag pip should accept for it (pip widens to older ones).
+PLATFORMS = {
+    "linux-x64": "manylinux2014_x86_64",
+    "linux-arm64": "manylinux2014_aarch64",
+    "darwin-x64": "macosx_11_0_x86_64",
+    "darwin-arm64": "macosx_11_0_arm64",
+    "win32-x64": "win_amd64",
+}
+
+
+def resolve(target: str, python: str, cache: Path) -> list[Path]:
+    """Download (or reuse) the wheels for one target and CPython; return their paths."""
+    key = hashlib.sha256(REQUIREMENTS.read_bytes()).hexdigest()[:16]
+    dest = cache / key / f"{target}-cp{python.replace('.', '')}"
+    done = dest / "complete"
+    if not done.exists():
+        subprocess.run(
+            [
+                *(sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"),
+                *("--only-binary=:all:", "--implementation", "cp", "--python-version", python),
+                *("--platform", PLATFORMS[target], "--dest", str(dest)),
+                *("-r", str(REQUIREMENTS)),
+            ],
+            check=True,
+        )
+        done.touch()
+    return sorted(dest.glob("*.whl"))
+
+
+def bundle(target: str, cache: Path, libs: Path) -> None:
+    cache.mkdir(parents=True, exist_ok=True)
+    with ThreadPoolExecutor(len(PYTHONS)) as pool:
+        found = pool.map(lambda python: resolve(target, python, cache), PYTHONS)
+    # The pure wheels are the same file under every CPython: unpack each once.
+    wheels = sorted({w.name: w for ws in found for w in ws}.values())
+    shutil.rmtree(libs, ignore_errors=True)
+    libs.mkdir(parents=True)
+    for wheel in wheels:
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(libs)
+    shutil.copytree(
+        ROOT / "language_server" / "waymark",
+        libs / "waymark",
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
+    (libs / "TARGET").write_text(target + "\n")
+    print(f"bundled {len(wheels)} wheels + waymark for {target} into {libs.relative_to(ROOT)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--target", required=True, choices=sorted(PLATFORMS))
+    parser.add_argument("--cache", type=Path, default=EXTENSION / ".cache" / "wheels")
+    parser.add_argument("--libs", type=Path, default=EXTENSION / "bundled" / "libs")
+    args = parser.parse_args()
+    bundle(args.target, args.cache, args.libs.resolve())
+
+
+if __name__ == "__main__":
+    main()

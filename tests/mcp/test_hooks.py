@@ -1,0 +1,170 @@
+"""``waymark hook <host>`` as the hosts run it: a process, the hook JSON on stdin."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def hook(
+    host: str, workspace: Path, event: dict[str, Any] | str
+) -> tuple[dict[str, Any] | None, str]:
+    """(the JSON answer or None, stderr); the hook always exits 0."""
+    done = subprocess.run(
+        [sys.executable, "-m", "waymark", "hook", host],
+        input=event if isinstance(event, str) else json.dumps({"cwd": str(workspace), **event}),
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return (json.loads(done.stdout) if done.stdout else None), done.stderr
+
+
+def cli(workspace: Path, *args: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "waymark", *args, "--json"],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def pre_tool(tool: str, **tool_input: Any) -> dict[str, Any]:
+    return {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input}
+
+
+def test_prompt_opens_a_turn_the_terminal_lists(workspace: Path) -> None:
+    prompt = (
+        "  \nRename alpha to beta everywhere in the parser module, and update the tests too\nmore"
+    )
+    answer, _ = hook(
+        "claude-code", workspace, {"hook_event_name": "UserPromptSubmit", "prompt": prompt}
+    )
+    assert answer is not None
+    context = answer["hookSpecificOutput"]["additionalContext"]
+    turns = cli(workspace, "turns")["turns"]
+    assert len(turns) == 1
+    assert turns[0]["promptId"] in context
+    first_line = "Rename alpha to beta everywhere in the parser module, and update the tests too"
+    assert turns[0]["label"] == first_line[:59] + "…"
+
+
+def test_qwen_code_prompt_comes_from_the_transcript_and_opens_one_turn(
+    workspace: Path, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "chat.jsonl"
+    lines = [
+        {
+            "uuid": "u1",
+            "type": "user",
+            "timestamp": datetime.now(UTC).isoformat(),
+            "message": {"role": "user", "parts": [{"text": "First"}]},
+        },
+        {"uuid": "s1", "type": "system", "message": None},
+    ]
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    event = {
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "",
+        "transcript_path": str(transcript),
+    }
+    # Qwen Code fires this before every model request of one prompt.
+    assert hook("qwen-code", workspace, {**event, "prompt": "First"})[0] is not None
+    assert hook("qwen-code", workspace, event)[0] is None
+    parts = [{"text": "Second\nmore"}, {"text": "context a hook added"}]
+    sent = datetime.now(UTC).isoformat()
+    second = {"uuid": "u2", "type": "user", "timestamp": sent, "message": {"parts": parts}}
+    with transcript.open("a") as f:
+        f.write(json.dumps(second) + "\n")
+    hook("qwen-code", workspace, event)
+    turns = cli(workspace, "turns")["turns"]
+    assert [t["label"] for t in turns] == ["First", "Second"]
+    assert turns[1]["promptId"] == "u2"
+
+
+@pytest.mark.parametrize(
+    ("host", "shell"), [("claude-code", "Bash"), ("qwen-code", "run_shell_command")]
+)
+def test_simulable_sed_is_applied_tracked_and_the_shell_run_denied(
+    workspace: Path, host: str, shell: str
+) -> None:
+    f = workspace / "f.txt"
+    f.write_bytes(b"aaa\r\nkeep\n")
+    hook(host, workspace, {"hook_event_name": "UserPromptSubmit", "prompt": "p", "prompt_id": "p1"})
+    answer, _ = hook(host, workspace, pre_tool(shell, command="sed -i 's/a/b/g' f.txt"))
+    assert f.read_bytes() == b"bbb\r\nkeep\n"
+    assert answer is not None
+    out = answer["hookSpecificOutput"]
+    assert out["permissionDecision"] == "deny"
+    assert "already applied" in out["permissionDecisionReason"]
+    assert "\n-aaa\r\n+bbb\r\n" in out["permissionDecisionReason"]
+    assert cli(workspace, "rewind", "p1")["ok"] is True
+    assert f.read_bytes() == b"aaa\r\nkeep\n"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["sed -n 'p' f.txt", "sed -i 's/a/b/' f.txt | cat", "sed -i 's/a/b/' missing.txt", "ls -l"],
+)
+def test_what_cannot_be_simulated_runs_as_before(workspace: Path, command: str) -> None:
+    f = workspace / "f.txt"
+    f.write_bytes(b"aaa\n")
+    answer, _ = hook("claude-code", workspace, pre_tool("Bash", command=command))
+    assert answer is None
+    assert f.read_bytes() == b"aaa\n"
+
+
+def test_native_edits_are_backed_up_and_rewound(workspace: Path) -> None:
+    f = workspace / "src" / "m.py"
+    f.parent.mkdir()
+    f.write_bytes(b"x = 1\n")
+    hook(
+        "claude-code",
+        workspace,
+        {"hook_event_name": "UserPromptSubmit", "prompt": "p", "prompt_id": "p1"},
+    )
+    assert hook("claude-code", workspace, pre_tool("Edit", file_path=str(f)))[0] is None
+    f.write_bytes(b"x = 2\n")  # the host's own Edit tool
+    post = {**pre_tool("Edit", file_path=str(f)), "hook_event_name": "PostToolUse"}
+    assert hook("claude-code", workspace, post)[0] is None
+    new = workspace / "new.txt"
+    assert hook("claude-code", workspace, pre_tool("Write", file_path="new.txt"))[0] is None
+    new.write_bytes(b"created\n")
+    hook(
+        "claude-code",
+        workspace,
+        {**pre_tool("Write", file_path="new.txt"), "hook_event_name": "PostToolUse"},
+    )
+    result = cli(workspace, "rewind", "p1")
+    assert result["ok"] is True, result
+    assert f.read_bytes() == b"x = 1\n"
+    assert not new.exists()
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        "not json",
+        json.dumps(["a list"]),
+        json.dumps(pre_tool("Edit", file_path="/etc/passwd")),
+        json.dumps(pre_tool("Edit")),
+    ],
+)
+def test_a_hook_that_fails_lets_the_tool_run_and_says_why(workspace: Path, event: str) -> None:
+    answer, stderr = hook("claude-code", workspace, event)
+    assert answer is None
+    assert stderr.startswith("waymark hook: skipped")
+    assert list(workspace.iterdir()) == []

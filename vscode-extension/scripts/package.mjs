@@ -1,0 +1,25 @@
+// Builds one platform-specific .vsix per VS Code target: each carries the server and its
+// libraries (bundled/libs, filled by scripts/bundle_server.py) with the xxhash binaries of
+// that platform for every supported CPython. `node scripts/package.mjs linux-x64` builds one.
+import { execFileSync } from "node:child_process";
+import { statSync } from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const TARGETS = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64", "win32-x64"];
+
+const extensionRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const python = process.env.PYTHON ?? "python3";
+const requested = process.argv.slice(2);
+const unknown = requested.filter((t) => !TARGETS.includes(t));
+if (unknown.length > 0) {
+  console.error(`unknown target(s) ${unknown.join(", ")}; known: ${TARGETS.join(", ")}`);
+  process.exit(2);
+}
+const run = (command, args) => execFileSync(command, args, { cwd: extensionRoot, stdio: "inherit" });
+for (const target of requested.length > 0 ? requested : TARGETS) {
+  const out = `dist/waymark-${target}.vsix`;
+  run(python, ["../scripts/bundle_server.py", "--target", target]);
+  run("npx", ["--no-install", "vsce", "package", "--no-dependencies", "--allow-missing-repository", "--target", target, "-o", out]);
+  console.log(`${out}: ${statSync(path.join(extensionRoot, out)).size} bytes`);
+}

@@ -1,0 +1,343 @@
+/**
+ * Real VS Code end-to-end for the editor bridge: code-server with the built .vsix in Debian
+ * Chromium, and a terminal agent outside it — a real `waymark mcp` process driven over stdio.
+ * The agent's multi-replace opens in the diff editor; the user rejects one hunk with its
+ * lens, edits another, accepts; the agent's tool result carries the user's version and the
+ * rejected hunk is unchanged on disk. Everything started here is stopped by PID at the end.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+
+import { type Browser, type BrowserServer, chromium, type Page } from "playwright-core";
+
+import { resolveExecutable } from "../../src/launchCheck";
+import { killTree, start } from "./processes";
+import { waitForWorkbench } from "./workbench";
+
+const EXTENSION_ROOT = path.resolve(__dirname, "../../..");
+const ARTIFACTS = path.join(EXTENSION_ROOT, "test-artifacts");
+const VSIX = path.join(EXTENSION_ROOT, `dist/waymark-${process.platform}-${process.arch}.vsix`);
+const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"];
+const TARGET = "src/settings.py";
+const FILLER = ["", "# how long the client keeps trying", "def describe():", '    return "client settings"', ""];
+const ORIGINAL = ["RETRIES = 3", ...FILLER, "TIMEOUT = 10", ""].join("\n");
+const USER_TIMEOUT = "TIMEOUT = 60";
+
+const steps: { name: string; ok: boolean; ms: number; detail?: string }[] = [];
+const started = Date.now();
+
+async function step<T>(name: string, work: () => Promise<T>): Promise<T> {
+  const begin = Date.now();
+  try {
+    const value = await work();
+    steps.push({ name, ok: true, ms: Date.now() - begin });
+    console.log(`  ✔ ${name} (${Date.now() - begin} ms)`);
+    return value;
+  } catch (error) {
+    const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    steps.push({ name, ok: false, ms: Date.now() - begin, detail });
+    console.log(`  ✘ ${name}: ${detail}`);
+    throw error;
+  }
+}
+
+function requireTool(command: string, why: string): string {
+  const found = resolveExecutable(command, process.env.PATH);
+  if (!found) {
+    throw new Error(`${command} is not on PATH: ${why}`);
+  }
+  return found;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeout: number): Promise<void> {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    if (await check()) {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+}
+
+interface ToolResult {
+  isError?: boolean;
+  content: { type: string; text: string }[];
+}
+
+/** A terminal agent's MCP client: newline-delimited JSON-RPC on the server's stdio. */
+class Agent {
+  private nextId = 1;
+  private buffer = "";
+  private readonly waiting = new Map<number, (message: { result?: unknown; error?: unknown }) => void>();
+
+  constructor(readonly process: ChildProcess) {
+    process.stdout?.setEncoding("utf8");
+    process.stdout?.on("data", (chunk: string) => {
+      this.buffer += chunk;
+      let newline: number;
+      while ((newline = this.buffer.indexOf("\n")) >= 0) {
+        const line = this.buffer.slice(0, newline).trim();
+        this.buffer = this.buffer.slice(newline + 1);
+        if (line) {
+          const message = JSON.parse(line) as { id?: number; result?: unknown; error?: unknown };
+          if (typeof message.id === "number") {
+            this.waiting.get(message.id)?.(message);
+            this.waiting.delete(message.id);
+          }
+        }
+      }
+    });
+  }
+
+  async request(method: string, params: object): Promise<unknown> {
+    const id = this.nextId++;
+    const answer = new Promise<{ result?: unknown; error?: unknown }>((resolve) => this.waiting.set(id, resolve));
+    this.process.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    const message = await answer;
+    if (message.error !== undefined) {
+      throw new Error(`${method}: ${JSON.stringify(message.error)}`);
+    }
+    return message.result;
+  }
+
+  async initialize(): Promise<void> {
+    await this.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "e2e-agent", version: "1" } });
+    this.process.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+  }
+
+  async tool(name: string, args: object): Promise<ToolResult> {
+    return (await this.request("tools/call", { name, arguments: args })) as ToolResult;
+  }
+}
+
+function waymarkLogs(userDataDir: string): string {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        walk(full);
+      } else if (/Waymark\.log$/.test(entry.name)) {
+        found.push(readFileSync(full, "utf8"));
+      }
+    }
+  };
+  if (existsSync(path.join(userDataDir, "logs"))) {
+    walk(path.join(userDataDir, "logs"));
+  }
+  return found.join("\n");
+}
+
+function modifiedLine(page: Page, text: string) {
+  return page.locator(".monaco-diff-editor .editor.modified .view-line").filter({ hasText: text }).first();
+}
+
+async function main(): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const waymarkLs = requireTool("waymark-ls", "the bridge e2e drives the real language server (pip install -e <repo>)");
+  const waymark = requireTool("waymark", "the bridge e2e's agent is a real `waymark mcp` (pip install -e <repo>)");
+  const chromiumPath = requireTool("chromium", "run scripts/install-code-server.sh (apt-get install chromium)");
+  const codeServer = execFileSync(path.join(EXTENSION_ROOT, "scripts/install-code-server.sh"), { encoding: "utf8" }).trim().split("\n").pop() as string;
+  if (!existsSync(VSIX)) {
+    throw new Error(`${VSIX} is missing: run npm run package first`);
+  }
+
+  const root = mkdtempSync(path.join(tmpdir(), "waymark-bridge-"));
+  const workspace = path.join(root, "workspace");
+  const userData = path.join(root, "user-data");
+  const extensions = path.join(root, "extensions");
+  const runtime = path.join(root, "run");
+  mkdirSync(runtime, { mode: 0o700 });
+  cpSync(path.join(EXTENSION_ROOT, "test/e2e/fixture-workspace"), workspace, { recursive: true });
+  const target = path.join(workspace, TARGET);
+  writeFileSync(target, ORIGINAL);
+  mkdirSync(path.join(userData, "User"), { recursive: true });
+  writeFileSync(
+    path.join(userData, "User/settings.json"),
+    JSON.stringify({
+      "security.workspace.trust.enabled": false,
+      "workbench.startupEditor": "none",
+      "workbench.tips.enabled": false,
+      "update.mode": "none",
+      "telemetry.telemetryLevel": "off",
+      "extensions.ignoreRecommendations": true,
+      "extensions.autoUpdate": false,
+      "files.autoSave": "off",
+      "window.zoomLevel": 0,
+      // Per-hunk lenses in the diff editor (docs/editor-bridge.md).
+      "diffEditor.codeLens": true,
+      "waymark.server.command": [waymarkLs],
+      "waymark.historyDir": path.join(root, "history"),
+    }),
+  );
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    XDG_CONFIG_HOME: path.join(root, "xdg-config"),
+    XDG_DATA_HOME: path.join(root, "xdg-data"),
+    XDG_CACHE_HOME: path.join(root, "xdg-cache"),
+    XDG_STATE_HOME: path.join(root, "xdg-state"),
+    // A private registry: this run's editor is the only one the agent can find.
+    WAYMARK_RUNTIME_DIR: runtime,
+  };
+  delete env.WAYMARK_BRIDGE;
+  const serverArgs = ["--user-data-dir", userData, "--extensions-dir", extensions];
+
+  let server: ChildProcess | undefined;
+  let agentProcess: ChildProcess | undefined;
+  let browserServer: BrowserServer | undefined;
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+  let serverLog = "";
+  let agentLog = "";
+  try {
+    await step("install the .vsix into a fresh extensions dir", async () => {
+      execFileSync(codeServer, [...serverArgs, "--install-extension", VSIX], { env, encoding: "utf8", stdio: "pipe" });
+    });
+
+    const port = await freePort();
+    writeFileSync(path.join(root, "config.yaml"), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+    await step("start code-server on 127.0.0.1 with auth none", async () => {
+      server = start(
+        codeServer,
+        ["--config", path.join(root, "config.yaml"), ...serverArgs, "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", workspace],
+        { env },
+        (text) => (serverLog += text),
+      );
+      await waitFor("code-server /healthz", async () => {
+        try {
+          return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
+        } catch {
+          return false;
+        }
+      }, 60_000);
+    });
+
+    const p = await step("open the workspace; its language server advertises the bridge", async () => {
+      browserServer = await chromium.launchServer({ executablePath: chromiumPath, args: CHROMIUM_ARGS, headless: true });
+      browser = await chromium.connect(browserServer.wsEndpoint());
+      page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+      await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+      await waitForWorkbench(page);
+      await waitFor("a bridge entry in the runtime dir", () => readdirSync(runtime).some((name) => name.endsWith(".json")), 90_000);
+      return page;
+    });
+
+    const agent = await step("a terminal agent starts `waymark mcp` in the workspace and reads", async () => {
+      agentProcess = spawn(waymark, ["mcp"], { cwd: workspace, env, stdio: ["pipe", "pipe", "pipe"] });
+      agentProcess.stderr?.on("data", (chunk: Buffer) => (agentLog += chunk.toString()));
+      const client = new Agent(agentProcess);
+      await client.initialize();
+      const read = await client.tool("waymark_read", { path: TARGET });
+      if (read.isError) {
+        throw new Error(`read failed: ${read.content[0]?.text}`);
+      }
+      return client;
+    });
+
+    const edits = [
+      { old_string: "RETRIES = 3", new_string: "RETRIES = 5" },
+      { old_string: "TIMEOUT = 10", new_string: "TIMEOUT = 30" },
+    ];
+    const call = agent.tool("waymark_multi_replace", { path: TARGET, edits });
+
+    await step("its change opens in VS Code's diff editor", async () => {
+      await modifiedLine(p, "RETRIES = 5").waitFor({ timeout: 60_000 });
+      await modifiedLine(p, "TIMEOUT = 30").waitFor({ timeout: 10_000 });
+      await p.locator(".codelens-decoration").filter({ hasText: "Reject this change" }).first().waitFor({ timeout: 30_000 });
+      await p.waitForTimeout(500);
+      await screenshot(p, "bridge-proposal.png");
+    });
+
+    await step("reject the first hunk with its lens", async () => {
+      await p.locator(".codelens-decoration a").filter({ hasText: "Reject this change" }).first().click();
+      await modifiedLine(p, "RETRIES = 3").waitFor({ timeout: 10_000 });
+      await modifiedLine(p, "TIMEOUT = 30").waitFor({ timeout: 5_000 });
+    });
+
+    await step("edit the other hunk in the proposal", async () => {
+      await modifiedLine(p, "TIMEOUT = 30").click();
+      await p.keyboard.press("End");
+      await p.keyboard.press("Shift+Home");
+      await p.keyboard.type(USER_TIMEOUT, { delay: 5 });
+      await modifiedLine(p, USER_TIMEOUT).waitFor({ timeout: 10_000 });
+      await p.waitForTimeout(500);
+      await screenshot(p, "bridge-review.png");
+    });
+
+    const result = await step("accept; the agent's result carries the user's version", async () => {
+      await p.locator('.editor-actions .action-label[aria-label^="Accept Proposal"]').first().click();
+      const answer = await Promise.race([call, new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no tool result within 30 s")), 30_000))]);
+      if (answer.isError) {
+        throw new Error(`the tool call failed: ${answer.content[0]?.text}`);
+      }
+      return JSON.parse(answer.content[0].text) as { via: string; outcome: string; finalContent: Record<string, string> };
+    });
+
+    await step("on disk: the rejected hunk unchanged, the edited hunk as the user typed it", async () => {
+      const expected = ORIGINAL.replace("TIMEOUT = 10", USER_TIMEOUT);
+      const disk = readFileSync(target, "utf8");
+      if (disk !== expected) {
+        throw new Error(`disk holds ${JSON.stringify(disk)}`);
+      }
+      if (result.via !== "editor" || result.outcome !== "applied_with_user_changes" || result.finalContent[TARGET] !== expected) {
+        throw new Error(`unexpected tool result ${JSON.stringify(result)}`);
+      }
+    });
+  } catch (error) {
+    if (page) {
+      await screenshot(page, "bridge-failure.png").catch(() => undefined);
+    }
+    throw error;
+  } finally {
+    writeFileSync(path.join(ARTIFACTS, "bridge-waymark-output.log"), waymarkLogs(userData));
+    writeFileSync(path.join(ARTIFACTS, "bridge-code-server.log"), serverLog);
+    writeFileSync(path.join(ARTIFACTS, "bridge-agent.log"), agentLog);
+    await browser?.close().catch(() => undefined);
+    const leftovers: number[] = [];
+    for (const pid of [agentProcess?.pid, browserServer?.process().pid, server?.pid]) {
+      if (pid) {
+        leftovers.push(...(await killTree(pid)));
+      }
+    }
+    if (leftovers.length > 0) {
+      console.log(`  ✘ processes still alive after cleanup: ${leftovers.join(", ")}`);
+      process.exitCode = 1;
+    }
+    if (process.env.WAYMARK_E2E_KEEP) {
+      console.log(`  kept ${root} (WAYMARK_E2E_KEEP)`);
+    } else {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(ARTIFACTS, name) });
+}
+
+main()
+  .then(() => {
+    console.log(`bridge e2e: ${steps.filter((s) => s.ok).length}/${steps.length} steps passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  })
+  .catch((error: unknown) => {
+    console.error(`bridge e2e FAILED: ${error instanceof Error ? error.message : String(error)}`);
+    console.log(`bridge e2e: ${steps.filter((s) => s.ok).length}/${steps.length} steps passed before the failure`);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    writeFileSync(path.join(ARTIFACTS, "bridge-e2e-steps.json"), JSON.stringify(steps, null, 2));
+  });

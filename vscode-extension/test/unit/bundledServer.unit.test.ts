@@ -1,0 +1,49 @@
+import * as assert from "node:assert/strict";
+import * as path from "node:path";
+
+import { findBundledLaunch, type Probe, systemPython } from "../../src/bundledServer";
+
+const EXT = path.join("/ext", "waymark");
+const LAUNCHER = path.join(EXT, "bundled", "tool", "launch.py");
+
+function probeFrom(answers: Record<string, string | undefined>): { probe: Probe; asked: string[] } {
+  const asked: string[] = [];
+  const probe: Probe = async (python, launcher) => {
+    assert.equal(launcher, LAUNCHER);
+    asked.push(python);
+    return { python, problem: answers[python] };
+  };
+  return { probe, asked };
+}
+
+describe("bundled server", () => {
+  it("runs the launcher isolated (-I) with the first interpreter that passes the check", async () => {
+    const { probe, asked } = probeFrom({ "/venv/bin/python": "Python 3.9 is too old: Waymark needs 3.11 or newer" });
+    const found = await findBundledLaunch(EXT, ["/venv/bin/python", "python3"], probe);
+    assert.deepEqual(found, { launch: { command: "python3", args: ["-I", LAUNCHER] } });
+    assert.deepEqual(asked, ["/venv/bin/python", "python3"]);
+  });
+
+  it("asks each interpreter once", async () => {
+    const { probe, asked } = probeFrom({ python3: "not found" });
+    await findBundledLaunch(EXT, ["python3", "python3"], probe);
+    assert.deepEqual(asked, ["python3"]);
+  });
+
+  it("says in one message what every interpreter lacked and what to do", async () => {
+    const { probe } = probeFrom({ "/usr/bin/python3.9": "Python 3.9 is too old: Waymark needs 3.11 or newer", python3: "not found" });
+    const found = await findBundledLaunch(EXT, ["/usr/bin/python3.9", "python3"], probe);
+    assert.ok("error" in found);
+    assert.match(found.error, /^Waymark: no Python 3\.11 or newer was found/);
+    assert.match(found.error, /\/usr\/bin\/python3\.9: Python 3\.9 is too old/);
+    assert.match(found.error, /python3: not found/);
+    assert.match(found.error, /Python: Select Interpreter/);
+    assert.match(found.error, /waymark\.server\.command/);
+  });
+
+  it("uses python on Windows and python3 elsewhere", () => {
+    assert.equal(systemPython("win32"), "python");
+    assert.equal(systemPython("linux"), "python3");
+    assert.equal(systemPython("darwin"), "python3");
+  });
+});
