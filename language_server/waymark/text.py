@@ -170,16 +170,19 @@ class TextFile:
     def __len__(self) -> int:
         return len(self.lines)
 
-    def splice(self, start: int, end: int, new_lines: Sequence[str]) -> TextFile:
+    def splice(
+        self, start: int, end: int, new_lines: Sequence[str], eol: str | None = None
+    ) -> TextFile:
         """Replace lines ``[start, end)`` (0-based) with ``new_lines``.
 
         Bytes outside the splice stay identical. A replaced block keeps the terminator of its
         last line, so replacing one line changes only that line's bytes; other new lines take
-        the file's dominant terminator. A file without a final newline keeps lacking one.
+        ``eol``, by default the file's dominant terminator. A file without a final newline
+        keeps lacking one.
         """
         if not 0 <= start <= end <= len(self.lines):
             raise ValueError(f"bad splice [{start}, {end}) of {len(self.lines)} lines")
-        eol = self.eol
+        eol = eol or self.eol
         lines = list(self.lines)
         eols = list(self.eols)
         new = list(new_lines)

@@ -733,8 +733,10 @@ def test_one_pass_apply_equals_splicing_one_by_one(data: st.DataObject, lines: l
     tf = TextFile(tuple(lines), tuple([eol] * (len(lines) - 1) + [eol if final else ""]))
     splices = data.draw(_splices(len(lines)))
     expected = tf
+    # New lines take the original file's terminator even where an earlier splice left the
+    # file with none (deleting every terminated line, then inserting).
     for sp in sorted(splices, key=lambda s: (s.start, s.end > s.start), reverse=True):
-        expected = expected.splice(sp.start, sp.end, sp.lines)
+        expected = expected.splice(sp.start, sp.end, sp.lines, eol=tf.eol)
     after, hashes = _apply(tf, hash_lines(tf.lines), splices)
     assert after == expected
     assert hashes == hash_lines(expected.lines)
