@@ -125,10 +125,10 @@ def _params(args: argparse.Namespace, command: Command) -> dict[str, Any]:
         if value is not None:
             params[field.name] = value if kind is None else kind(value)
     content_file = getattr(args, "content_file", None)
-    if content_file == "-":
-        params["content"] = sys.stdin.read()
-    elif content_file:
-        params["content"] = Path(content_file).read_text(encoding="utf-8")
+    if content_file:
+        # Bytes, for the same reason as a patch: a CRLF file's content must stay CRLF.
+        raw = sys.stdin.buffer.read() if content_file == "-" else Path(content_file).read_bytes()
+        params["content"] = raw.decode("utf-8")
     return params
 
 

@@ -118,3 +118,13 @@ def test_patch_reads_a_file_or_stdin_byte_for_byte(workspace: Path, tmp_path: Pa
     undone = waymark(workspace, "patch", "--json", stdin=back)
     assert as_json(undone)["patched"] == [{"path": "a.txt", "status": "modified"}]
     assert (workspace / "a.txt").read_bytes() == b"one\r\ntwo\r\n"
+
+
+def test_content_file_and_stdin_keep_crlf(workspace: Path, tmp_path: Path) -> None:
+    (tmp_path / "body.txt").write_bytes(b"one\r\ntwo\r\n")
+    done = waymark(workspace, "write", "a.txt", "--content-file", str(tmp_path / "body.txt"))
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "a.txt").read_bytes() == b"one\r\ntwo\r\n"
+    done = waymark(workspace, "write", "b.txt", "--content-file", "-", stdin="x\r\ny\r\n")
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "b.txt").read_bytes() == b"x\r\ny\r\n"
