@@ -40,6 +40,8 @@ export interface Turn {
   /** A count in some server versions, a list of paths in others. */
   files: number | string[];
   canRestore: boolean;
+  /** Paths a shell command of the turn may have changed but that could not be backed up. */
+  unreached?: { path: string; reason: string }[];
 }
 
 export interface DiffStatsFile {

@@ -86,5 +86,10 @@ export function turnItemText(turn: Turn, stats: DiffStats | undefined | "pending
   if (!turn.canRestore) {
     detail += " · cannot be fully restored";
   }
+  const unreached = turn.unreached?.length ?? 0;
+  if (unreached > 0) {
+    // Shell commands touched these without a backup: a rewind leaves them as they are.
+    detail += ` · ${unreached} path${unreached === 1 ? "" : "s"} out of reach`;
+  }
   return { label: turnTitle(turn), description: when, detail };
 }

@@ -37,6 +37,8 @@ describe("turn labels", () => {
     const stats = { filesChanged: 1, insertions: 4, deletions: 2, files: [] };
     assert.equal(turnItemText({ ...turn, label: " ", canRestore: false }, stats, NOW).label, "p1");
     assert.equal(turnItemText({ ...turn, canRestore: false }, stats, NOW).detail, "+4 −2 in 1 file · cannot be fully restored");
+    const unreached = [{ path: "big.bin", reason: "over the size limit" }];
+    assert.equal(turnItemText({ ...turn, unreached }, stats, NOW).detail, "+4 −2 in 1 file · 1 path out of reach");
   });
 
   it("sorts newest first", () => {
