@@ -19,9 +19,10 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
+
+from helpers_commands import cli
 
 HERE = Path(__file__).resolve().parent
 BIN = HERE.parents[1] / ".hosts" / "node_modules" / ".bin"
@@ -33,19 +34,6 @@ B = b"alpha\nbeta\n"
 HOSTS = [("claude-code", "claude"), ("qwen-code", "qwen")]
 
 pytestmark = pytest.mark.timeout(600)
-
-
-def cli(workspace: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "waymark", *args, "--json"],
-        cwd=workspace,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    result: dict[str, Any] = json.loads(done.stdout)
-    return result
 
 
 def _require(host_bin: str) -> None:

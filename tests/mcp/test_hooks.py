@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from helpers_commands import cli
+
 pytestmark = pytest.mark.timeout(120)
 
 
@@ -28,18 +30,6 @@ def hook(
     )
     assert done.returncode == 0, done.stderr
     return (json.loads(done.stdout) if done.stdout else None), done.stderr
-
-
-def cli(workspace: Path, *args: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "waymark", *args, "--json"],
-        cwd=workspace,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    result: dict[str, Any] = json.loads(done.stdout)
-    return result
 
 
 def pre_tool(tool: str, **tool_input: Any) -> dict[str, Any]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from helpers_commands import cli
 from waymark.commands.registry import tools
 
 pytestmark = pytest.mark.timeout(120)
@@ -54,18 +54,6 @@ def anchor(read_text: str, line: int) -> str:
 
 def tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
-
-
-def cli(workspace: Path, *args: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "waymark", *args, "--json"],
-        cwd=workspace,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    result: dict[str, Any] = json.loads(done.stdout)
-    return result
 
 
 async def test_tools_listed_with_the_one_specs_names_and_schemas(workspace: Path) -> None:

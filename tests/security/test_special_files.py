@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from helpers_commands import Agent
 from waymark import files
 from waymark.errors import WaymarkError
-
-from .conftest import Agent
 
 
 @pytest.mark.parametrize("verb", ["read", "sed"])

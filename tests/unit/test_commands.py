@@ -8,34 +8,14 @@ from typing import Any
 
 import pytest
 
+from helpers_commands import Agent, put
 from waymark.commands.context import CommandContext, load_options
 from waymark.commands.registry import COMMANDS, Command, UnknownCommand, execute
-
-
-class Agent:
-    """Calls commands the way the server does, against one workspace and session."""
-
-    def __init__(self, root: Path, history: Path, **options: Any) -> None:
-        opts, self.option_warnings = load_options(
-            {"historyDir": str(history), "sessionId": "test", **options}
-        )
-        self.ctx = CommandContext.create([root], opts)
-        self.root = root
-
-    async def __call__(self, verb: str, /, **params: Any) -> dict[str, Any]:
-        return await execute(self.ctx, f"waymark.{verb}", params)
 
 
 @pytest.fixture
 def agent(workspace: Path, tmp_path: Path) -> Agent:
     return Agent(workspace, tmp_path / "history")
-
-
-def put(root: Path, name: str, data: bytes) -> Path:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    return path
 
 
 def assert_error(result: dict[str, Any], code: str) -> None:

@@ -6,34 +6,15 @@ import subprocess
 import sys
 import tarfile
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from waymark.commands.context import CommandContext, load_options
-from waymark.commands.registry import execute
-
-
-class Agent:
-    def __init__(self, root: Path, history: Path) -> None:
-        options, _ = load_options({"historyDir": str(history), "sessionId": "patch"})
-        self.ctx = CommandContext.create([root], options)
-        self.root = root
-
-    async def __call__(self, verb: str, /, **params: Any) -> dict[str, Any]:
-        return await execute(self.ctx, f"waymark.{verb}", params)
+from helpers_commands import Agent, put
 
 
 @pytest.fixture
 def agent(workspace: Path, tmp_path: Path) -> Agent:
     return Agent(workspace, tmp_path / "history")
-
-
-def put(root: Path, name: str, data: bytes) -> Path:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    return path
 
 
 def tree(root: Path) -> dict[str, bytes]:

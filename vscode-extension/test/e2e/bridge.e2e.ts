@@ -7,71 +7,19 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 
 import { type Browser, type BrowserServer, chromium, type Page } from "playwright-core";
 
-import { resolveExecutable } from "../../src/launchCheck";
+import { ARTIFACTS, CHROMIUM_ARGS, EXTENSION_ROOT, VSIX, freePort, requireTool, screenshot, started, step, steps, waitFor, waymarkLogs } from "./harness";
 import { killTree, start } from "./processes";
 import { waitForWorkbench } from "./workbench";
 
-const EXTENSION_ROOT = path.resolve(__dirname, "../../..");
-const ARTIFACTS = path.join(EXTENSION_ROOT, "test-artifacts");
-const VSIX = path.join(EXTENSION_ROOT, `dist/waymark-${process.platform}-${process.arch}.vsix`);
-const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"];
 const TARGET = "src/settings.py";
 const FILLER = ["", "# how long the client keeps trying", "def describe():", '    return "client settings"', ""];
 const ORIGINAL = ["RETRIES = 3", ...FILLER, "TIMEOUT = 10", ""].join("\n");
 const USER_TIMEOUT = "TIMEOUT = 60";
-
-const steps: { name: string; ok: boolean; ms: number; detail?: string }[] = [];
-const started = Date.now();
-
-async function step<T>(name: string, work: () => Promise<T>): Promise<T> {
-  const begin = Date.now();
-  try {
-    const value = await work();
-    steps.push({ name, ok: true, ms: Date.now() - begin });
-    console.log(`  ✔ ${name} (${Date.now() - begin} ms)`);
-    return value;
-  } catch (error) {
-    const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    steps.push({ name, ok: false, ms: Date.now() - begin, detail });
-    console.log(`  ✘ ${name}: ${detail}`);
-    throw error;
-  }
-}
-
-function requireTool(command: string, why: string): string {
-  const found = resolveExecutable(command, process.env.PATH);
-  if (!found) {
-    throw new Error(`${command} is not on PATH: ${why}`);
-  }
-  return found;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeout: number): Promise<void> {
-  const deadline = Date.now() + timeout;
-  while (Date.now() < deadline) {
-    if (await check()) {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
-}
 
 interface ToolResult {
   isError?: boolean;
@@ -122,24 +70,6 @@ class Agent {
   async tool(name: string, args: object): Promise<ToolResult> {
     return (await this.request("tools/call", { name, arguments: args })) as ToolResult;
   }
-}
-
-function waymarkLogs(userDataDir: string): string {
-  const found: string[] = [];
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        walk(full);
-      } else if (/Waymark\.log$/.test(entry.name)) {
-        found.push(readFileSync(full, "utf8"));
-      }
-    }
-  };
-  if (existsSync(path.join(userDataDir, "logs"))) {
-    walk(path.join(userDataDir, "logs"));
-  }
-  return found.join("\n");
 }
 
 function modifiedLine(page: Page, text: string) {
@@ -323,10 +253,6 @@ async function main(): Promise<void> {
       rmSync(root, { recursive: true, force: true });
     }
   }
-}
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(ARTIFACTS, name) });
 }
 
 main()

@@ -9,28 +9,17 @@
  * Everything started here is stopped by PID at the end, whatever happened.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 
 import { type Browser, type BrowserServer, chromium, type Page } from "playwright-core";
 
 import { resolveExecutable } from "../../src/launchCheck";
+import { ARTIFACTS, CHROMIUM_ARGS, EXTENSION_ROOT, VSIX, freePort, requireTool, screenshot, started, step, steps, waitFor, waymarkLogs } from "./harness";
 import { killTree, start } from "./processes";
 import { notificationText, pickRow, quickPickRow, runPaletteCommand, waitForQuickInputClosed, waitForWorkbench } from "./workbench";
 
-const EXTENSION_ROOT = path.resolve(__dirname, "../../..");
-const ARTIFACTS = path.join(EXTENSION_ROOT, "test-artifacts");
-const VSIX = path.join(EXTENSION_ROOT, `dist/waymark-${process.platform}-${process.arch}.vsix`);
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
 const TARGET = "src/greet.py";
 const ORIGINAL_LINE = '    message = "Hello, " + name';
 const PROPOSED_LINE = '    message = f"Hello, {name}!"';
@@ -40,88 +29,10 @@ const LM_TARGET = "src/shapes.py";
 const LM_ORIGINAL = "def area(width, height):\n    result = width * height\n    return result\n";
 const LM_EDITED_LINE = "    result = height * width";
 
-interface Step {
-  name: string;
-  ok: boolean;
-  ms: number;
-  detail?: string;
-}
-
-const steps: Step[] = [];
-const started = Date.now();
-
-async function step<T>(name: string, work: () => Promise<T>): Promise<T> {
-  const begin = Date.now();
-  try {
-    const value = await work();
-    steps.push({ name, ok: true, ms: Date.now() - begin });
-    console.log(`  ✔ ${name} (${Date.now() - begin} ms)`);
-    return value;
-  } catch (error) {
-    const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    steps.push({ name, ok: false, ms: Date.now() - begin, detail });
-    console.log(`  ✘ ${name}: ${detail}`);
-    throw error;
-  }
-}
-
-function requireTool(command: string, why: string): string {
-  const found = resolveExecutable(command, process.env.PATH);
-  if (!found) {
-    throw new Error(`${command} is not on PATH: ${why}`);
-  }
-  return found;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeout: number): Promise<void> {
-  const deadline = Date.now() + timeout;
-  while (Date.now() < deadline) {
-    if (await check()) {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
-}
-
 /** The server's anchor: first 6 hex chars of xxh3_64 of the line's UTF-8 bytes (DESIGN.md §3). */
 function lineHash(line: string): string {
   const script = "import sys, xxhash; print(xxhash.xxh3_64_hexdigest(sys.argv[1].encode('utf-8'))[:6])";
   return execFileSync("python3", ["-c", script, line], { encoding: "utf8" }).trim();
-}
-
-async function screenshot(page: Page, name: string): Promise<string> {
-  const file = path.join(ARTIFACTS, name);
-  await page.screenshot({ path: file });
-  return file;
-}
-
-function waymarkLogs(userDataDir: string): string {
-  const found: string[] = [];
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        walk(full);
-      } else if (/Waymark\.log$/.test(entry.name)) {
-        found.push(readFileSync(full, "utf8"));
-      }
-    }
-  };
-  if (existsSync(path.join(userDataDir, "logs"))) {
-    walk(path.join(userDataDir, "logs"));
-  }
-  return found.join("\n");
 }
 
 /** Packages test/e2e/lmDriver (compiled next to this file) as a .vsix with the repo's vsce. */
