@@ -8,6 +8,7 @@ UTF-16 code units as LSP requires.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,15 @@ from typing import Any
 from .text import TextFile
 
 Opcode = tuple[str, int, int, int, int]
+
+
+# difflib's smallest diff is quadratic on lines that repeat (blank lines, braces): 10,000 such
+# lines take seconds, 200,000 many minutes. Past this size a region is first cut at lines that
+# occur once on each side, in order (as patience diff does), and only the pieces are diffed.
+_MINIMAL_LINES = 5_000
+_MAX_DEPTH = 8
+
+Block = tuple[int, int, int]  # a run of equal lines: start in before, start in after, length
 
 
 def common_ends(before: Sequence[Any], after: Sequence[Any]) -> tuple[int, int]:
@@ -31,29 +41,108 @@ def common_ends(before: Sequence[Any], after: Sequence[Any]) -> tuple[int, int]:
 
 
 def opcodes(before: Sequence[str], after: Sequence[str]) -> list[Opcode]:
-    """difflib opcodes, computed only between the first and last differing lines.
+    """Opcodes in difflib's form turning ``before`` into ``after``.
 
     Agents change a few lines of large files; trimming the common head and tail first keeps
     diffing proportional to the change instead of quadratic-ish in the file.
     """
-    head, tail = common_ends(before, after)
-    matcher = difflib.SequenceMatcher(
-        None, before[head : len(before) - tail], after[head : len(after) - tail], autojunk=False
-    )
-    ops: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        op = (tag, i1 + head, i2 + head, j1 + head, j2 + head)
-        if tag == "equal" and ops and ops[-1][0] == "equal":
-            ops[-1] = ("equal", ops[-1][1], op[2], ops[-1][3], op[4])
-        else:
-            ops.append(op)
-    if tail:
-        op = ("equal", len(before) - tail, len(before), len(after) - tail, len(after))
-        if ops and ops[-1][0] == "equal":
-            ops[-1] = ("equal", ops[-1][1], op[2], ops[-1][3], op[4])
-        else:
-            ops.append(op)
+    blocks: list[Block] = []
+    _match(before, after, 0, len(before), 0, len(after), blocks, 0)
+    ops: list[Opcode] = []
+    i = j = 0
+    for a, b, size in [*blocks, (len(before), len(after), 0)]:
+        if i < a or j < b:
+            tag = "replace" if i < a and j < b else "delete" if i < a else "insert"
+            ops.append((tag, i, a, j, b))
+        if size:
+            if ops and ops[-1][0] == "equal":
+                ops[-1] = ("equal", ops[-1][1], a + size, ops[-1][3], b + size)
+            else:
+                ops.append(("equal", a, a + size, b, b + size))
+        i, j = a + size, b + size
     return ops
+
+
+def _match(
+    a: Sequence[str],
+    b: Sequence[str],
+    alo: int,
+    ahi: int,
+    blo: int,
+    bhi: int,
+    out: list[Block],
+    depth: int,
+) -> None:
+    """Append the equal runs of ``a[alo:ahi]`` and ``b[blo:bhi]``, in order, to ``out``."""
+    head, tail = common_ends(a[alo:ahi], b[blo:bhi])
+    if head:
+        out.append((alo, blo, head))
+    alo, blo, ahi, bhi = alo + head, blo + head, ahi - tail, bhi - tail
+    if alo < ahi and blo < bhi:
+        if max(ahi - alo, bhi - blo) <= _MINIMAL_LINES:
+            matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
+            out.extend((alo + i, blo + j, n) for i, j, n in matcher.get_matching_blocks() if n)
+        else:
+            # Each level cuts at what is unique within it; a few levels are plenty.
+            anchors = _anchors(a, b, alo, ahi, blo, bhi) if depth < _MAX_DEPTH else []
+            if anchors:
+                for i, j in anchors:
+                    _match(a, b, alo, i, blo, j, out, depth + 1)
+                    out.append((i, j, 1))
+                    alo, blo = i + 1, j + 1
+                _match(a, b, alo, ahi, blo, bhi, out, depth + 1)
+            else:
+                # Nothing to cut at: difflib with its junk heuristic stays fast.
+                matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=True)
+                out.extend((alo + i, blo + j, n) for i, j, n in matcher.get_matching_blocks() if n)
+    if tail:
+        out.append((ahi, bhi, tail))
+
+
+def _anchors(
+    a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int
+) -> list[tuple[int, int]]:
+    """The longest in-order chain of lines that occur once in each range; failing those, of
+    the k-th occurrences of lines that occur equally often in each (a line replaced elsewhere
+    leaves its count alone, so repeated lines still line up)."""
+    in_b: dict[str, list[int]] = {}
+    for j in range(blo, bhi):
+        in_b.setdefault(b[j], []).append(j)
+    in_a: dict[str, list[int]] = {}
+    for i in range(alo, ahi):
+        in_a.setdefault(a[i], []).append(i)
+    pairs = [
+        (i, in_b[line][0])
+        for line, (i, *more) in in_a.items()
+        if not more and len(in_b.get(line, ())) == 1
+    ]
+    if not pairs:
+        pairs = [
+            pair
+            for line, spots in in_a.items()
+            if len(in_b.get(line, ())) == len(spots)
+            for pair in zip(spots, in_b[line], strict=True)
+        ]
+    pairs.sort()
+    # Longest increasing subsequence of the after-positions (patience sorting).
+    tops: list[int] = []  # after-position ending the best chain of each length
+    ends: list[int] = []  # index into pairs of that chain's last pair
+    back: list[int] = [-1] * len(pairs)
+    for k, (_, j) in enumerate(pairs):
+        n = bisect.bisect_left(tops, j)
+        if n == len(tops):
+            tops.append(j)
+            ends.append(k)
+        else:
+            tops[n] = j
+            ends[n] = k
+        back[k] = ends[n - 1] if n else -1
+    chain: list[tuple[int, int]] = []
+    k = ends[-1] if ends else -1
+    while k >= 0:
+        chain.append(pairs[k])
+        k = back[k]
+    return chain[::-1]
 
 
 def _hunks(ops: list[Opcode], context: int) -> list[list[Opcode]]:

@@ -106,3 +106,48 @@ def test_workspace_edit_shapes() -> None:
     assert edit["documentChanges"][0]["textDocument"] == {"uri": "file:///w/u.txt", "version": 4}
     assert set(edit["changeAnnotations"]) == {"waymark:u.txt", "waymark:c.txt", "waymark:d.txt"}
     assert all(a["needsConfirmation"] for a in edit["changeAnnotations"].values())
+
+
+def test_a_large_scattered_change_of_repeated_lines_still_applies() -> None:
+    # 12,000 lines of blanks and braces with a change every 20 lines: past the size where the
+    # smallest diff is sought (quadratic on such lines), the diff must still be exact.
+    pieces = ["\n", "}\n", "    pass\n", "{\n"]
+    before = [pieces[(i * 7) % 4] for i in range(12_000)]
+    after = list(before)
+    for i in range(11_990, 0, -20):
+        if i % 60 == 0:
+            after.insert(i, "new\n")
+        elif i % 60 == 20:
+            del after[i]
+        else:
+            after[i] = "changed\n"
+    diff = unified_diff("f", "".join(before), "".join(after))
+    assert _apply_unified(before, diff) == after
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "d", "e", ""]), max_size=60),
+    st.lists(st.sampled_from(["a", "b", "c", "d", "e", "f", ""]), max_size=60),
+)
+def test_opcodes_of_the_large_region_path_rebuild_the_target(
+    before: list[str], after: list[str]
+) -> None:
+    from waymark import diff
+
+    # The path large regions take (cut at unique lines, then diffed piecewise), on small input.
+    old_limit = diff._MINIMAL_LINES
+    diff._MINIMAL_LINES = 3
+    try:
+        ops = diff.opcodes(before, after)
+    finally:
+        diff._MINIMAL_LINES = old_limit
+    rebuilt: list[str] = []
+    i = j = 0
+    for tag, i1, i2, j1, j2 in ops:
+        assert (i1, j1) == (i, j) and tag in ("equal", "replace", "delete", "insert")
+        if tag == "equal":
+            assert before[i1:i2] == after[j1:j2]
+        rebuilt.extend(after[j1:j2])
+        i, j = i2, j2
+    assert (i, j) == (len(before), len(after)) and rebuilt == after
