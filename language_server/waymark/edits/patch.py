@@ -174,17 +174,25 @@ def _ambiguous(path: str, hunk: Hunk, places: list[int]) -> PatchFailed:
 
 
 def _locate(lines: tuple[str, ...], plan: _Plan, stated: int, floor: int) -> list[int]:
-    """Where the hunk's source lines match, from ``floor`` on, nearest to ``stated`` first."""
+    """Where the hunk's source lines match nearest to ``stated`` (from ``floor`` on): one
+    place, two at the same distance (ambiguous), or none."""
     n = len(plan.source)
     if n == 0:
         return [stated] if floor <= stated <= len(lines) else []
     first = plan.source[0]
-    found = [
-        i
-        for i in range(floor, len(lines) - n + 1)
-        if lines[i] == first and list(lines[i : i + n]) == plan.source
-    ]
-    return sorted(found, key=lambda i: abs(i - stated))
+    last = len(lines) - n
+
+    def fits(i: int) -> bool:
+        return lines[i] == first and list(lines[i : i + n]) == plan.source
+
+    # Outward from the stated line: a hunk that applies where it says costs its own length.
+    for distance in range(max(stated - floor, last - stated) + 1):
+        found = [
+            i for i in (stated - distance, stated + distance) if floor <= i <= last and fits(i)
+        ]
+        if found:
+            return sorted(set(found))
+    return []
 
 
 @dataclass(frozen=True)
