@@ -45,6 +45,13 @@ async def _serve(
     root.mkdir()
     options = {"historyDir": str(base / "history"), "approval": "editor"}
     client.waymark = await start(client, root, options, "visual-studio-code")  # type: ignore[attr-defined]
+    # The server advertises its bridge after `initialized`: tests start once it has.
+    for _ in range(100):
+        if any(e["folders"] == [str(root)] for e in _entries()):
+            break
+        await asyncio.sleep(0.1)
+    else:
+        pytest.fail(f"the server on {root} never advertised its bridge in {RUNTIME}")
     yield client
     await client.shutdown_session()
 
@@ -241,6 +248,20 @@ async def test_a_wrong_token_is_refused(a: Session) -> None:
     assert await asyncio.wait_for(reader.readline(), 10) == b""
     writer.close()
     assert not (a.root / "evil.txt").exists()
+
+
+async def test_a_deeply_nested_line_drops_that_connection_only(a: Session) -> None:
+    (entry,) = [e for e in _entries() if e["folders"] == [str(a.root)]]
+    reader, writer = await asyncio.open_unix_connection(entry["socket"], limit=2**22)
+    writer.write(b"[" * 100_000 + b"]" * 100_000 + b"\n")
+    await writer.drain()
+    assert await asyncio.wait_for(reader.readline(), 10) == b""
+    writer.close()
+    path = a.root / "after.txt"
+    path.write_bytes(b"old\n")
+    await agent(a.root, "read", "after.txt")
+    result = await agent(a.root, "replace", "after.txt", "old", "new")
+    assert result["via"] == "editor" and path.read_bytes() == b"new\n", result
 
 
 def plain(value: Any) -> Any:

@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 from ..commands.registry import COMMANDS
+from ..wire_guard import MAX_DEPTH, too_deep
 
 # Unix sockets and per-user runtime dirs: POSIX only (on Windows every call runs locally).
 SUPPORTED = os.name == "posix"
@@ -33,6 +34,9 @@ def encode(message: dict[str, Any]) -> bytes:
 
 
 def decode(line: bytes) -> dict[str, Any]:
+    # The parser recurses per level: a line nested 100,000 deep would raise RecursionError.
+    if too_deep(line)[0]:
+        raise ValueError(f"a bridge message may nest at most {MAX_DEPTH} levels")
     message = json.loads(line)
     if not isinstance(message, dict):
         raise ValueError("a bridge message must be a JSON object")
