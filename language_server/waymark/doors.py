@@ -23,19 +23,37 @@ from .session import Session
 class Door:
     ctx: CommandContext
     state: Path  # where the session's read records persist between processes
+    # What this process last wrote or read there: a call that changed no record writes
+    # nothing, and a file nobody replaced since is not read again.
+    _text: str | None = None
+    _seen: tuple[int, ...] | None = None
 
     def save(self) -> None:
         """Hand the read records to the next process of this session."""
+        text = self.ctx.session.to_json()
+        if text == self._text and self._signature() == self._seen:
+            return
         create_parents(self.state)
         # It lists absolute paths the session read: only its owner may see them.
-        atomic_write(self.state, self.ctx.session.to_json().encode("utf-8"), mode=0o600)
+        atomic_write(self.state, text.encode("utf-8"), mode=0o600)
+        self._text, self._seen = text, self._signature()
 
     def reload(self) -> None:
         """Take the read records another process of this session saved."""
-        if self.state.exists():
-            self.ctx.session = Session.from_json(
-                self.ctx.session.id, self.state.read_text(encoding="utf-8")
-            )
+        seen = self._signature()
+        if seen is None or seen == self._seen:
+            return
+        text = self.state.read_text(encoding="utf-8")
+        self.ctx.session = Session.from_json(self.ctx.session.id, text)
+        self._text, self._seen = text, seen
+
+    def _signature(self) -> tuple[int, ...] | None:
+        try:
+            st = os.stat(self.state)
+        except FileNotFoundError:
+            return None
+        # A replace by another process makes a new inode; mtime and size cover the rest.
+        return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def default_session(root: Path) -> str:
