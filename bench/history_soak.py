@@ -23,9 +23,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "language_server"))
 
+from waymark.commands.changes import FileChange, load_path, write_changes  # noqa: E402
+from waymark.commands.context import CommandContext  # noqa: E402
 from waymark.commands.history import rewind_json  # noqa: E402
-from waymark.files import create_parents, delete_file, digest  # noqa: E402
+from waymark.files import digest  # noqa: E402
 from waymark.history import History  # noqa: E402
+from waymark.session import Session  # noqa: E402
 
 NAMES = [f"f{n:02d}.txt" if n % 3 else f"sub{n % 4}/f{n:02d}.txt" for n in range(40)]
 MAX_SNAPSHOTS = 25
@@ -133,19 +136,17 @@ class Soak:
         data: Content = None
         if model.disk[name] is None or rng.random() > 0.1:
             data = f"{name} v{rng.randrange(8)}\n".encode() * rng.randrange(1, 4)
-        path = ws / name
+        if data == model.disk[name]:
+            return  # the pipeline writes nothing and tracks nothing for a no-op
         model.track(name)
-        warnings = history.track_edit(path)
+        # The commit path every mutating command takes: lock, re-read, back up, write, record.
+        ctx = CommandContext(workspace=history.workspace, session=Session(), history=history)
+        warnings: list[str] = []
+        write_changes(
+            ctx, [FileChange(load_path(ctx, name, must_exist=False), data)], "write", warnings
+        )
         if warnings:
             self.failures.append(f"track_edit warned: {warnings}")
-        # Plain writes: the agent's own writes are not what is under test, and fsyncing each
-        # would make the soak disk-bound. Rewinds still write through atomic_write.
-        if data is None:
-            delete_file(path)
-        else:
-            create_parents(path)
-            path.write_bytes(data)
-        history.record_write(path, None if data is None else digest(data))
         model.disk[name] = data
         model.agent[name] = data
 

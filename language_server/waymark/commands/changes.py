@@ -210,24 +210,40 @@ async def commit(ctx: CommandContext, proposal: Proposal) -> dict[str, Any]:
 
 
 async def _write_all(ctx: CommandContext, proposal: Proposal) -> dict[str, Any]:
+    warnings = list(proposal.result.get("warnings", []))
+    changes, through_editor = write_changes(ctx, proposal.changes, proposal.writer, warnings)
+    if through_editor:
+        # The editor may ask the user: never hold other processes' locks across that wait.
+        await _apply_through_editor(ctx, proposal, changes)
+        for change in changes:
+            _note_write(ctx, change, proposal.writer)
+    # Diffing a large scattered change takes a while: off the loop, the way planning is.
+    return await asyncio.to_thread(_result, proposal, warnings, changes)
+
+
+def write_changes(
+    ctx: CommandContext, planned: list[FileChange], writer: str, warnings: list[str]
+) -> tuple[list[FileChange], bool]:
+    """Re-check, back up and write ``planned`` under the locks; history's warnings go to
+    ``warnings``. Returns the changes that change a file, and whether the editor must
+    apply them (nothing written here then)."""
     # The lock needs the directories; an empty one left by a refused create changes no file.
-    for change in proposal.changes:
+    for change in planned:
         if change.after is not None and change.source.disk is None:
             create_parents(change.source.resolved.real)
-    touched = [c for c in proposal.changes if c.after is not None or c.source.disk is not None]
+    touched = [c for c in planned if c.after is not None or c.source.disk is not None]
     # The workspace's history first, then the files: the order a rewind takes them in, so an
     # edit and a rewind in two processes never wait for each other crosswise.
     history_lock = ctx.history.lock if ctx.history is not None else contextlib.nullcontext()
     with history_lock, locked(*(c.source.resolved.real for c in touched)):
         # Under the lock no other Waymark process writes these files: what is re-read here
         # is what the writes below replace (and each write compares once more).
-        current = [load(ctx, c.source.resolved, must_exist=False) for c in proposal.changes]
-        for change, now in zip(proposal.changes, current, strict=True):
+        current = [load(ctx, c.source.resolved, must_exist=False) for c in planned]
+        for change, now in zip(planned, current, strict=True):
             if now.data != change.source.data:
                 ctx.session.observe(now.resolved.real, now.digest)
                 raise _changed_since_planned(now.resolved.display)
-        warnings: list[str] = list(proposal.result.get("warnings", []))
-        changes = [c for c in proposal.changes if c.changed]
+        changes = [c for c in planned if c.changed]
         through_editor = ctx.editor is not None and (
             ctx.options.approval == "editor" or any(c.source.dirty for c in changes)
         )
@@ -238,14 +254,8 @@ async def _write_all(ctx: CommandContext, proposal: Proposal) -> dict[str, Any]:
             for change in changes:
                 _write(change)
                 # Recorded per file at once: if a later file fails, history still knows it.
-                _note_write(ctx, change, proposal.writer)
-    if through_editor:
-        # The editor may ask the user: never hold other processes' locks across that wait.
-        await _apply_through_editor(ctx, proposal, changes)
-        for change in changes:
-            _note_write(ctx, change, proposal.writer)
-    # Diffing a large scattered change takes a while: off the loop, the way planning is.
-    return await asyncio.to_thread(_result, proposal, warnings, changes)
+                _note_write(ctx, change, writer)
+    return changes, through_editor
 
 
 def _changed_since_planned(display: str) -> FileChangedSinceRead:

@@ -1,13 +1,15 @@
-"""An agent that writes the way the command pipeline does, and the history's wire answers."""
+"""An agent that writes through the command pipeline, and the history's wire answers."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from waymark.commands.changes import FileChange, load_path, write_changes
+from waymark.commands.context import CommandContext
 from waymark.commands.history import rewind_json, snapshot_json, stats_json, turns_json
-from waymark.files import atomic_write, create_parents, delete_file, digest
 from waymark.history import History
+from waymark.session import Session
 
 
 class Wire:
@@ -37,27 +39,25 @@ def open_history(root: Path, workspace: Path, session: str | None = "s1", **kwar
 
 
 class Agent:
-    """Writes files through history the way every mutating command does."""
+    """Writes files through the commit path every mutating command takes."""
 
     def __init__(self, history: Wire, workspace: Path) -> None:
         self.history = history
         self.workspace = workspace
         self.warnings: list[str] = []
+        # The history's own path policy: its directory is protected, as in every door.
+        self.ctx = CommandContext(
+            workspace=history.raw.workspace, session=Session(), history=history.raw
+        )
 
     def path(self, name: str) -> Path:
         return self.workspace / name
 
     def write(self, name: str, data: bytes | None) -> list[str]:
-        """Write (``None``: delete) ``name``; returns track_edit's warnings."""
-        path = self.path(name)
-        with self.history.lock:
-            warnings = self.history.track_edit(path)
-            if data is None:
-                delete_file(path)
-            else:
-                create_parents(path)
-                atomic_write(path, data)
-            self.history.record_write(path, None if data is None else digest(data))
+        """Write (``None``: delete) ``name``; returns history's warnings."""
+        source = load_path(self.ctx, name, must_exist=False)
+        warnings: list[str] = []
+        write_changes(self.ctx, [FileChange(source, data)], "write", warnings)
         self.warnings.extend(warnings)
         return warnings
 
