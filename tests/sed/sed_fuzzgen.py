@@ -334,8 +334,10 @@ def _address(chooser: Chooser) -> str:
         return "/" + regex + "/" + chooser.choice(["", "", "I"])
     if kind == 4:
         return f"{chooser.integer(0, 2)}~{chooser.integer(0, 3)}"
-    start = chooser.choice(["1", "2", "/o/", "/^a/", "0"])
-    end = chooser.choice(["3", "$", "/b/", "+1", "+0", "1", "/^$/"])
+    start = chooser.choice(["1", "2", "3", "/o/", "/^a/", "0", "1~2", "2~0"])
+    end = chooser.choice(
+        ["3", "4", "$", "/b/", "+1", "+0", "1", "0", "/^$/", "~2", "~3", "~0", "2~3", "0~2"]
+    )
     if start == "0":
         end = "/" + chooser.choice(_ADDRESS_REGEXES) + "/"
     return start + "," + end

@@ -121,6 +121,26 @@ PROGRAMS = [
     "sed -i 's/a/b/ # comment' f",
     "sed -i '1d' f",
     "sed -i.bak 's/a/b/' f",
+    # Ranges whose lines n/N read past: GNU opens a line-number start late, once.
+    "sed -i -n '2{N;N};2,3p' f",
+    "sed -i -n '2{N;N};2,4p' f",
+    "sed -i -n '2{N;N};2,/e/p' f",
+    "sed -i -n '2{N};1,2p' f",
+    "sed -i -n '2{N};1,+1p' f",
+    "sed -i -n '2,+1N;2,+1p' f",
+    "sed -i -n '2{N};1,~2p' f",
+    "sed -i '$!N;2,3c X' f",
+    "sed -i -e '2,$a added' -e '$!N' f",
+    # addr,~N ends after the next multiple, even when addr is one; first~0 is a line number.
+    "sed -i -n '4,~4p' f",
+    "sed -i -n '3,~2p' f",
+    "sed -i -n '4,~0p' f",
+    "sed -i -n '3,0p' f",
+    "sed -i -n '2~0,4p' f",
+    "sed -i -n '4,1~3p' f",
+    "sed -i -n '/b/,0~3p' f",
+    # D restarts the cycle without ending it: a-text waits for the cycle's real end.
+    "sed -i -e 'a X' -e '/b/{s/b/b\\nB/;D}' f",
 ]
 
 
@@ -141,7 +161,29 @@ def test_program_matches_gnu_sed_on_several_files(line: str) -> None:
         assert (data if mine is None else mine) == theirs, f"input {data!r}"
 
 
-def test_unterminated_file_with_several_files_is_declined() -> None:
-    script = parse_command_line("sed -i '2d' f g").script
-    with pytest.raises(SedDecline, match="without a final newline"):
-        apply_files(script, [b"a\n", b"b\nc"])
+UNTERMINATED = [b"a\nb", b"x", b"", b"1\n2\n3"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "sed -i 's/a/A/' f",
+        "sed -i '$a end' f",
+        "sed -i 'G' f",
+        "sed -i '1!G;h;$!d' f",
+        "sed -i -n '$!N;P;D' f",
+        # q completes a last line that lacks its newline; Q does not.
+        "sed -i '$q' f",
+        "sed -i -n 'p;q' f",
+        "sed -i 'x;q' f",
+        "sed -i '$Q' f",
+        "sed -i -n '$p;$Q' f",
+        "sed -i '3q' f",
+    ],
+)
+def test_files_without_a_final_newline_match_gnu_sed(line: str) -> None:
+    expected = gnu_sed_in_place(gnu_args_for_line(line), UNTERMINATED)
+    assert expected is not None
+    ours = apply_files(parse_command_line(line).script, UNTERMINATED)
+    mine = [data if new is None else new for data, new in zip(UNTERMINATED, ours, strict=True)]
+    assert mine == expected

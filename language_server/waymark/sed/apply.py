@@ -3,7 +3,6 @@ GNU's cycle line by line."""
 
 from __future__ import annotations
 
-from .decline import SedDecline
 from .execute import run_file
 from .script import SedScript
 from .simulate import apply_buffer_script
@@ -19,13 +18,6 @@ def apply_script(script: SedScript, data: bytes) -> bytes:
 def apply_files(script: SedScript, files: list[bytes]) -> list[bytes | None]:
     """Each file's new bytes, in order; None for files GNU never opens because ``q``/``Q``
     stopped it in an earlier one."""
-    unterminated = any(data and not data.endswith(b"\n") for data in files)
-    if script.commands is None and unterminated:  # noqa: SIM102 - the reason reads better
-        if len(files) > 1 or any(command.name in ("q", "Q") for command in script.program):
-            raise SedDecline(
-                "a file without a final newline, with several files or q/Q, meets GNU "
-                "bookkeeping that is not simulated; add the newline or edit one file at a time"
-            )
     results: list[bytes | None] = []
     hold_chomped = True
     for data in files:

@@ -26,6 +26,10 @@ class FileRun:
     hold_chomped: bool
 
 
+# A range's state; a closed range whose start is a line number never opens again.
+_INACTIVE, _ACTIVE, _CLOSED = 0, 1, 2
+
+
 class _Input:
     def __init__(self, text: str) -> None:
         self.lines = text.split("\n")
@@ -87,7 +91,7 @@ class _Machine:
         self.input = source
         self.output = _Output()
         # 0,/re/ is a range already open before the first line.
-        self.active = [c.addr1 == Address("line", 0) for c in self.program]
+        self.state = [_ACTIVE if c.addr1 == Address("line", 0) else _INACTIVE for c in self.program]
         self.range_end = [0] * len(self.program)
         self.appends: list[str] = []
         self.space = ""
@@ -99,9 +103,11 @@ class _Machine:
         # A script can loop forever (G;D, or t back over a substitution that always matches);
         # GNU would hang. Legitimate loops are bounded by the text, so past this many steps
         # the line is declined instead.
-        self.budget = (sum(map(len, source.lines)) + 2 * len(source.lines) + 16) * (
-            len(script.program) + 4
-        )
+        size = sum(map(len, source.lines)) + 2 * len(source.lines) + 16
+        self.budget = size * (len(script.program) + 4)
+        # A loop that doubles a buffer (G;H or s/.*/&&/ and a branch) exhausts memory within
+        # the step budget; GNU would too, or write a file far larger than its input.
+        self.room = 64 * size + 65_536
 
     def one(self, address: Address) -> bool:
         kind = address.kind
@@ -111,8 +117,6 @@ class _Machine:
         if kind == "last":
             return self.input.at_end()
         if kind == "step":
-            if address.step <= 0:
-                return number == address.value
             return number >= address.value and (number - address.value) % address.step == 0
         assert address.regex is not None
         return _search(address.regex, self.space)
@@ -124,34 +128,45 @@ class _Machine:
         if second is None:
             return self.one(first)
         number = self.input.number
-        if self.active[index]:
-            if second.kind in ("line", "plus", "mult"):
-                end = self.range_end[index]
-                if end <= number:
-                    self.active[index] = False
-                return number <= end
+        state = self.state[index]
+        if state == _ACTIVE:
+            if second.kind == "line":
+                if number >= second.value:
+                    self.state[index] = _CLOSED
+                # n/N can carry the range past its end line: GNU then leaves that line out.
+                return number <= second.value
+            if second.kind in ("plus", "mult"):
+                if number >= self.range_end[index]:
+                    self.state[index] = _CLOSED
+                return True
             if self.one(second):
-                self.active[index] = False
+                self.state[index] = _CLOSED
             return True
-        if first.kind == "line" and first.value == 0:
+        if first.kind == "line":
+            # A line-number start skipped by n/N still opens the range on a later line, once,
+            # unless that line is also past a line-number end.
+            if state == _CLOSED or number < first.value:
+                return False
+            if number > first.value and second.kind == "line" and number > second.value:
+                return False
+        elif not self.one(first):
             return False
-        if not self.one(first):
-            return False
+        self.state[index] = _CLOSED
         if second.kind == "line":
             if second.value <= number:
                 return True
-            self.range_end[index] = second.value
         elif second.kind == "plus":
             if second.value == 0:
                 return True
             self.range_end[index] = number + second.value
         elif second.kind == "mult":
-            if number % second.value == 0:
+            # GNU ends at the next multiple after this line, even when this line is one.
+            if second.value == 0:
                 return True
             self.range_end[index] = number + second.value - number % second.value
-        elif second.kind == "last" and self.input.at_end():
+        elif second.kind in ("last", "step") and self.one(second):
             return True
-        self.active[index] = True
+        self.state[index] = _ACTIVE
         return True
 
     def flush_appends(self) -> None:
@@ -213,7 +228,7 @@ class _Machine:
                     self.end_cycle(autoprint=False)
                     return "next"
                 self.space = self.space[cut + 1 :]
-                self.end_cycle(autoprint=False)
+                # The cycle restarts without ending: queued a/r text waits for its real end.
                 return "restart"
             elif name == "p":
                 self.output.write(self.space, self.chomped)
@@ -231,7 +246,7 @@ class _Machine:
                 self.appends.append(command.text)
             elif name == "c":
                 # GNU writes the text once per range, when its last line closes it.
-                if not self.active[pc - 1]:
+                if self.state[pc - 1] != _ACTIVE:
                     self.output.text(command.text)
                 self.end_cycle(autoprint=False)
                 return "next"
@@ -242,10 +257,12 @@ class _Machine:
                 self.hold, self.hold_chomped = self.space, self.chomped
             elif name == "H":
                 self.hold, self.hold_chomped = self.hold + "\n" + self.space, self.chomped
+                self.check_room(self.hold)
             elif name == "g":
                 self.space, self.chomped = self.hold, self.hold_chomped
             elif name == "G":
                 self.space, self.chomped = self.space + "\n" + self.hold, self.hold_chomped
+                self.check_room(self.space)
             elif name == "x":
                 self.space, self.hold = self.hold, self.space
                 self.chomped, self.hold_chomped = self.hold_chomped, self.chomped
@@ -278,11 +295,20 @@ class _Machine:
                     self.replaced = False
             elif name == "q":
                 self.end_cycle(autoprint=True)
+                # Unlike Q, q completes a last line that lacked its newline.
+                self.output.text("")
                 return "quit"
             elif name == "Q":
                 return "quit"
         self.end_cycle(autoprint=True)
         return "next"
+
+    def check_room(self, buffer: str) -> None:
+        if len(buffer) > self.room:
+            raise SedDecline(
+                "the script grows the pattern or hold space far beyond the size of its input, "
+                "so it is not simulated"
+            )
 
     def substitute(self, command: SubstCommand) -> None:
         regex = command.regex
@@ -290,6 +316,7 @@ class _Machine:
         result = gnu_subst(regex.space_pattern, self.space, command)
         if result is None:
             return
+        self.check_room(result)
         self.space = result
         self.replaced = True
         if command.print:

@@ -288,14 +288,15 @@ class _Parser:
     def address(self, reader: _Reader, char: str, second: bool) -> Address | None:
         if char.isdigit() and char.isascii():
             value = self.number(reader, char)
-            if reader.text.startswith("~", reader.pos) and not second:
+            if reader.text.startswith("~", reader.pos):
                 reader.next()
                 following = reader.next()
                 if not (following.isdigit() and following.isascii()):
                     raise SedDecline("a first~step address needs a step number")
                 step = self.number(reader, following)
                 if step == 0:
-                    raise SedDecline("a first~0 address is not simulated; write the line number")
+                    # GNU reads first~0 as the line number itself.
+                    return Address("line", value)
                 return Address("step", value, step)
             return Address("line", value)
         if char in ("+", "~") and second:
@@ -303,8 +304,6 @@ class _Parser:
             if not (following.isdigit() and following.isascii()):
                 raise SedDecline(f"'{char}' in an address needs a number: GNU sed rejects it")
             value = self.number(reader, following)
-            if char == "~":
-                raise SedDecline("a range ending in ~N is not simulated")
             return Address("plus" if char == "+" else "mult", value)
         if char == "$":
             return Address("last")
@@ -353,8 +352,6 @@ class _Parser:
                     char = reader.nonblank()
                 if addr1 == Address("line", 0) and (addr2 is None or addr2.kind != "regex"):
                     raise SedDecline("line address 0 is only valid in 0,/re/: GNU rejects it")
-                if addr2 is not None and addr2.kind == "line" and addr2.value == 0:
-                    raise SedDecline("line address 0 ends no range: GNU sed rejects it")
             negate = False
             if char == "!":
                 negate = True
