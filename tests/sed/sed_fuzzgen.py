@@ -292,6 +292,8 @@ def generate(chooser: Chooser, inputs: int = 4) -> Case:
 
 
 _ADDRESS_REGEXES = ["foo", "^a", "b$", "^$", "[0-9]", "o", "x*y", "Foo"]
+# Addresses only test for a match: back-references and ambiguous repetitions are simulated.
+_ADDRESS_REGEXES += ["\\(o\\)\\1", "\\(.\\)\\1", "^\\(.*\\)\\n\\1$", "a.*b.*", "o*o*"]
 _PROGRAM_COMMANDS = [
     "d",
     "p",

@@ -7,7 +7,7 @@ import subprocess
 import tempfile
 
 from waymark.sed import SedDecline, apply_script, parse_command_line
-from waymark.sed.shell import split_words
+from waymark.sed.shell import split_shell_words
 
 GNU_SED = "/usr/bin/sed"
 ENV = {"LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin"}
@@ -22,7 +22,14 @@ def gnu_sed_in_place(args: list[str], inputs: list[bytes]) -> list[bytes] | None
             with open(path, "wb") as handle:
                 handle.write(data)
             paths.append(path)
-        done = subprocess.run([GNU_SED, *args, *paths], env=ENV, capture_output=True, check=False)
+        # A script can loop forever in GNU (t back over a change that always recurs); the
+        # simulation declines those, so a GNU run this long means the simulation answered one.
+        try:
+            done = subprocess.run(
+                [GNU_SED, *args, *paths], env=ENV, capture_output=True, check=False, timeout=30
+            )
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"GNU sed {args!r} ran over 30 s on {inputs!r}") from None
         if done.returncode != 0:
             return None
         results = []
@@ -38,7 +45,8 @@ def gnu_args_for_line(line: str) -> list[str]:
         files = len(parse_command_line(line).paths)
     except SedDecline:
         files = 1
-    words = split_words(line)[1:-files]
+    # File operands (globs included) are replaced by the caller's temp files.
+    words = [word.text for word in split_shell_words(line)][1:-files]
     args: list[str] = []
     skip_empty = False
     for word in words:

@@ -139,6 +139,12 @@ PROGRAMS = [
     "sed -i -n '2~0,4p' f",
     "sed -i -n '4,1~3p' f",
     "sed -i -n '/b/,0~3p' f",
+    # An address only tests for a match: back-references and ambiguous regexes are exact.
+    "sed -i '$!N;/^\\(.*\\)\\n\\1$/!P;D' f",
+    "sed -i '/\\(o\\)\\1/d' f",
+    "sed -i -n '/\\(.\\)\\1/p' f",
+    "sed -i -E '/(f|fo)(o|oo )/d' f",
+    "sed -i '/o.*o.*/s/o/0/g' f",
     # D restarts the cycle without ending it: a-text waits for the cycle's real end.
     "sed -i -e 'a X' -e '/b/{s/b/b\\nB/;D}' f",
 ]

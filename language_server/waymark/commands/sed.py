@@ -14,11 +14,13 @@ import attrs
 
 from ..errors import WaymarkError
 from ..sed import SedDecline, apply_files, parse_command_line
+from ..sed.invocation import SedInvocation
 from ..text import sniff_encoding
 from ..tool_descriptions import PREVIEW
 from .changes import FileChange, Loaded, Proposal, load_path
 from .context import CommandContext
 from .schema import param
+from .sed_glob import expand_glob
 
 
 @attrs.define(kw_only=True)
@@ -43,6 +45,24 @@ def _declined(reason: str, **details: Any) -> dict[str, Any]:
     return {"ok": True, "simulated": False, "reason": reason, **details}
 
 
+def _operands(invocation: SedInvocation, base: Path) -> list[str]:
+    """The file operands after the shell's pathname expansion."""
+    paths: list[str] = []
+    globs = invocation.globs or (None,) * len(invocation.paths)
+    for path, glob in zip(invocation.paths, globs, strict=True):
+        if glob is None:
+            paths.append(path)
+            continue
+        matches = expand_glob(base, glob)
+        if not matches:
+            raise SedDecline(
+                f"the glob {path} matches no file: the shell would pass it unchanged and "
+                "sed would fail on it."
+            )
+        paths.extend(matches)
+    return paths
+
+
 def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
     try:
         invocation = parse_command_line(params.command)
@@ -52,7 +72,13 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
     loaded: list[Loaded] = []
     try:
         base = ctx.workspace.resolve(params.cwd).real if params.cwd else None
-        for path in invocation.paths:
+        paths = _operands(invocation, base or ctx.workspace.folders[0])
+    except SedDecline as decline:
+        return _declined(decline.reason)
+    except WaymarkError as exc:
+        return _declined(exc.message, error=exc.code)
+    try:
+        for path in paths:
             # GNU reports a missing file and goes on with the others, exiting 2: the agent
             # would see a failure, so the whole line is left to the real sed.
             loaded.append(load_path(ctx, path, base=base))
@@ -64,7 +90,7 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
             "which is not simulated."
         )
     try:
-        for path, item in zip(invocation.paths, loaded, strict=True):
+        for path, item in zip(paths, loaded, strict=True):
             assert item.data is not None
             encoding, _ = sniff_encoding(item.data)
             if encoding != "utf-8":
@@ -82,7 +108,7 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
     except WaymarkError as exc:
         return _declined(exc.message, error=exc.code)
     if invocation.backup_suffix and any(
-        (path + invocation.backup_suffix) in invocation.paths for path in invocation.paths
+        (path + invocation.backup_suffix) in paths for path in paths
     ):
         return _declined("a backup name is also a file operand, which is not simulated.")
     try:
@@ -91,7 +117,7 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
         return _declined(decline.reason)
     changes: list[FileChange] = []
     try:
-        for path, item, after in zip(invocation.paths, loaded, results, strict=True):
+        for path, item, after in zip(paths, loaded, results, strict=True):
             if after is None:
                 continue
             ctx.session.observe(item.resolved.real, item.digest)
@@ -104,6 +130,6 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
                 changes.append(FileChange(backup, item.data))
     except WaymarkError as exc:
         return _declined(exc.message, error=exc.code)
-    names = ", ".join(Path(path).name for path in invocation.paths)
+    names = ", ".join(Path(path).name for path in paths)
     result = {"simulated": True, "details": {"writer_type": "sed"}}
     return Proposal("sed", f"Waymark: {names} (sed)", changes, result)

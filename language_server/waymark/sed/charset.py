@@ -1,14 +1,17 @@
 """Sets of characters as sorted code-point ranges, the form the regex analysis reasons about.
 
 Determinism checks need set intersection, and emission needs an exact Python class; both are
-simple on merged ranges. ``locale`` marks sets whose non-ASCII members depend on the glibc
-locale tables (``\\w``, ``[[:alpha:]]``, ...; not ``\\s``, whose few non-ASCII members are
-listed here): they are emitted ASCII-only and the simulation refuses non-ASCII input for them.
+simple on merged ranges. POSIX classes and ``\\w`` come from glibc's C.UTF-8 tables measured
+through GNU sed (``ctype.py``); ``locale`` marks sets a newer glibc may grow by code points
+unassigned in the tables' Unicode version, so the simulation refuses text holding those.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+
+from .ctype import CLASSES, UNASSIGNED
 
 MAX_CODE_POINT = 0x10FFFF
 NEWLINE = 0x0A
@@ -63,11 +66,7 @@ class CharSet:
         return CharSet(_merge([*self.ranges, *other.ranges]), self.locale or other.locale)
 
     def negate(self) -> CharSet:
-        if self.locale:
-            # Only the ASCII part is known; the complement of a locale class is locale-defined too.
-            ascii_part = tuple((lo, min(hi, 0x7F)) for lo, hi in self.ranges if lo <= 0x7F)
-            return CharSet(_complement(ascii_part, 0x7F), locale=True)
-        return CharSet(_complement(self.ranges))
+        return CharSet(_complement(self.ranges), self.locale)
 
     def single(self) -> str | None:
         """The one character of the set, or None."""
@@ -76,9 +75,9 @@ class CharSet:
         return None
 
     def analysis_ranges(self) -> Ranges:
-        """Ranges that over-approximate membership: locale sets may hold any non-ASCII char."""
+        """Ranges that over-approximate membership: locale sets may hold unassigned code points."""
         if self.locale:
-            return _merge([*self.ranges, (0x80, MAX_CODE_POINT)])
+            return _merge([*self.ranges, *UNASSIGNED])
         return self.ranges
 
     def intersects(self, other: CharSet) -> bool:
@@ -93,9 +92,13 @@ class CharSet:
                 return True
         return False
 
-    def to_python(self, exclude_newline: bool) -> str:
-        """An exact Python ``re`` atom for this set (ASCII part only for locale sets)."""
+    @lru_cache(maxsize=256)  # noqa: B019 - sets are few and immutable; glibc's are large
+    def to_python(self, exclude_newline: bool, ascii_only: bool = False) -> str:
+        """An exact Python ``re`` atom for this set (a glibc-table set: on ASCII text only, if
+        ``ascii_only``)."""
         ranges = self.ranges
+        if ascii_only and self.locale:
+            ranges = tuple((low, min(high, 0x7F)) for low, high in ranges if low <= 0x7F)
         if exclude_newline:
             ranges = _merge(
                 [(lo, hi) for lo, hi in ranges if hi < NEWLINE or lo > NEWLINE]
@@ -133,41 +136,18 @@ def _class_body(ranges: Ranges) -> str:
     return "".join(parts)
 
 
-# glibc's C.UTF-8 space and blank classes beyond ASCII (measured against GNU sed 4.9, and the
-# same in every glibc since Unicode 6.3 dropped U+180E): Unicode spaces without no-break ones.
-_UNICODE_BLANKS = [
-    (0x1680, 0x1680),
-    (0x2000, 0x2006),
-    (0x2008, 0x200A),
-    (0x205F, 0x205F),
-    (0x3000, 0x3000),
-]
-_UNICODE_SPACES = [*_UNICODE_BLANKS, (0x2028, 0x2029)]
-
-_ASCII_CLASSES: dict[str, tuple[list[tuple[int, int]], bool]] = {
-    "digit": ([(0x30, 0x39)], False),
-    "xdigit": ([(0x30, 0x39), (0x41, 0x46), (0x61, 0x66)], False),
-    "alpha": ([(0x41, 0x5A), (0x61, 0x7A)], True),
-    "upper": ([(0x41, 0x5A)], True),
-    "lower": ([(0x61, 0x7A)], True),
-    "alnum": ([(0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A)], True),
-    "space": ([(0x09, 0x0D), (0x20, 0x20), *_UNICODE_SPACES], False),
-    "blank": ([(0x09, 0x09), (0x20, 0x20), *_UNICODE_BLANKS], False),
-    "punct": ([(0x21, 0x2F), (0x3A, 0x40), (0x5B, 0x60), (0x7B, 0x7E)], True),
-    "print": ([(0x20, 0x7E)], True),
-    "graph": ([(0x21, 0x7E)], True),
-    "cntrl": ([(0x00, 0x1F), (0x7F, 0x7F)], True),
-}
+# Classes whose members are letters, digits or symbols of every script: a newer glibc may add
+# code points unassigned in the tables' Unicode version. The others are settled.
+_GROWING = {"alpha", "upper", "lower", "alnum", "punct", "print", "graph"}
 
 
 def posix_class(name: str) -> CharSet | None:
-    """``[:name:]`` in C.UTF-8: digit, xdigit, space and blank are exact, the others locale sets."""
-    entry = _ASCII_CLASSES.get(name)
-    if entry is None:
+    """``[:name:]`` in C.UTF-8, from the tables measured through GNU sed."""
+    ranges = CLASSES.get(name)
+    if ranges is None:
         return None
-    ranges, locale = entry
-    return CharSet(_merge(ranges), locale)
+    return CharSet(ranges, locale=name in _GROWING)
 
 
-WORD = CharSet(_merge([(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]), locale=True)
-SPACE = CharSet(_merge(_ASCII_CLASSES["space"][0]))
+WORD = CharSet(_merge([*CLASSES["alnum"], (0x5F, 0x5F)]), locale=True)
+SPACE = CharSet(CLASSES["space"])

@@ -70,18 +70,18 @@ class _Output:
 
 
 def _check_locale(regex: CompiledRegex, space: str) -> None:
-    if not regex.locale_dependent or space.isascii():
+    if space.isascii():
         return
-    if "\n" not in space:
-        check_locale(regex, space)
-    elif regex.literal_finder is None or regex.literal_finder.search(space):
+    if regex.locale_dependent and "\n" in space:  # noqa: SIM102 - the comment is for the inner test
         # A match may span the lines of a multi-line pattern space.
-        raise locale_decline(regex)
+        if regex.literal_finder is None or regex.literal_finder.search(space):
+            raise locale_decline(regex)
+    check_locale(regex, space)
 
 
 def _search(regex: CompiledRegex, text: str) -> bool:
     _check_locale(regex, text)
-    return regex.space_pattern.search(text) is not None
+    return regex.space_for(text).search(text) is not None
 
 
 class _Machine:
@@ -313,7 +313,7 @@ class _Machine:
     def substitute(self, command: SubstCommand) -> None:
         regex = command.regex
         _check_locale(regex, self.space)
-        result = gnu_subst(regex.space_pattern, self.space, command)
+        result = gnu_subst(regex.space_for(self.space), self.space, command)
         if result is None:
             return
         self.check_room(result)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .decline import SedDecline
 from .script import SedScript, parse_script
-from .shell import split_words
+from .shell import Word, glob_decline, split_shell_words
 
 SED_PROGRAMS = ("sed", "/usr/bin/sed", "/bin/sed")
 _WRAPPERS = {
@@ -78,6 +78,46 @@ class SedInvocation:
     script: SedScript
     extended: bool
     backup_suffix: str = ""
+    # Per path: the pattern the shell expands it by, for an operand with unquoted * or ?.
+    globs: tuple[PathGlob | None, ...] = ()
+
+
+# Commands through which one file's run can change another's: the order of files matters.
+_ORDER_DEPENDENT = frozenset("qQhHgGx")
+
+
+@dataclass(frozen=True)
+class PathGlob:
+    """A file operand with unquoted ``*``/``?``, as path components the shell matches one
+    directory level at a time: a Python regex for each (None: a literal component)."""
+
+    components: tuple[str | None, ...]
+    texts: tuple[str, ...]
+    # Whether the component has a ?, one character in a UTF-8 shell but one byte in C.
+    one_char: tuple[bool, ...]
+
+
+def _path_glob(word: Word) -> PathGlob:
+    components: list[str | None] = []
+    texts: list[str] = []
+    one_char: list[bool] = []
+    start = 0
+    for part in word.text.split("/"):
+        positions = {p - start for p in word.globs if start <= p < start + len(part)}
+        start += len(part) + 1
+        texts.append(part)
+        one_char.append(any(part[p] == "?" for p in positions))
+        if not positions:
+            components.append(None)
+            continue
+        if "**" in part and any(p in positions and p + 1 in positions for p in positions):
+            raise SedDecline("'**' is recursive in zsh and plain '*' in bash; name the files")
+        pattern = "".join(
+            ("[^/]*" if char == "*" else "[^/]") if offset in positions else re.escape(char)
+            for offset, char in enumerate(part)
+        )
+        components.append(pattern)
+    return PathGlob(tuple(components), tuple(texts), tuple(one_char))
 
 
 def _long_option(name: str) -> str:
@@ -111,7 +151,8 @@ def _backup_suffix(suffix: str) -> str:
 
 def parse_command_line(line: str) -> SedInvocation:
     """Recognise a ``sed -i`` shell line and compile its script; SedDecline otherwise."""
-    words = split_words(line)
+    shell_words = split_shell_words(line)
+    words = [word.text for word in shell_words]
     if not words:
         raise SedDecline("the line is empty")
     program = words[0]
@@ -128,6 +169,7 @@ def parse_command_line(line: str) -> SedInvocation:
     suffix = ""
     expressions: list[str] = []
     operands: list[str] = []
+    operand_words: list[Word] = []
     index = 1
     while index < len(words):
         word = words[index]
@@ -139,9 +181,11 @@ def parse_command_line(line: str) -> SedInvocation:
                     "it depends on POSIXLY_CORRECT)"
                 )
             operands.append(word)
+            operand_words.append(shell_words[index - 1])
             continue
         if word == "--":
             operands.extend(words[index:])
+            operand_words.extend(shell_words[index:])
             break
         if word.startswith("--"):
             name, has_value, value = word[2:].partition("=")
@@ -204,10 +248,20 @@ def parse_command_line(line: str) -> SedInvocation:
         if not operands:
             raise SedDecline("the line has no sed script")
         expressions.append(operands.pop(0))
+        operand_words.pop(0)
     if not operands:
         raise SedDecline("the line names no file to edit")
     for path in operands:
         if path in ("", "-"):
             raise SedDecline("a file operand is empty or '-' (standard input)")
+    for shell_word in shell_words:
+        if shell_word.globs and not any(shell_word is operand for operand in operand_words):
+            raise glob_decline(shell_word)
     script = parse_script(expressions, extended, quiet)
-    return SedInvocation(tuple(operands), script, extended, suffix)
+    globs = tuple(_path_glob(w) if w.globs else None for w in operand_words)
+    if any(globs) and any(command.name in _ORDER_DEPENDENT for command in script.program):
+        raise SedDecline(
+            "a glob's files come in the shell's sort order, which this script depends on "
+            "(q/Q or the hold space); name the files"
+        )
+    return SedInvocation(tuple(operands), script, extended, suffix, globs)

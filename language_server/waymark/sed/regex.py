@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .charset import SPACE, WORD, CharSet, posix_class
 from .decline import SedDecline
@@ -56,8 +57,15 @@ class Group:
     body: tuple[Node, ...]
 
 
-Node = Repeat | Alternatives | Anchor | Group
-Item = Repeat | Alternatives | Anchor
+@dataclass(frozen=True)
+class BackRef:
+    """``\\N``: what group N matched (only in regexes whose matches are not used)."""
+
+    index: int
+
+
+Node = Repeat | Alternatives | Anchor | Group | BackRef
+Item = Repeat | Alternatives | Anchor | BackRef
 
 _MAX_REPEAT = 1000
 
@@ -67,11 +75,15 @@ class CompiledRegex:
     """A GNU regex proven translatable, with the facts the simulator needs."""
 
     source: str
-    buffer_pattern: re.Pattern[str]
-    space_pattern: re.Pattern[str]
+    # Exact on ASCII text, and on any text unless full_sources is set.
+    ascii_buffer_pattern: re.Pattern[str]
+    ascii_space_pattern: re.Pattern[str]
+    # The whole-buffer and pattern-space sources with glibc's full tables, when they differ.
+    full_sources: tuple[str, str] | None
     groups: int
     nullable: bool
     group_nullable: tuple[bool, ...]
+    # I flag: Python folds ASCII letters only, so non-ASCII text it examines is declined.
     locale_dependent: bool
     required_literal: str
     line_anchored: bool
@@ -80,14 +92,46 @@ class CompiledRegex:
     trailing_run: tuple[str, int] | None
     # Finds required_literal in text: exactly, or under the I flag with every case GNU may fold.
     literal_finder: re.Pattern[str] | None = None
+    # A glibc class or word boundary: text with code points the tables cannot vouch for is
+    # declined.
+    uses_tables: bool = False
+    # Why the match POSIX picks is unproven (set for addresses only, which just test for one).
+    undetermined: str | None = None
+
+    @property
+    def buffer_pattern(self) -> re.Pattern[str]:
+        """The pattern for a whole buffer (``re.MULTILINE``), exact on any text."""
+        if self.full_sources is None:
+            return self.ascii_buffer_pattern
+        return _compile_full(self.full_sources[0], self.ascii_buffer_pattern.flags)
+
+    @property
+    def space_pattern(self) -> re.Pattern[str]:
+        """The pattern for one pattern space, exact on any text."""
+        if self.full_sources is None:
+            return self.ascii_space_pattern
+        return _compile_full(self.full_sources[1], self.ascii_space_pattern.flags)
+
+    def buffer_for(self, text: str) -> re.Pattern[str]:
+        return self.ascii_buffer_pattern if text.isascii() else self.buffer_pattern
+
+    def space_for(self, text: str) -> re.Pattern[str]:
+        return self.ascii_space_pattern if text.isascii() else self.space_pattern
+
+
+@lru_cache(maxsize=32)
+def _compile_full(source: str, flags: int) -> re.Pattern[str]:
+    return re.compile(source, flags)
 
 
 class _Parser:
-    def __init__(self, text: str, extended: bool) -> None:
+    def __init__(self, text: str, extended: bool, backrefs: bool = False) -> None:
         self.text = text
         self.extended = extended
+        self.backrefs = backrefs
         self.pos = 0
         self.groups = 0
+        self.closed = 0
         self.depth = 0
 
     def fail(self, reason: str) -> SedDecline:
@@ -176,7 +220,7 @@ class _Parser:
         else:
             low, high = self.interval()
         if not isinstance(node, Repeat):
-            raise self.fail("a quantifier on a group or an anchor is not simulated")
+            raise self.fail("a quantifier on a group, an anchor or \\N is not simulated")
         return Repeat(node.chars, low, high)
 
     def interval(self) -> tuple[int, int | None]:
@@ -242,6 +286,7 @@ class _Parser:
         self.pos += len(closer)
         if not body:
             raise self.fail("an empty group is not simulated")
+        self.closed += 1
         return Group(index, body)
 
     def escape(self, escaped: str) -> Node:
@@ -251,6 +296,8 @@ class _Parser:
         anchors = {"b": "word", "<": "word_start", ">": "word_end", "`": "start", "'": "end"}
         if escaped in anchors:
             return Anchor(anchors[escaped])
+        if escaped.isdigit() and self.backrefs and 0 < int(escaped) <= self.closed:
+            return BackRef(int(escaped))
         if escaped.isdigit():
             raise self.fail(
                 f"the back-reference \\{escaped} is not simulated (POSIX and Python "
@@ -350,13 +397,15 @@ def _first(item: Item) -> CharSet:
         return item.chars
     if isinstance(item, Alternatives):
         return CharSet.of(*(option[0] for option in item.options))
+    if isinstance(item, BackRef):
+        return CharSet.anything()
     return CharSet(())
 
 
 def _nullable(item: Item) -> bool:
     if isinstance(item, Repeat):
         return item.low == 0
-    return isinstance(item, Anchor)
+    return isinstance(item, Anchor | BackRef)
 
 
 def _fixed_width(item: Item) -> bool:
@@ -364,7 +413,7 @@ def _fixed_width(item: Item) -> bool:
         return item.low == item.high
     if isinstance(item, Alternatives):
         return len({len(option) for option in item.options}) == 1
-    return True
+    return not isinstance(item, BackRef)
 
 
 def _prefix_free(options: tuple[str, ...]) -> bool:
@@ -426,7 +475,11 @@ def _check_deterministic(source: str, items: list[Item], spans: list[tuple[int, 
     while isinstance(items[last], Anchor):
         last -= 1
     splits = any(ambiguous_at < edge <= last for span in spans for edge in span)
-    if not splits and _ends_with_rest_of_line(tail):
+    # A group edge after it is observed, but a repetition there is greedy in Python and the
+    # longest subexpression in POSIX alike (\(.*\)=\(.*\) splits at the last '='); an
+    # alternation is not (Python takes the first option that fits).
+    greedy = isinstance(items[ambiguous_at], Repeat)
+    if (greedy or not splits) and _ends_with_rest_of_line(tail):
         return
     raise SedDecline(
         f"regex {source!r}: a variable-width part after an overlapping repetition can make "
@@ -434,11 +487,13 @@ def _check_deterministic(source: str, items: list[Item], spans: list[tuple[int, 
     )
 
 
-def _emit(nodes: tuple[Node, ...], buffer: bool) -> str:
+def _emit(nodes: tuple[Node, ...], buffer: bool, ascii_only: bool) -> str:
     parts: list[str] = []
     for node in nodes:
         if isinstance(node, Group):
-            parts.append("(" + _emit(node.body, buffer) + ")")
+            parts.append("(" + _emit(node.body, buffer, ascii_only) + ")")
+        elif isinstance(node, BackRef):
+            parts.append(f"(?:\\{node.index})")
         elif isinstance(node, Alternatives):
             options = [o for o in node.options if not (buffer and "\n" in o)]
             options.sort(key=len, reverse=True)
@@ -446,27 +501,33 @@ def _emit(nodes: tuple[Node, ...], buffer: bool) -> str:
                 "(?:" + "|".join(re.escape(o) for o in options) + ")" if options else "(?!)"
             )
         elif isinstance(node, Anchor):
-            parts.append(_anchor(node.kind, buffer))
+            parts.append(_anchor(node.kind, buffer, ascii_only))
         else:
-            parts.append(_repeat(node, buffer))
+            parts.append(_repeat(node, buffer, ascii_only))
     return "".join(parts)
 
 
-def _anchor(kind: str, buffer: bool) -> str:
-    word = WORD.to_python(exclude_newline=True)
+def _anchor(kind: str, buffer: bool, ascii_only: bool) -> str:
+    if kind.startswith("word"):
+        # Python's \b knows ASCII or Python's Unicode letters; glibc's word class is neither.
+        word = WORD.to_python(exclude_newline=True, ascii_only=ascii_only)
+        after, before = f"(?={word})", f"(?<={word})"
+        not_after, not_before = f"(?!{word})", f"(?<!{word})"
+        return {
+            "word": f"(?:{before}{not_after}|{not_before}{after})",
+            "word_start": not_before + after,
+            "word_end": before + not_after,
+        }[kind]
     return {
         "bol": "^",
         "start": "^",
         "eol": "$" if buffer else r"\Z",
         "end": "$" if buffer else r"\Z",
-        "word": r"\b",
-        "word_start": rf"\b(?={word})",
-        "word_end": rf"\b(?<={word})",
     }[kind]
 
 
-def _repeat(node: Repeat, buffer: bool) -> str:
-    atom = node.chars.to_python(exclude_newline=buffer)
+def _repeat(node: Repeat, buffer: bool, ascii_only: bool) -> str:
+    atom = node.chars.to_python(exclude_newline=buffer, ascii_only=ascii_only)
     if (node.low, node.high) == (1, 1):
         return atom
     if atom.startswith("(?!"):
@@ -524,39 +585,61 @@ def _fold(item: Item) -> Item:
     return item
 
 
-def compile_regex(source: str, extended: bool, icase: bool = False) -> CompiledRegex:
+def compile_regex(
+    source: str, extended: bool, icase: bool = False, address: bool = False
+) -> CompiledRegex:
     """Translate one GNU regex; raises SedDecline when the result could differ from GNU.
 
     With ``icase`` (the I flag) Python folds ASCII letters only, which is GNU's folding for
     ASCII text; the regex is marked locale-dependent so non-ASCII text it examines is declined.
+    Classes and word boundaries use glibc's measured tables.
     """
-    parser = _Parser(source, extended)
+    parser = _Parser(source, extended, backrefs=address and not icase)
     nodes = parser.parse()
     items = _flatten(nodes)
-    _check_deterministic(
-        source, [_fold(i) for i in items] if icase else items, _group_spans(nodes)[0]
-    )
-    locale = (
-        icase
-        or any(isinstance(i, Repeat) and i.chars.locale for i in items)
-        or any(isinstance(i, Anchor) and i.kind.startswith("word") for i in items)
+    # An address only asks whether a match exists, which any two correct engines agree on;
+    # which match POSIX picks matters only when s reuses the regex (s//x/).
+    undetermined = None
+    try:
+        _check_deterministic(
+            source, [_fold(i) for i in items] if icase else items, _group_spans(nodes)[0]
+        )
+        if any(isinstance(item, BackRef) for item in items):
+            raise SedDecline(f"regex {source!r}: back-references are simulated in addresses only")
+    except SedDecline as decline:
+        if not address:
+            raise
+        undetermined = decline.reason
+    tables = any(isinstance(i, Repeat) and i.chars.locale for i in items) or any(
+        isinstance(i, Anchor) and i.kind.startswith("word") for i in items
     )
     # A regex that opens with ".*" matches from the line start whenever it matches at all,
     # and its longest match leaves nothing for a second one: anchoring it is exact, and it
     # keeps Python from retrying every start of a long line (quadratic on minified files).
     leading_rest = bool(items) and _is_rest_of_line(items[0])
     anchor = "^" if leading_rest else ""
-    buffer_source = anchor + _emit(nodes, buffer=True)
-    space_source = anchor + _emit(nodes, buffer=False)
     flags = re.ASCII | (re.IGNORECASE if icase else 0)
+    # glibc's tables make classes of hundreds of ranges, slow to compile: ASCII text gets
+    # patterns cut to ASCII, and the full ones are compiled only for text that needs them.
+    full_sources = None
+    if tables:
+        full_sources = (
+            anchor + _emit(nodes, buffer=True, ascii_only=False),
+            anchor + _emit(nodes, buffer=False, ascii_only=False),
+        )
     return CompiledRegex(
         source=source,
-        buffer_pattern=re.compile(buffer_source, re.MULTILINE | flags),
-        space_pattern=re.compile(space_source, flags),
+        ascii_buffer_pattern=re.compile(
+            anchor + _emit(nodes, buffer=True, ascii_only=True), re.MULTILINE | flags
+        ),
+        ascii_space_pattern=re.compile(anchor + _emit(nodes, buffer=False, ascii_only=True), flags),
+        full_sources=full_sources,
         groups=parser.groups,
         nullable=all(_nullable(i) for i in items),
         group_nullable=_group_nullability(nodes, parser.groups),
-        locale_dependent=locale,
+        locale_dependent=icase,
+        uses_tables=tables,
+        undetermined=undetermined,
         required_literal=_required_literal(items),
         literal_finder=_literal_finder(_required_literal(items), icase),
         line_anchored=leading_rest

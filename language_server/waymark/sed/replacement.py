@@ -2,8 +2,7 @@
 
 Without case conversion the replacement becomes a Python ``re`` template, so whole-buffer
 substitution runs in C. Case conversion (``\\U \\L \\E \\u \\l``) is applied in Python with
-ASCII mappings; GNU maps with the locale's ``towupper``, so converting any non-ASCII text is
-declined at run time rather than guessed.
+glibc's C.UTF-8 ``towupper``/``towlower`` maps, measured through GNU sed (``ctype.py``).
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .ctype import LOWER, UPPER, has_unassigned
 from .decline import SedDecline
 
 _CASE_OPS = "ULEul"
@@ -38,12 +38,16 @@ class Case:
 Piece = Literal | Ref | Case
 
 
-def _ascii_case(text: str, upper: bool) -> str:
-    if not text.isascii():
+def _convert_case(text: str, upper: bool) -> str:
+    if text.isascii():
+        return text.upper() if upper else text.lower()
+    if has_unassigned(text):
         raise SedDecline(
-            "case conversion of non-ASCII text is not simulated (GNU uses the locale's tables)"
+            "case conversion of a code point unassigned in Unicode 14 is not simulated (a newer "
+            "glibc may map it)"
         )
-    return text.upper() if upper else text.lower()
+    # glibc maps one code point to one (Python's str.upper turns ß into SS).
+    return text.translate(UPPER if upper else LOWER)
 
 
 @dataclass(frozen=True)
@@ -109,10 +113,10 @@ class Replacement:
             if not text:
                 continue
             if once:
-                out.append(_ascii_case(text[0], once == "u"))
+                out.append(_convert_case(text[0], once == "u"))
                 text = text[1:]
                 once = ""
-            out.append(_ascii_case(text, mode == "U") if mode else text)
+            out.append(_convert_case(text, mode == "U") if mode else text)
         return "".join(out)
 
 

@@ -24,8 +24,8 @@ _SPACE = " \t\n\v\f\r"
 _UNSUPPORTED_FLAGS = {
     "w": "the w flag writes to another file",
     "e": "the e flag runs the pattern space as a shell command",
-    "m": "the m (multi-line) flag is not simulated",
-    "M": "the M (multi-line) flag is not simulated",
+    "m": "the m (multi-line) flag makes ^ and $ match around embedded newlines",
+    "M": "the M (multi-line) flag makes ^ and $ match around embedded newlines",
 }
 _LABEL = re.compile(r"[A-Za-z0-9_.-]+")
 _DECLINED_COMMANDS = {
@@ -88,7 +88,34 @@ class SedScript:
     text: str
 
 
-def _normalize(text: str) -> str:
+_NUMERIC_ESCAPES = {"d": (10, 3), "o": (8, 3), "x": (16, 2)}
+
+
+def _numeric_escapes(text: str, index: int) -> tuple[bytes, int]:
+    """The bytes of the run of ``\\dNNN``/``\\oNNN``/``\\xHH`` escapes at ``index``."""
+    produced = bytearray()
+    while text.startswith("\\", index) and text[index + 1 : index + 2] in _NUMERIC_ESCAPES:
+        base, width = _NUMERIC_ESCAPES[text[index + 1]]
+        start = end = index + 2
+        while end < min(len(text), start + width) and _is_digit(text[end], base):
+            end += 1
+        if end == start:
+            raise SedDecline(f"\\{text[index + 1]} without digits is not simulated")
+        value = int(text[start:end], base)
+        if value > 255:
+            raise SedDecline(f"the escape {text[index:end]!r} is over 255: not simulated")
+        produced.append(value)
+        index = end
+    return bytes(produced), index
+
+
+def _is_digit(char: str, base: int) -> bool:
+    return (char.isascii() and char.isdigit() and int(char) < base) or (
+        base == 16 and char in "abcdefABCDEF"
+    )
+
+
+def _normalize(text: str, replacement: bool = False) -> str:
     out: list[str] = []
     index = 0
     while index < len(text):
@@ -99,8 +126,23 @@ def _normalize(text: str) -> str:
                 out.append(_CHAR_ESCAPES[follower])
                 index += 2
                 continue
-            if follower in "doxc":
-                raise SedDecline(f"the numeric/control escape \\{follower} is not simulated")
+            if follower in _NUMERIC_ESCAPES:
+                produced, index = _numeric_escapes(text, index)
+                try:
+                    chars = produced.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise SedDecline(
+                        "numeric escapes that make no whole UTF-8 character are not simulated"
+                    ) from None
+                for made in chars:
+                    if made == "\\" and not replacement:
+                        raise SedDecline("a backslash made by a numeric escape is not simulated")
+                    # GNU keeps a produced & or backslash literal in a replacement; in a
+                    # regex a produced character has its usual meaning, as in GNU.
+                    out.append("\\" + made if replacement and made in "&\\" else made)
+                continue
+            if follower == "c":
+                raise SedDecline("the control escape \\c is not simulated")
             out.append("\\" + follower)
             index += 2
             continue
@@ -277,12 +319,12 @@ class _Parser:
             program[index] = _with_target(program[index], target)
         return tuple(program)
 
-    def regex(self, text: str, icase: bool) -> CompiledRegex:
+    def regex(self, text: str, icase: bool, address: bool = False) -> CompiledRegex:
         if not text:
             raise SedDecline(
                 "an empty regex reuses the last regex used at run time, which is not simulated"
             )
-        self.last_regex = compile_regex(text, self.extended, icase)
+        self.last_regex = compile_regex(text, self.extended, icase, address)
         return self.last_regex
 
     def address(self, reader: _Reader, char: str, second: bool) -> Address | None:
@@ -317,7 +359,7 @@ class _Parser:
                 if reader.next() == "M":
                     raise SedDecline("the M (multi-line) address flag is not simulated")
                 icase = True
-            return Address("regex", regex=self.regex(text, icase))
+            return Address("regex", regex=self.regex(text, icase, address=True))
         return None
 
     @staticmethod
@@ -468,7 +510,7 @@ class _Parser:
                 f"the delimiter {slash!r} is not simulated; use a punctuation character"
             )
         regex_text = _normalize(_match_slash(reader, slash, regex=True))
-        replacement_text = _normalize(_match_slash(reader, slash, regex=False))
+        replacement_text = _normalize(_match_slash(reader, slash, regex=False), replacement=True)
         nth, glob, printed, icase = _flags(reader)
         plain = head.addr1 is None and all(c.name == "s" and c.addr1 is None for c in self.program)
         own = _own_regex(head)
@@ -480,6 +522,8 @@ class _Parser:
             regex = self.last_regex
         else:
             regex = self.regex(regex_text, icase)
+        if regex.undetermined is not None:
+            raise SedDecline(f"the empty regex reuses an address regex: {regex.undetermined}")
         replacement = parse_replacement(replacement_text, regex.groups, regex.group_nullable)
         if not regex_text and replacement.max_ref:
             raise SedDecline("group references after an empty (reused) regex are not simulated")

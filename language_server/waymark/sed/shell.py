@@ -1,12 +1,16 @@
 """POSIX shell word splitting for one simple command, declining anything the shell would expand.
 
 Only what a shell passes to ``sed`` literally is accepted: single quotes, double quotes whose
-content has no expansion, and backslash escapes. Operators, redirections, expansions, globs,
-tilde and brace expansion, comments and ANSI-C quoting all end in a SedDecline naming them,
-because their result depends on the shell's state, not on the line.
+content has no expansion, and backslash escapes. Operators, redirections, expansions, tilde
+and brace expansion, ``[`` globs, comments and ANSI-C quoting all end in a SedDecline naming
+them, because their result depends on the shell's state, not on the line. Unquoted ``*`` and
+``?`` are marked instead: in a file operand they are pathname patterns the command handler
+expands as the shell would.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from .decline import SedDecline
 
@@ -21,7 +25,6 @@ _OPERATORS = {
     ")": "a subshell or grouping ())",
     "\n": "several lines",
 }
-_GLOBS = {"*": "*", "?": "?", "[": "["}
 _NAME_START = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
 # After "$" these start a parameter, arithmetic or command expansion.
 _EXPANSION_START = _NAME_START + "0123456789{(@*#?$!-"
@@ -35,10 +38,33 @@ def _expansion(char: str) -> SedDecline:
     )
 
 
+@dataclass(frozen=True)
+class Word:
+    """One shell word; ``globs``: the positions in ``text`` of unquoted ``*`` and ``?``."""
+
+    text: str
+    globs: tuple[int, ...] = ()
+
+
+def glob_decline(word: Word) -> SedDecline:
+    char = word.text[word.globs[0]]
+    return SedDecline(f"an unquoted {char!r} is a glob the shell may expand; quote it")
+
+
 def split_words(line: str) -> list[str]:
     """The words the shell would pass to the command; SedDecline for anything not literal."""
-    words: list[str] = []
+    words = split_shell_words(line)
+    for word in words:
+        if word.globs:
+            raise glob_decline(word)
+    return [word.text for word in words]
+
+
+def split_shell_words(line: str) -> list[Word]:
+    """Like ``split_words``, but unquoted ``*`` and ``?`` are kept and marked for the caller."""
+    words: list[Word] = []
     current: list[str] = []
+    globs: list[int] = []
     in_word = False
     index = 0
     length = len(line)
@@ -46,8 +72,8 @@ def split_words(line: str) -> list[str]:
         char = line[index]
         if char in _BLANKS:
             if in_word:
-                words.append("".join(current))
-                current, in_word = [], False
+                words.append(Word("".join(current), tuple(globs)))
+                current, globs, in_word = [], [], False
             index += 1
             continue
         if char == "\\":
@@ -86,11 +112,12 @@ def split_words(line: str) -> list[str]:
                 raise SedDecline('locale quoting $"…" is not simulated')
             if follower and follower in _EXPANSION_START:
                 raise _expansion(follower)
-        if char in _GLOBS:
-            raise SedDecline(
-                f"an unquoted {_GLOBS[char]!r} is a glob the shell may expand; quote it"
-            )
-        if char == "~":
+        if char == "[":
+            raise SedDecline("an unquoted '[' is a glob the shell may expand; quote it")
+        if char in "*?":
+            globs.append(len("".join(current)))
+        # Bash expands a tilde only at a word's start or after = or : (assignment-like words).
+        if char == "~" and (not in_word or line[index - 1] in "=:'\""):
             raise SedDecline("an unquoted '~' may be tilde-expanded by the shell")
         if char == "{":
             raise SedDecline("an unquoted '{' may be brace-expanded by the shell")
@@ -100,7 +127,7 @@ def split_words(line: str) -> list[str]:
         in_word = True
         index += 1
     if in_word:
-        words.append("".join(current))
+        words.append(Word("".join(current), tuple(globs)))
     return words
 
 

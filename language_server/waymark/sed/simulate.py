@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from .ctype import has_unassigned
 from .decline import SedDecline
 from .regex import CompiledRegex
 from .replacement import Replacement
@@ -23,18 +24,26 @@ _Repl = str | Callable[[re.Match[str]], str]
 
 def locale_decline(regex: CompiledRegex) -> SedDecline:
     return SedDecline(
-        f"regex {regex.source!r} uses a locale class or word boundary and a line it could "
-        "match has non-ASCII characters, whose classification is not simulated"
+        f"regex {regex.source!r} has the I flag and a line it could match has non-ASCII "
+        "characters, whose case folding is not simulated"
     )
 
 
 def check_locale(regex: CompiledRegex, text: str) -> None:
-    """Refuse non-ASCII text a locale-dependent regex might examine (``text``: whole lines).
+    """Refuse text whose matching the simulation cannot vouch for (``text``: whole lines).
 
-    A line without the regex's required literal cannot match; under the I flag the literal is
-    looked for with every case glibc may fold into it, non-ASCII ones included.
+    A class or word boundary is exact except on code points unassigned in the tables'
+    Unicode version. Under the I flag, a line without the regex's required literal cannot
+    match; the literal is looked for with every case glibc may fold into it.
     """
-    if not regex.locale_dependent or text.isascii():
+    if text.isascii():
+        return
+    if regex.uses_tables and has_unassigned(text):
+        raise SedDecline(
+            f"regex {regex.source!r} uses a character class or word boundary and the text has "
+            "a code point unassigned in Unicode 14, which a newer glibc may classify"
+        )
+    if not regex.locale_dependent:
         return
     finder = regex.literal_finder
     if finder is None:
@@ -141,7 +150,7 @@ def _replace_trailing_runs(text: str, chars: str, minimum: int, literal: str) ->
 def _apply_buffer(command: SubstCommand, text: str) -> str:
     regex = command.regex
     check_locale(regex, text)
-    pattern = regex.buffer_pattern
+    pattern = regex.buffer_for(text)
     replacement = command.replacement
     literal = replacement.literal
     if command.nth == 1 and literal is not None:
@@ -177,7 +186,8 @@ def _apply_lines(commands: tuple[SubstCommand, ...], text: str) -> str:
             # A pattern space may hold several lines here, and a match may span them.
             if command.regex.locale_dependent and not line.isascii():
                 raise locale_decline(command.regex)
-            line = _gnu_subst(command.regex.space_pattern, line, command)
+            check_locale(command.regex, line)
+            line = _gnu_subst(command.regex.space_for(line), line, command)
         lines[index] = line
     return "\n".join(lines)
 

@@ -1,0 +1,66 @@
+"""Pathname expansion of a sed line's file operands, as bash does it before sed runs.
+
+The engine keeps only ``*`` and ``?`` (it declines ``[`` and ``**``). A name starting with
+``.`` matches only a literal leading ``.``; an operand that matches nothing is passed on
+unchanged by bash, so GNU sed fails on it and the caller declines the line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from ..sed import SedDecline
+from ..sed.invocation import PathGlob
+
+MAX_MATCHES = 1000
+
+
+def expand_glob(base: Path, glob: PathGlob) -> list[str]:
+    """The operand's matches, spelled as the shell would pass them, in name order."""
+    found: list[tuple[str, Path]] = [("", base)]
+    last = len(glob.components) - 1
+    for index, (pattern, text) in enumerate(zip(glob.components, glob.texts, strict=True)):
+        if index == 0 and text == "" and last > 0:
+            found = [("/", Path("/"))]
+            continue
+        step: list[tuple[str, Path]] = []
+        for spelled, folder in found:
+            prefix = spelled if spelled in ("", "/") else spelled + "/"
+            if pattern is None:
+                step.append((prefix + text, folder / text))
+                continue
+            step.extend(
+                (prefix + name, folder / name)
+                for name in _matching(folder, pattern, text, glob.one_char[index], index < last)
+            )
+        found = step
+        if len(found) > MAX_MATCHES:
+            raise SedDecline(f"a glob matches over {MAX_MATCHES} paths; name fewer files")
+    return [spelled for spelled, path in found if os.path.lexists(path)]
+
+
+def _matching(folder: Path, pattern: str, text: str, one_char: bool, folders: bool) -> list[str]:
+    try:
+        with os.scandir(folder) as entries:
+            listed = sorted(entries, key=lambda entry: entry.name)
+    except OSError:
+        return []
+    compiled = re.compile(pattern)
+    names = []
+    for entry in listed:
+        name = entry.name
+        if name.startswith(".") and not text.startswith("."):
+            continue
+        if not compiled.fullmatch(name):
+            continue
+        if one_char and not name.isascii():
+            raise SedDecline(
+                f"'?' in a glob matches {name!r}, whose non-ASCII characters are one "
+                "character or several bytes depending on the shell's locale; name the files"
+            )
+        if folders and not entry.is_dir():
+            continue
+        names.append(name)
+    return names
