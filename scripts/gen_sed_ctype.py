@@ -2,10 +2,10 @@
 
 Usage: python scripts/gen_sed_ctype.py [OUTPUT]
 (default OUTPUT: language_server/waymark/sed/ctype_data.py)
-Every Unicode scalar value but the newline goes through the real ``sed`` once per class and
-once per case direction, so the tables are what GNU sed does, not what Python's unicodedata
-says. Code points unassigned in this Python's Unicode version are recorded too: a newer glibc
-may classify them, so the simulation declines text that holds them.
+Every Unicode scalar value goes through the real ``sed`` once per class and once per case
+direction (the newline inside a two-line pattern space), so the tables are what GNU sed does,
+not what Python's unicodedata says. Code points unassigned in this Python's Unicode version
+are recorded too: a newer glibc may classify them, so the simulation declines text holding them.
 """
 
 from __future__ import annotations
@@ -77,10 +77,17 @@ def measure() -> tuple[dict[str, list[tuple[int, int]]], dict[int, int], dict[in
         path = os.path.join(folder, "scalars")
         with open(path, "wb") as handle:
             handle.write("".join(chr(c) + "\n" for c in codes).encode("utf-8"))
+        pair = os.path.join(folder, "pair")
+        with open(pair, "wb") as handle:
+            handle.write(b"a\nb\n")
         classes = {}
         for name in CLASSES:
             lines = sed(f"/^[[:{name}:]]$/=", path).split()
-            classes[name] = ranges([codes[int(line) - 1] for line in lines])
+            members = [codes[int(line) - 1] for line in lines]
+            # The newline is no line of its own: N puts one inside the pattern space.
+            if sed(f"N;/^a[[:{name}:]]b$/=", pair).strip():
+                members.append(0x0A)
+            classes[name] = ranges(members)
         upper_lines = sed("s/.*/\\U&/", path).decode("utf-8").split("\n")
         lower_lines = sed("s/.*/\\L&/", path).decode("utf-8").split("\n")
     upper: dict[int, int] = {}

@@ -145,6 +145,11 @@ PROGRAMS = [
     "sed -i -n '/\\(.\\)\\1/p' f",
     "sed -i -E '/(f|fo)(o|oo )/d' f",
     "sed -i '/o.*o.*/s/o/0/g' f",
+    # The newline N puts in the pattern space is a space and a control character.
+    "sed -i 'N;s/[[:space:]]/_/' f",
+    "sed -i 'N;s/\\s\\+/_/g' f",
+    "sed -i 'N;s/[[:cntrl:]]/_/' f",
+    "sed -i 'N;s/[^[:alpha:]]/_/g' f",
     # D restarts the cycle without ending it: a-text waits for the cycle's real end.
     "sed -i -e 'a X' -e '/b/{s/b/b\\nB/;D}' f",
 ]
