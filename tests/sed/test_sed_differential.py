@@ -21,6 +21,7 @@ INPUTS = [
     b"\n",
     b"import a.b.c\nfrom x.y import z  # comment\n    return foo(bar)\n",
     b"\xef\xbb\xbffoo\r\nbar",
+    b"a\x00barba\nx\x00\n",
     # glibc's classes and case maps beyond ASCII: \u00df and \u0130 map to one code point.
     "Stra\u00dfe \u0130\u0131 \u01c5 \u1e9e \u03a9mega \ufb01 \u65e5\u672c foo_bar".encode()
     + " \u00e9t\u00e9\n".encode(),
@@ -284,6 +285,8 @@ DELIMITERS = [
 
 REPLACEMENTS = _cases(
     ("upper-all", "sed -i 's/.*/\\U&/' f"),
+    # GNU stops converting a piece at its first NUL.
+    ("upper-stops-at-nul", "sed -i -E 's:.(\\+*.):\\U&\\E:g' f"),
     ("lower-all", "sed -i 's/.*/\\L&/' f"),
     ("title-words", "sed -i -E 's/\\b(\\w)(\\w*)/\\u\\1\\L\\2/g' f"),
     ("lower-upper-class", "sed -i -e 's/[[:upper:]]/\\L&/g' f"),
@@ -590,6 +593,7 @@ RUNTIME_DECLINES = [
     ("sed -i 's/\\bfoo\\b/X/' f", "foo\u0378\n".encode(), "unassigned in Unicode 14"),
     ("sed -i 's/.*/\\U&/' f", "stra\u0378e\n".encode(), "unassigned in Unicode 14"),
     ("sed -i 's/foo/X/I' f", "FOO\u00e9\n".encode(), "I flag"),
+    ("sed -i 's/.*/\\u&/' f", b"\x00a\n", "NUL character"),
     ("sed -i 's/x*/-/g' f", b"a\xc3\xa9\n", "middle of the character"),
     ("sed -i 's/b*/X/2' f", b"\xc3\xa9b\n", "middle of the character"),
 ]

@@ -112,6 +112,13 @@ class Replacement:
                 text = match.group(piece.index + shift) or ""
             if not text:
                 continue
+            if (once or mode) and "\x00" in text:
+                if once:
+                    raise SedDecline("\\u or \\l on text with a NUL character is not simulated")
+                # GNU converts a piece only up to its first NUL (C string functions).
+                head, nul, tail = text.partition("\x00")
+                out.append(_convert_case(head, mode == "U") + nul + tail)
+                continue
             if once:
                 out.append(_convert_case(text[0], once == "u"))
                 text = text[1:]
