@@ -593,7 +593,7 @@ RUNTIME_DECLINES = [
     ("sed -i 's/\\bfoo\\b/X/' f", "foo\u0378\n".encode(), "unassigned in Unicode 14"),
     ("sed -i 's/.*/\\U&/' f", "stra\u0378e\n".encode(), "unassigned in Unicode 14"),
     ("sed -i 's/foo/X/I' f", "FOO\u00e9\n".encode(), "I flag"),
-    ("sed -i 's/.*/\\u&/' f", b"\x00a\n", "NUL character"),
+    ("sed -i 's/.a/\\u&/' f", b"\x00a\n", "NUL character"),
     ("sed -i 's/x*/-/g' f", b"a\xc3\xa9\n", "middle of the character"),
     ("sed -i 's/b*/X/2' f", b"\xc3\xa9b\n", "middle of the character"),
 ]
