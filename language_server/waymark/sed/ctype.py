@@ -36,8 +36,12 @@ CLASSES: dict[str, Ranges] = {
     for name in (*_NAMES, "blank", "digit", "xdigit")
 }
 UNASSIGNED: Ranges = _ranges(ctype_data.UNASSIGNED_RANGES)
-UPPER: dict[int, int] = _map(ctype_data.UPPER_RUNS)
-LOWER: dict[int, int] = _map(ctype_data.LOWER_RUNS)
+
+
+@cache
+def case_map(upper: bool) -> dict[int, int]:
+    """glibc's towupper (or towlower) where it changes a code point, for ``str.translate``."""
+    return _map(ctype_data.UPPER_RUNS if upper else ctype_data.LOWER_RUNS)
 
 
 @cache

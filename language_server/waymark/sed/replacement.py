@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .ctype import LOWER, UPPER, has_unassigned
+from .ctype import case_map, has_unassigned
 from .decline import SedDecline
 
 _CASE_OPS = "ULEul"
@@ -47,7 +47,7 @@ def _convert_case(text: str, upper: bool) -> str:
             "glibc may map it)"
         )
     # glibc maps one code point to one (Python's str.upper turns ß into SS).
-    return text.translate(UPPER if upper else LOWER)
+    return text.translate(case_map(upper))
 
 
 @dataclass(frozen=True)
