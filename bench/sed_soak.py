@@ -31,49 +31,49 @@ def _empty_tally() -> dict[str, Any]:
     return {"cases": 0, "inputs": 0, "simulated": 0, "declined": 0, "mismatches": []}
 
 
-def _run_chunk(seed: int, count: int) -> dict[str, Any]:
+def _check_s(case: Any, tally: dict[str, Any]) -> None:
+    try:
+        script = parse_command_line(case.line).script
+    except SedDecline:
+        tally["declined"] += len(case.inputs)
+        return
+    expected = gnu_sed_in_place(case.gnu_args, case.inputs)
+    for number, data in enumerate(case.inputs):
+        try:
+            ours = apply_script(script, data)
+        except SedDecline:
+            tally["declined"] += 1
+            continue
+        tally["simulated"] += 1
+        theirs = None if expected is None else expected[number]
+        if ours != theirs:
+            tally["mismatches"].append((case.line, data, ours, theirs))
+
+
+def _check_program(case: Any, tally: dict[str, Any]) -> None:
+    try:
+        ours = apply_files(parse_command_line(case.line).script, case.inputs)
+    except SedDecline:
+        tally["declined"] += len(case.inputs)
+        return
+    tally["simulated"] += len(case.inputs)
+    theirs = gnu_sed_in_place(case.gnu_args, case.inputs)
+    mine = [old if new is None else new for old, new in zip(case.inputs, ours, strict=True)]
+    if mine != theirs:
+        tally["mismatches"].append((case.line, case.inputs, mine, theirs))
+
+
+def _run_chunk(seed: int, count: int, kind: str) -> dict[str, Any]:
     chooser = RandomChooser(seed)
     tally = _empty_tally()
     for _ in range(count):
-        case = generate(chooser, INPUTS_PER_CASE)
+        if kind == "s":
+            case = generate(chooser, INPUTS_PER_CASE)
+        else:
+            case = generate_program(chooser, PROGRAM_FILES)
         tally["cases"] += 1
         tally["inputs"] += len(case.inputs)
-        try:
-            script = parse_command_line(case.line).script
-        except SedDecline:
-            tally["declined"] += len(case.inputs)
-            continue
-        expected = gnu_sed_in_place(case.gnu_args, case.inputs)
-        for number, data in enumerate(case.inputs):
-            try:
-                ours = apply_script(script, data)
-            except SedDecline:
-                tally["declined"] += 1
-                continue
-            tally["simulated"] += 1
-            theirs = None if expected is None else expected[number]
-            if ours != theirs:
-                tally["mismatches"].append((case.line, data, ours, theirs))
-    return tally
-
-
-def _run_program_chunk(seed: int, count: int) -> dict[str, Any]:
-    chooser = RandomChooser(seed)
-    tally = _empty_tally()
-    for _ in range(count):
-        case = generate_program(chooser, PROGRAM_FILES)
-        tally["cases"] += 1
-        tally["inputs"] += len(case.inputs)
-        try:
-            ours = apply_files(parse_command_line(case.line).script, case.inputs)
-        except SedDecline:
-            tally["declined"] += len(case.inputs)
-            continue
-        tally["simulated"] += len(case.inputs)
-        theirs = gnu_sed_in_place(case.gnu_args, case.inputs)
-        mine = [old if new is None else new for old, new in zip(case.inputs, ours, strict=True)]
-        if mine != theirs:
-            tally["mismatches"].append((case.line, case.inputs, mine, theirs))
+        (_check_s if kind == "s" else _check_program)(case, tally)
     return tally
 
 
@@ -81,11 +81,11 @@ def soak(cases: int, seed: int = 1, workers: int = 2, kind: str = "s") -> dict[s
     chunk = 500
     chunks = (cases + chunk - 1) // chunk
     seeds = [(seed * 1_000_003 + n, min(chunk, cases - n * chunk)) for n in range(chunks)]
-    run = _run_chunk if kind == "s" else _run_program_chunk
     total = _empty_tally()
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for part in pool.map(run, *zip(*seeds, strict=True)):
+        kinds = [kind] * len(seeds)
+        for part in pool.map(_run_chunk, *zip(*seeds, strict=True), kinds):
             for key in ("cases", "inputs", "simulated", "declined"):
                 total[key] += part[key]
             total["mismatches"].extend(part["mismatches"])
