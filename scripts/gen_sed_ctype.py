@@ -120,8 +120,13 @@ def render(
         [c for lo, hi in classes["alpha"] + classes["digit"] for c in range(lo, hi + 1)]
     ):
         raise SystemExit("[:alnum:] is not [:alpha:] + [:digit:] here; store it on its own")
+    # And print is graph plus the blanks but tab.
+    if classes["print"] != ranges(
+        [c for lo, hi in classes["graph"] + classes["blank"] for c in range(lo, hi + 1) if c != 9]
+    ):
+        raise SystemExit("[:print:] is not [:graph:] + [:blank:] - tab here; store it on its own")
     for name in CLASSES:
-        if name == "alnum":
+        if name in ("alnum", "print"):
             continue
         text = ",".join(f"{lo:x}-{hi:x}" for lo, hi in classes[name])
         parts.append(_wrap(f"{name.upper()}_RANGES", text))
