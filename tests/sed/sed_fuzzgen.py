@@ -99,7 +99,10 @@ _ERE_ATOMS = [
     "&",
 ]
 _BRE_QUANTIFIERS = ["", "", "", "", "", "*", "*", "\\+", "\\?", "\\{2\\}", "\\{1,2\\}", "\\{0,\\}"]
-_ERE_QUANTIFIERS = ["", "", "", "", "", "*", "*", "+", "?", "{2}", "{1,2}", "{0,}"]
+_BRE_QUANTIFIERS.append("\\{,2\\}")
+_ERE_QUANTIFIERS = ["", "", "", "", "", "*", "*", "+", "?", "{2}", "{1,2}", "{0,}", "{,2}"]
+# Repeated groups of literal text: (ab)+, \(o\)\{1,\}.
+_GROUP_TEXTS = ["ab", "o", "fo", "x", "a"]
 _ZERO_WIDTH = ("\\b", "\\<", "\\>", "\\`", "\\'")
 _REPLACEMENT_PIECES = [
     "X",
@@ -236,10 +239,14 @@ def _regex(chooser: Chooser, extended: bool) -> str:
         quantifier = chooser.choice(quantifiers)
         if atom[:2] in _ZERO_WIDTH or (atom.startswith("(") and chooser.integer(0, 5) != 0):
             quantifier = ""
-        if chooser.integer(0, 5) == 0:
-            open_group, close_group = ("(", ")") if extended else ("\\(", "\\)")
+        open_group, close_group = ("(", ")") if extended else ("\\(", "\\)")
+        if chooser.integer(0, 7) == 0:
+            text = chooser.choice(_GROUP_TEXTS)
+            parts.append(open_group + text + close_group + chooser.choice(quantifiers))
+        elif chooser.integer(0, 5) == 0:
             inner = atom + quantifier + chooser.choice(atoms)
-            parts.append(open_group + inner + close_group)
+            repeat = chooser.choice(quantifiers) if chooser.integer(0, 5) == 0 else ""
+            parts.append(open_group + inner + close_group + repeat)
         else:
             parts.append(atom + quantifier)
     if chooser.integer(0, 9) == 0:

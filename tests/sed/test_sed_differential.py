@@ -284,6 +284,14 @@ DELIMITERS = [
 )
 
 REPLACEMENTS = _cases(
+    # A repeated group of literal text captures that text; {,n} is {0,n}.
+    ("group-plus", "sed -i -E 's/(o)+/<\\1>/g' f"),
+    ("group-star-bre", "sed -i 's/\\(fo\\)*/[\\1]/' f"),
+    ("group-interval-bre", "sed -i 's/\\(o\\)\\{1,\\}/0/g' f"),
+    ("group-optional", "sed -i -E 's/f(oo)?/<\\1>/g' f"),
+    ("group-twice", "sed -i -E 's/(ab){2}/X/g' f"),
+    ("interval-up-to", "sed -i -E 's/a{,2}b/X/g' f"),
+    ("interval-up-to-bre", "sed -i 's/o\\{,1\\}f/X/g' f"),
     ("upper-all", "sed -i 's/.*/\\U&/' f"),
     # GNU stops converting a piece at its first NUL.
     ("upper-stops-at-nul", "sed -i -E 's:.(\\+*.):\\U&\\E:g' f"),
@@ -501,7 +509,9 @@ DECLINED = [
     ("sed -i -E 's/(a)/\\2/' f", "has 1 group(s)"),
     ("sed -i -E 's/a|b*/x/' f", "plain literal strings"),
     ("sed -i -E 's/(a|b)+/x/' f", "quantifier on a group"),
-    ("sed -i 's/\\(ab\\)*/x/' f", "quantifier on a group"),
+    ("sed -i 's/\\(a\\|b\\)*/x/' f", "group of literal text"),
+    ("sed -i 's/\\(a*\\)*/x/' f", "group of literal text"),
+    ("sed -i 's/\\(ab\\)*/x/I' f", "I flag"),
     ("sed -i 's/a**/x/' f", "another quantifier"),
     ("sed -i -E 's/a+*/x/' f", "another quantifier"),
     ("sed -i 's/a\\{1\\}*/x/' f", "another quantifier"),
@@ -530,7 +540,7 @@ DECLINED = [
     ("sed -i -E 's/*a/x/' f", "leading '*'"),
     ("sed -i -E 's/{/x/' f", "leading '{'"),
     ("sed -i -E 's/a{/x/' f", "invalid interval"),
-    ("sed -i -E 's/a{,2}/x/' f", "invalid interval"),
+    ("sed -i -E 's/a{}/x/' f", "invalid interval"),
     ("sed -i 's/a\\{3,1\\}/x/' f", "reversed"),
     ("sed -i 's/a\\{2000\\}/x/' f", "very large"),
     ("sed -i 's/\\+a/x/' f", "leading"),

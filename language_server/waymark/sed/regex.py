@@ -64,8 +64,19 @@ class BackRef:
     index: int
 
 
-Node = Repeat | Alternatives | Anchor | Group | BackRef
-Item = Repeat | Alternatives | Anchor | BackRef
+@dataclass(frozen=True)
+class GroupRepeat:
+    """``(text){low,high}``: a group of literal text, repeated; it captures the last copy, which
+    is the text itself in POSIX and Python alike."""
+
+    index: int
+    text: str
+    low: int
+    high: int | None
+
+
+Node = Repeat | Alternatives | Anchor | Group | BackRef | GroupRepeat
+Item = Repeat | Alternatives | Anchor | BackRef | GroupRepeat
 
 _MAX_REPEAT = 1000
 
@@ -219,8 +230,15 @@ class _Parser:
             low, high = (1, None) if op == "+" else (0, 1)
         else:
             low, high = self.interval()
+        if isinstance(node, Group):
+            text = _literal_text(node.body)
+            if text is None or "\n" in text:
+                raise self.fail(
+                    "a quantifier on a group is simulated only for a group of literal text"
+                )
+            return GroupRepeat(node.index, text, low, high)
         if not isinstance(node, Repeat):
-            raise self.fail("a quantifier on a group, an anchor or \\N is not simulated")
+            raise self.fail("a quantifier on an anchor or \\N is not simulated")
         return Repeat(node.chars, low, high)
 
     def interval(self) -> tuple[int, int | None]:
@@ -228,10 +246,11 @@ class _Parser:
         closer = "}" if self.extended else "\\}"
         self.pos += len(opener)
         end = self.text.find(closer, self.pos)
-        match = re.fullmatch(r"(\d+)(,(\d*))?", self.text[self.pos : end]) if end >= 0 else None
-        if match is None:
+        match = re.fullmatch(r"(\d*)(,(\d*))?", self.text[self.pos : end]) if end >= 0 else None
+        if match is None or not (match.group(1) or match.group(2)):
             raise self.fail(f"an invalid interval after {opener!r} is an error in GNU sed")
-        low = int(match.group(1))
+        # GNU reads {,n} as {0,n}.
+        low = int(match.group(1) or 0)
         high: int | None = low
         if match.group(2):
             high = int(match.group(3)) if match.group(3) else None
@@ -388,6 +407,8 @@ def _group_spans(nodes: tuple[Node, ...], start: int = 0) -> tuple[list[tuple[in
             spans.extend(inner)
             index = end
         else:
+            if isinstance(node, GroupRepeat):
+                spans.append((index, index + 1))
             index += 1
     return spans, index
 
@@ -399,17 +420,19 @@ def _first(item: Item) -> CharSet:
         return CharSet.of(*(option[0] for option in item.options))
     if isinstance(item, BackRef):
         return CharSet.anything()
+    if isinstance(item, GroupRepeat):
+        return CharSet.of(item.text[0])
     return CharSet(())
 
 
 def _nullable(item: Item) -> bool:
-    if isinstance(item, Repeat):
+    if isinstance(item, Repeat | GroupRepeat):
         return item.low == 0
     return isinstance(item, Anchor | BackRef)
 
 
 def _fixed_width(item: Item) -> bool:
-    if isinstance(item, Repeat):
+    if isinstance(item, Repeat | GroupRepeat):
         return item.low == item.high
     if isinstance(item, Alternatives):
         return len({len(option) for option in item.options}) == 1
@@ -443,7 +466,7 @@ def _ends_with_rest_of_line(tail: list[Item]) -> bool:
 def _check_deterministic(source: str, items: list[Item], spans: list[tuple[int, int]]) -> None:
     ambiguous_at: int | None = None
     for index, item in enumerate(items):
-        if isinstance(item, Repeat):
+        if isinstance(item, Repeat | GroupRepeat):
             if item.low == item.high:
                 continue
             follow = CharSet(())
@@ -451,7 +474,8 @@ def _check_deterministic(source: str, items: list[Item], spans: list[tuple[int, 
                 follow = follow.union(_first(later))
                 if not _nullable(later):
                     break
-            if not item.chars.intersects(follow):
+            # A repeated literal group can stop only where its text cannot go on.
+            if not _first(item).intersects(follow):
                 continue
         elif isinstance(item, Alternatives):
             if _prefix_free(item.options):
@@ -494,6 +518,8 @@ def _emit(nodes: tuple[Node, ...], buffer: bool, ascii_only: bool) -> str:
             parts.append("(" + _emit(node.body, buffer, ascii_only) + ")")
         elif isinstance(node, BackRef):
             parts.append(f"(?:\\{node.index})")
+        elif isinstance(node, GroupRepeat):
+            parts.append("(" + re.escape(node.text) + ")" + _quantifier(node.low, node.high))
         elif isinstance(node, Alternatives):
             options = [o for o in node.options if not (buffer and "\n" in o)]
             options.sort(key=len, reverse=True)
@@ -528,19 +554,23 @@ def _anchor(kind: str, buffer: bool, ascii_only: bool) -> str:
 
 def _repeat(node: Repeat, buffer: bool, ascii_only: bool) -> str:
     atom = node.chars.to_python(exclude_newline=buffer, ascii_only=ascii_only)
-    if (node.low, node.high) == (1, 1):
-        return atom
-    if atom.startswith("(?!"):
+    if atom.startswith("(?!") and (node.low, node.high) != (1, 1):
         atom = "(?:" + atom + ")"
-    if (node.low, node.high) == (0, None):
-        return atom + "*"
-    if (node.low, node.high) == (1, None):
-        return atom + "+"
-    if (node.low, node.high) == (0, 1):
-        return atom + "?"
-    if node.high == node.low:
-        return f"{atom}{{{node.low}}}"
-    return f"{atom}{{{node.low},{'' if node.high is None else node.high}}}"
+    return atom + _quantifier(node.low, node.high)
+
+
+def _quantifier(low: int, high: int | None) -> str:
+    if (low, high) == (1, 1):
+        return ""
+    if (low, high) == (0, None):
+        return "*"
+    if (low, high) == (1, None):
+        return "+"
+    if (low, high) == (0, 1):
+        return "?"
+    if high == low:
+        return f"{{{low}}}"
+    return f"{{{low},{'' if high is None else high}}}"
 
 
 def _group_nullability(nodes: tuple[Node, ...], count: int) -> tuple[bool, ...]:
@@ -551,6 +581,9 @@ def _group_nullability(nodes: tuple[Node, ...], count: int) -> tuple[bool, ...]:
             if isinstance(node, Group):
                 result[node.index] = all(_nullable(i) for i in _flatten(node.body))
                 visit(node.body)
+            elif isinstance(node, GroupRepeat):
+                # Repeated zero times, the group takes no part: \1 is empty.
+                result[node.index] = node.low == 0
 
     visit(nodes)
     result[0] = all(_nullable(i) for i in _flatten(nodes))
@@ -597,6 +630,8 @@ def compile_regex(
     parser = _Parser(source, extended, backrefs=address and not icase)
     nodes = parser.parse()
     items = _flatten(nodes)
+    if icase and any(isinstance(item, GroupRepeat) for item in items):
+        raise SedDecline(f"regex {source!r}: a repeated group under the I flag is not simulated")
     # An address only asks whether a match exists, which any two correct engines agree on;
     # which match POSIX picks matters only when s reuses the regex (s//x/).
     undetermined = None
