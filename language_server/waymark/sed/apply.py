@@ -1,11 +1,13 @@
-"""Choose how to run a compiled script: the whole-buffer path for plain ``s`` scripts, else
-GNU's cycle line by line."""
+"""Choose how to run a compiled script: the whole-buffer path for plain ``s`` scripts, the
+whole-buffer program path for one addressed ``d``/``p``/``s`` (``fastpath.py``), else GNU's
+cycle line by line."""
 
 from __future__ import annotations
 
 from .execute import run_file
+from .fastpath import fast_program, run_fast
 from .script import SedScript
-from .simulate import apply_buffer_script
+from .simulate import apply_buffer_script, decode
 
 
 def apply_script(script: SedScript, data: bytes) -> bytes:
@@ -20,10 +22,18 @@ def apply_files(script: SedScript, files: list[bytes]) -> list[bytes | None]:
     stopped it in an earlier one."""
     results: list[bytes | None] = []
     hold_chomped = True
+    fast = fast_program(script)
     for data in files:
         if script.commands is not None:
             results.append(apply_buffer_script(script.commands, data))
             continue
+        if fast is not None:
+            # No hold space, no q: the file's bytes are all the fast path changes.
+            text = decode(data)
+            new_text = run_fast(fast, text)
+            if new_text is not None:
+                results.append(data if new_text == text else new_text.encode("utf-8"))
+                continue
         run = run_file(script, data, hold_chomped)
         hold_chomped = run.hold_chomped
         results.append(run.data)
