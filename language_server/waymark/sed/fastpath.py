@@ -19,18 +19,21 @@ inserting newlines into several spans) answers None, and the caller runs the cyc
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from itertools import chain
+from itertools import chain, repeat
 
 from .decline import SedDecline
 from .regex import CompiledRegex
 from .script import Address, SedScript, SubstCommand
 from .simulate import _apply_buffer, check_locale
 
-# Offsets (start, stop) of whole lines: ``start`` is a line start, ``stop`` the offset of the
-# last selected line's newline, or the end of the last line.
-Span = tuple[int, int]
+# Selected lines as two parallel lists of offsets, in order: each span starts at a line start
+# and stops at the newline of its last line (or at the end of the last line).
+Spans = tuple[list[int], list[int]]
+# Hot loops run through map() over C functions: no Python frame per selected line.
+_PLUS_ONE = (1).__add__
 
 
 @dataclass(frozen=True)
@@ -162,7 +165,7 @@ class _Lines:
         return None if match is None else self.locate(match.start())
 
 
-def _regex_lines(regex: CompiledRegex, lines: _Lines) -> list[Span]:
+def _regex_lines(regex: CompiledRegex, lines: _Lines) -> Spans:
     """Every line where ``regex`` matches, each as its own span."""
     pattern: re.Pattern[str] = regex.buffer_pattern
     text, end = lines.text, lines.end
@@ -171,28 +174,32 @@ def _regex_lines(regex: CompiledRegex, lines: _Lines) -> list[Span]:
     if plain and pattern.pattern == re.escape(literal):
         # The regex is the literal itself: a pattern that starts with it lets re skip ahead
         # fast, and it takes the rest of the line, so each line is found once.
-        rfind = text.rfind
-        rest = _rest_of_line(literal)
-        return [(rfind("\n", 0, m.start()) + 1, m.end()) for m in rest.finditer(text, 0, end)]
+        found = list(_rest_of_line(literal).finditer(text, 0, end))
+        newlines = map(text.rfind, repeat("\n"), repeat(0), map(re.Match.start, found))
+        return list(map(_PLUS_ONE, newlines)), list(map(re.Match.end, found))
     if plain and pattern.pattern == "^" + re.escape(literal):
         # ``^literal``: the literal after a newline (or at the very start).
-        first = [(0, lines.stop(0))] if text.startswith(literal, 0, end) else []
-        rest = _rest_of_line("\n" + literal)
-        return first + [(m.start() + 1, m.end()) for m in rest.finditer(text, 0, end)]
-    spans: list[Span] = []
+        found = list(_rest_of_line("\n" + literal).finditer(text, 0, end))
+        starts = list(map(_PLUS_ONE, map(re.Match.start, found)))
+        stops = list(map(re.Match.end, found))
+        if text.startswith(literal, 0, end):
+            starts.insert(0, 0)
+            stops.insert(0, lines.stop(0))
+        return starts, stops
+    starts, stops = [], []
     position = 0
     while position <= end:
         match = pattern.search(text, position, end)
         if match is None:
             break
-        found = match.start()
-        start = text.rfind("\n", 0, found) + 1
-        stop = text.find("\n", found, end)
+        start = match.start()
+        starts.append(text.rfind("\n", 0, start) + 1)
+        stop = text.find("\n", start, end)
         if stop < 0:
             stop = end
-        spans.append((start, stop))
+        stops.append(stop)
         position = stop + 1
-    return spans
+    return starts, stops
 
 
 @lru_cache(maxsize=64)
@@ -243,87 +250,92 @@ def _range_end(second: Address, start: int, lines: _Lines) -> int | None:
     return lines.search(second.regex, start + 1)
 
 
-def _select(first: Address | None, second: Address | None, lines: _Lines) -> list[Span]:
+def _select(first: Address | None, second: Address | None, lines: _Lines) -> Spans:
     """The lines GNU's cycle selects for one command evaluated once on every line."""
     if first is None:
-        return [(0, lines.end)]
-    spans: list[Span] = []
+        return [0], [lines.end]
+    starts: list[int] = []
+    stops: list[int] = []
     if second is None:
         if first.kind == "regex":
             assert first.regex is not None
             return _regex_lines(first.regex, lines)
         if first.kind == "last":
-            return [(lines.last_start, lines.end)]
+            return [lines.last_start], [lines.end]
         if first.kind == "step" and first.step == 1:
             found = _next(first, 1, lines)
-            return [] if found is None else [(lines.offset, lines.end)]
+            return ([], []) if found is None else ([lines.offset], [lines.end])
         number = 1
         while (found := _next(first, number, lines)) is not None:
-            spans.append((lines.offset, lines.stop(lines.offset)))
+            starts.append(lines.offset)
+            stops.append(lines.stop(lines.offset))
             number = found + 1
-        return spans
+        return starts, stops
     if first == Address("line", 0):
         # 0,/re/: open before line 1, so the end regex is tried on line 1 already.
         assert second.regex is not None
         found = lines.search(second.regex, 1)
-        return [(0, lines.end if found is None else lines.stop(lines.offset))]
+        return [0], [lines.end if found is None else lines.stop(lines.offset)]
     number = 1
     while (found := _next(first, number, lines)) is not None:
-        start = lines.offset
+        starts.append(lines.offset)
         end = _range_end(second, found, lines)
         if end is None:
-            spans.append((start, lines.end))
+            stops.append(lines.end)
             break
         lines.start(end)
-        spans.append((start, lines.stop(lines.offset)))
+        stops.append(lines.stop(lines.offset))
         if first.kind == "line":
             # A range starting at a line number opens once.
             break
         number = end + 1
-    return spans
+    return starts, stops
 
 
-def _complement(spans: list[Span], end: int) -> list[Span]:
+def _complement(spans: Spans, end: int) -> Spans:
     """The lines of ``text[:end]`` outside ``spans``."""
-    out: list[Span] = []
+    starts: list[int] = []
+    stops: list[int] = []
     following = 0
-    for start, stop in spans:
+    for start, stop in zip(*spans, strict=True):
         if start > following:
-            out.append((following, start - 1))
+            starts.append(following)
+            stops.append(start - 1)
         following = stop + 1
     if following <= end:
-        out.append((following, end))
-    return out
+        starts.append(following)
+        stops.append(end)
+    return starts, stops
 
 
-def _delete(text: str, spans: list[Span]) -> str:
-    """The text without the spans' lines (each with its newline)."""
-    if not spans:
+def _pieces(text: str, starts: Iterable[int], stops: Iterable[int]) -> Iterator[str]:
+    return map(text.__getitem__, map(slice, starts, stops))
+
+
+def _delete(text: str, spans: Spans) -> str:
+    """The text without the spans' lines (each with its newline; slices clamp at the end)."""
+    starts, stops = spans
+    if not starts:
         return text
-    pieces: list[str] = []
-    following = 0
-    size = len(text)
-    for start, stop in spans:
-        pieces.append(text[following:start])
-        following = min(stop + 1, size)
-    pieces.append(text[following:])
-    return "".join(pieces)
+    following = chain((0,), map(_PLUS_ONE, stops))
+    return "".join(_pieces(text, following, chain(starts, (len(text),))))
 
 
-def _keep(text: str, spans: list[Span]) -> str:
+def _keep(text: str, spans: Spans) -> str:
     """Only the spans' lines, each with its newline (or its lack of one)."""
-    size = len(text)
-    return "".join([text[start : min(stop + 1, size)] for start, stop in spans])
+    starts, stops = spans
+    return "".join(_pieces(text, starts, map(_PLUS_ONE, stops)))
 
 
-def _substitute(commands: tuple[SubstCommand, ...], text: str, spans: list[Span]) -> str | None:
-    if not spans:
+def _substitute(commands: tuple[SubstCommand, ...], text: str, spans: Spans) -> str | None:
+    starts, stops = spans
+    if not starts:
         return text
     if any(c.replacement.may_insert_newline for c in commands[:-1]):
         # A later command would see a pattern space of several lines.
         return None
-    if len(spans) == 1:
-        start, stop = spans[0]
+    if len(starts) == 1:
+        start, stop = starts[0], stops[0]
         body = text[start:stop]
         new = body
         for command in commands:
@@ -332,27 +344,24 @@ def _substitute(commands: tuple[SubstCommand, ...], text: str, spans: list[Span]
     if commands[-1].replacement.may_insert_newline:
         # The lines could no longer be put back span by span.
         return None
-    body = "\n".join([text[start:stop] for start, stop in spans])
+    body = "\n".join(_pieces(text, starts, stops))
     new = body
     for command in commands:
         new = _apply_buffer(command, new)
     if new == body:
         return text
     new_lines = new.split("\n")
-    if len(new_lines) == len(spans):
-        # Every span is one line (each holds at least one): interleave with the gaps.
-        previous = [0, *[stop for _, stop in spans]]
-        gaps = [text[previous[i] : start] for i, (start, _) in enumerate(spans)]
+    gaps = _pieces(text, chain((0,), stops), starts)
+    if len(new_lines) == len(starts):
+        # Every span is one line (each holds at least one): weave them with the gaps.
         woven = chain.from_iterable(zip(gaps, new_lines, strict=True))
-        return "".join(woven) + text[previous[-1] :]
+        return "".join(woven) + text[stops[-1] :]
     pieces: list[str] = []
-    following = 0
     index = 0
-    for start, stop in spans:
+    for gap, start, stop in zip(gaps, starts, stops, strict=True):
         count = text.count("\n", start, stop) + 1
-        pieces.append(text[following:start])
+        pieces.append(gap)
         pieces.append("\n".join(new_lines[index : index + count]))
         index += count
-        following = stop
-    pieces.append(text[following:])
+    pieces.append(text[stops[-1] :])
     return "".join(pieces)
