@@ -95,6 +95,9 @@ def run_fast(program: FastProgram, text: str) -> str | None:
                 # The cycle checks the lines it tries the regex on; this checks them all, and
                 # a refusal hands the file to the cycle, which may still decide it.
                 check_locale(address.regex, text)
+        at_line_start = _line_start_literal(program)
+        if at_line_start is not None and not (program.action == "subst" and program.negate):
+            return _run_line_start_literal(program, text, at_line_start)
         spans = _select(program.addr1, program.addr2, _Lines(text, end))
         if program.action == "delete":
             return _keep(text, spans) if program.negate else _delete(text, spans)
@@ -105,6 +108,70 @@ def run_fast(program: FastProgram, text: str) -> str | None:
         return _substitute(program.commands, text, spans)
     except SedDecline:
         return None
+
+
+def _line_start_literal(program: FastProgram) -> str | None:
+    """The literal of a lone ``/^literal/`` address (no ``I``), else None."""
+    first = program.addr1
+    if program.addr2 is not None or first is None or first.regex is None:
+        return None
+    pattern = first.regex.buffer_pattern
+    literal = first.regex.required_literal
+    if not literal or pattern.flags & re.IGNORECASE:
+        return None
+    return literal if pattern.pattern == "^" + re.escape(literal) else None
+
+
+@lru_cache(maxsize=64)
+def _line_splitter(literal: str) -> re.Pattern[str]:
+    return re.compile("\n(" + re.escape(literal) + "[^\n]*)")
+
+
+def _run_line_start_literal(program: FastProgram, text: str, literal: str) -> str | None:
+    """``/^literal/``: one re.split of the text with a newline in front finds every selected
+    line and the text between them, in C (a pattern opening with a literal scans fast)."""
+    # "\n" + text == gaps[0] + "\n" + lines[0] + gaps[1] + … + "\n" + lines[-1] + gaps[-1];
+    # a literal never matches in the empty "line" after a final newline.
+    parts = _line_splitter(literal).split("\n" + text)
+    gaps, lines = parts[0::2], parts[1::2]
+    # The last selected line ends the file without a newline exactly when gaps[-1] is empty.
+    terminated = bool(gaps[-1])
+    keep = (program.action == "delete") == program.negate
+    if program.action != "subst" and keep:
+        return "\n".join(lines) + "\n" if lines and terminated else "\n".join(lines)
+    if not lines:
+        return text
+    if program.action != "subst":
+        # Each selected line goes with the newline before it, and the added newline goes
+        # with line 1 (or line 1's own newline, if line 1 goes): the same text, except that
+        # a kept line before an unterminated last line that goes keeps its newline.
+        _drop_first_character(gaps)
+        kept = "".join(gaps)
+        return kept + "\n" if kept and not terminated else kept
+    commands = program.commands
+    if any(c.replacement.may_insert_newline for c in commands[:-1]):
+        return None
+    body = "\n".join(lines)
+    new = body
+    for command in commands:
+        new = _apply_buffer(command, new)
+    if new == body:
+        return text
+    new_lines = new.split("\n") if len(lines) > 1 else [new]
+    if len(new_lines) != len(lines):
+        # The last command inserted newlines: the lines cannot be put back one by one.
+        return None
+    pieces = [*chain.from_iterable(zip(gaps, repeat("\n"), new_lines, strict=False)), gaps[-1]]
+    _drop_first_character(pieces)
+    return "".join(pieces)
+
+
+def _drop_first_character(pieces: list[str]) -> None:
+    """Remove the added newline from the front of ``"".join(pieces)`` without copying it all."""
+    for index, piece in enumerate(pieces):
+        if piece:
+            pieces[index] = piece[1:]
+            return
 
 
 class _Lines:
@@ -340,7 +407,7 @@ def _substitute(commands: tuple[SubstCommand, ...], text: str, spans: Spans) -> 
         new = body
         for command in commands:
             new = _apply_buffer(command, new)
-        return text if new == body else text[:start] + new + text[stop:]
+        return text if new == body else "".join((text[:start], new, text[stop:]))
     if commands[-1].replacement.may_insert_newline:
         # The lines could no longer be put back span by span.
         return None
@@ -355,7 +422,7 @@ def _substitute(commands: tuple[SubstCommand, ...], text: str, spans: Spans) -> 
     if len(new_lines) == len(starts):
         # Every span is one line (each holds at least one): weave them with the gaps.
         woven = chain.from_iterable(zip(gaps, new_lines, strict=True))
-        return "".join(woven) + text[stops[-1] :]
+        return "".join(chain(woven, (text[stops[-1] :],)))
     pieces: list[str] = []
     index = 0
     for gap, start, stop in zip(gaps, starts, stops, strict=True):
