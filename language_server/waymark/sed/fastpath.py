@@ -34,6 +34,8 @@ from .simulate import _apply_buffer, check_locale
 Spans = tuple[list[int], list[int]]
 # Hot loops run through map() over C functions: no Python frame per selected line.
 _PLUS_ONE = (1).__add__
+# Large line ranges are substituted in pieces of about this many characters.
+_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -402,12 +404,7 @@ def _substitute(commands: tuple[SubstCommand, ...], text: str, spans: Spans) -> 
         # A later command would see a pattern space of several lines.
         return None
     if len(starts) == 1:
-        start, stop = starts[0], stops[0]
-        body = text[start:stop]
-        new = body
-        for command in commands:
-            new = _apply_buffer(command, new)
-        return text if new == body else "".join((text[:start], new, text[stop:]))
+        return _substitute_range(commands, text, starts[0], stops[0])
     if commands[-1].replacement.may_insert_newline:
         # The lines could no longer be put back span by span.
         return None
@@ -432,3 +429,22 @@ def _substitute(commands: tuple[SubstCommand, ...], text: str, spans: Spans) -> 
         index += count
     pieces.append(text[stops[-1] :])
     return "".join(pieces)
+
+
+def _substitute_range(commands: tuple[SubstCommand, ...], text: str, start: int, stop: int) -> str:
+    """The commands run on one span of lines (the last one may insert newlines), a megabyte
+    of lines at a time, so the regex engine's copies stay small and reuse the same memory."""
+    pieces = [text[:start]]
+    changed = False
+    while start <= stop:
+        cut = text.find("\n", start + _CHUNK, stop) if stop - start > _CHUNK else -1
+        end = stop if cut < 0 else cut
+        body = text[start:end]
+        new = body
+        for command in commands:
+            new = _apply_buffer(command, new)
+        changed = changed or new != body
+        pieces.append(new)
+        pieces.append(text[end : end + 1] if cut >= 0 else text[stop:])
+        start = end + 1
+    return "".join(pieces) if changed else text
