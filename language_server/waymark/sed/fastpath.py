@@ -9,7 +9,10 @@ a set of whole lines that can be found from the ends of the ranges alone: line-n
 arithmetic, regex ends by searching the buffer from the next line. The selection is a list of
 spans of the text; deleting, keeping, or substituting inside them (with ``simulate.py``'s
 whole-buffer ``s``) gives GNU's output, including its missing-final-newline bookkeeping: a
-kept line keeps its own terminator, or its lack of one.
+kept line keeps its own terminator, or its lack of one. A regex that is a plain literal is
+found by a pattern opening with it (re then skips ahead fast), a lone ``/^literal/`` address
+cuts the file with one ``re.split``, and a line range is substituted a megabyte of lines at a
+time (smaller copies, reused memory).
 
 Anything outside these shapes is not a FastProgram; anything the fast path cannot decide as
 precisely as the cycle (a locale check over lines the cycle would not have examined, an ``s``
