@@ -30,7 +30,7 @@ from itertools import chain, repeat
 from .decline import SedDecline
 from .regex import CompiledRegex
 from .script import Address, SedScript, SubstCommand
-from .simulate import _apply_buffer, check_locale
+from .simulate import apply_command_to_buffer, check_locale
 
 # Selected lines as two parallel lists of offsets, in order: each span starts at a line start
 # and stops at the newline of its last line (or at the end of the last line).
@@ -120,7 +120,8 @@ def _line_start_literal(program: FastProgram) -> str | None:
     first = program.addr1
     if program.addr2 is not None or first is None or first.regex is None:
         return None
-    pattern = first.regex.buffer_pattern
+    # Its shape only: a regex with glibc's tables is never a bare literal.
+    pattern = first.regex.ascii_buffer_pattern
     literal = first.regex.required_literal
     if not literal or pattern.flags & re.IGNORECASE:
         return None
@@ -159,7 +160,7 @@ def _run_line_start_literal(program: FastProgram, text: str, literal: str) -> st
     body = "\n".join(lines)
     new = body
     for command in commands:
-        new = _apply_buffer(command, new)
+        new = apply_command_to_buffer(command, new)
     if new == body:
         return text
     new_lines = new.split("\n") if len(lines) > 1 else [new]
@@ -233,13 +234,13 @@ class _Lines:
         offset = self.start(number)
         if offset is None:
             return None
-        match = regex.buffer_pattern.search(self.text, offset, self.end)
+        match = regex.buffer_for(self.text).search(self.text, offset, self.end)
         return None if match is None else self.locate(match.start())
 
 
 def _regex_lines(regex: CompiledRegex, lines: _Lines) -> Spans:
     """Every line where ``regex`` matches, each as its own span."""
-    pattern: re.Pattern[str] = regex.buffer_pattern
+    pattern: re.Pattern[str] = regex.buffer_for(lines.text)
     text, end = lines.text, lines.end
     literal = regex.required_literal
     plain = bool(literal) and not pattern.flags & re.IGNORECASE
@@ -414,7 +415,7 @@ def _substitute(commands: tuple[SubstCommand, ...], text: str, spans: Spans) -> 
     body = "\n".join(_pieces(text, starts, stops))
     new = body
     for command in commands:
-        new = _apply_buffer(command, new)
+        new = apply_command_to_buffer(command, new)
     if new == body:
         return text
     new_lines = new.split("\n")
@@ -445,7 +446,7 @@ def _substitute_range(commands: tuple[SubstCommand, ...], text: str, start: int,
         body = text[start:end]
         new = body
         for command in commands:
-            new = _apply_buffer(command, new)
+            new = apply_command_to_buffer(command, new)
         changed = changed or new != body
         pieces.append(new)
         pieces.append(text[end : end + 1] if cut >= 0 else text[stop:])

@@ -147,7 +147,8 @@ def _replace_trailing_runs(text: str, chars: str, minimum: int, literal: str) ->
     return "\n".join(out)
 
 
-def _apply_buffer(command: SubstCommand, text: str) -> str:
+def apply_command_to_buffer(command: SubstCommand, text: str) -> str:
+    """One unaddressed ``s`` over whole lines (``text``: lines joined by newlines)."""
     regex = command.regex
     check_locale(regex, text)
     pattern = regex.buffer_for(text)
@@ -221,7 +222,7 @@ def apply_buffer_script(commands: tuple[SubstCommand, ...], data: bytes) -> byte
     else:
         new_body = body
         for command in commands:
-            new_body = _apply_buffer(command, new_body)
+            new_body = apply_command_to_buffer(command, new_body)
     if new_body == body:
         return data
     encoded = new_body.encode("utf-8")
