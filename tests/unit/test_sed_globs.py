@@ -94,8 +94,10 @@ async def test_globs_bash_could_read_otherwise_are_declined(
     assert _tree(agent.root) == before
 
 
-async def test_question_mark_over_a_non_ascii_name_is_declined(agent: Agent) -> None:
+@pytest.mark.parametrize("pattern", ["?.py", "??.py"])
+async def test_question_mark_over_a_non_ascii_name_is_declined(agent: Agent, pattern: str) -> None:
+    # In a C-locale shell \u00e9 is two bytes, so ??.py would match it; in UTF-8, ?.py would.
     put(agent.root, "\u00e9.py", b"foo\n")
-    result = await agent("sed", command="sed -i 's/foo/bar/' ?.py")
+    result = await agent("sed", command=f"sed -i 's/foo/bar/' {pattern}")
     assert result["simulated"] is False and "locale" in result["reason"], result
     assert (agent.root / "\u00e9.py").read_bytes() == b"foo\n"

@@ -53,13 +53,14 @@ def _matching(folder: Path, pattern: str, text: str, one_char: bool, folders: bo
         name = entry.name
         if name.startswith(".") and not text.startswith("."):
             continue
-        if not compiled.fullmatch(name):
-            continue
+        # Whether it matches at all depends on the locale: '?' is a character or a byte.
         if one_char and not name.isascii():
             raise SedDecline(
-                f"'?' in a glob matches {name!r}, whose non-ASCII characters are one "
+                f"'?' in a glob meets {name!r}, whose non-ASCII characters are one "
                 "character or several bytes depending on the shell's locale; name the files"
             )
+        if not compiled.fullmatch(name):
+            continue
         if folders and not entry.is_dir():
             continue
         names.append(name)
