@@ -30,7 +30,7 @@ from itertools import chain, repeat
 from .decline import SedDecline
 from .regex import CompiledRegex
 from .script import Address, SedScript, SubstCommand
-from .simulate import apply_command_to_buffer, check_locale
+from .simulate import apply_commands_to_buffer, check_locale
 
 # Selected lines as two parallel lists of offsets, in order: each span starts at a line start
 # and stops at the newline of its last line (or at the end of the last line).
@@ -158,9 +158,7 @@ def _run_line_start_literal(program: FastProgram, text: str, literal: str) -> st
     if any(c.replacement.may_insert_newline for c in commands[:-1]):
         return None
     body = "\n".join(lines)
-    new = body
-    for command in commands:
-        new = apply_command_to_buffer(command, new)
+    new = apply_commands_to_buffer(commands, body)
     if new == body:
         return text
     new_lines = new.split("\n") if len(lines) > 1 else [new]
@@ -413,9 +411,7 @@ def _substitute(commands: tuple[SubstCommand, ...], text: str, spans: Spans) -> 
         # The lines could no longer be put back span by span.
         return None
     body = "\n".join(_pieces(text, starts, stops))
-    new = body
-    for command in commands:
-        new = apply_command_to_buffer(command, new)
+    new = apply_commands_to_buffer(commands, body)
     if new == body:
         return text
     new_lines = new.split("\n")
@@ -444,9 +440,7 @@ def _substitute_range(commands: tuple[SubstCommand, ...], text: str, start: int,
         cut = text.find("\n", start + _CHUNK, stop) if stop - start > _CHUNK else -1
         end = stop if cut < 0 else cut
         body = text[start:end]
-        new = body
-        for command in commands:
-            new = apply_command_to_buffer(command, new)
+        new = apply_commands_to_buffer(commands, body)
         changed = changed or new != body
         pieces.append(new)
         pieces.append(text[end : end + 1] if cut >= 0 else text[stop:])

@@ -147,8 +147,15 @@ def _replace_trailing_runs(text: str, chars: str, minimum: int, literal: str) ->
     return "\n".join(out)
 
 
-def apply_command_to_buffer(command: SubstCommand, text: str) -> str:
-    """One unaddressed ``s`` over whole lines (``text``: lines joined by newlines)."""
+def apply_commands_to_buffer(commands: tuple[SubstCommand, ...], text: str) -> str:
+    """Unaddressed ``s`` commands, one after the other, over whole lines (``text``: lines
+    joined by newlines, none of which a command but the last may split)."""
+    for command in commands:
+        text = _apply_buffer(command, text)
+    return text
+
+
+def _apply_buffer(command: SubstCommand, text: str) -> str:
     regex = command.regex
     check_locale(regex, text)
     pattern = regex.buffer_for(text)
@@ -220,9 +227,7 @@ def apply_buffer_script(commands: tuple[SubstCommand, ...], data: bytes) -> byte
     if line_mode:
         new_body = _apply_lines(commands, body)
     else:
-        new_body = body
-        for command in commands:
-            new_body = apply_command_to_buffer(command, new_body)
+        new_body = apply_commands_to_buffer(commands, body)
     if new_body == body:
         return data
     encoded = new_body.encode("utf-8")
