@@ -60,6 +60,8 @@ def _bash(root: Path, line: str, cwd: str, scratch: Path) -> dict[str, bytes]:
         ("sed -i 's/foo/bar/' src/.*.py", "."),
         ("sed -i 's/foo/bar/' 'src'/*.p?", "."),
         ("sed -i 's/foo/bar/' x?.txt", "."),
+        ("sed -i 's/foo/bar/' x??.txt", "."),
+        ("sed -i 's/foo/bar/' x*?.txt", "."),
         ("sed -i -e '/no/d' -e 's/foo/&&/' *.py ../lib/*.py", "src"),
         ("sed -i.orig 's/foo/bar/' x*.txt", "."),
     ],
@@ -101,3 +103,12 @@ async def test_question_mark_over_a_non_ascii_name_is_declined(agent: Agent, pat
     result = await agent("sed", command=f"sed -i 's/foo/bar/' {pattern}")
     assert result["simulated"] is False and "locale" in result["reason"], result
     assert (agent.root / "\u00e9.py").read_bytes() == b"foo\n"
+
+
+async def test_a_glob_over_a_thousand_paths_is_declined(agent: Agent) -> None:
+    for number in range(1001):
+        put(agent.root, f"many/f{number}.txt", b"foo\n")
+    before = _tree(agent.root)
+    result = await agent("sed", command="sed -i 's/foo/bar/' many/*.txt")
+    assert result["simulated"] is False and "over 1000" in result["reason"], result
+    assert _tree(agent.root) == before

@@ -48,8 +48,7 @@ def _declined(reason: str, **details: Any) -> dict[str, Any]:
 def _operands(invocation: SedInvocation, base: Path) -> list[str]:
     """The file operands after the shell's pathname expansion."""
     paths: list[str] = []
-    globs = invocation.globs or (None,) * len(invocation.paths)
-    for path, glob in zip(invocation.paths, globs, strict=True):
+    for path, glob in zip(invocation.paths, invocation.globs, strict=True):
         if glob is None:
             paths.append(path)
             continue

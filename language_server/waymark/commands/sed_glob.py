@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from ..sed import SedDecline
-from ..sed.invocation import PathGlob
+from ..sed.invocation import GlobPart, PathGlob
 
 MAX_MATCHES = 1000
 
@@ -20,41 +20,40 @@ MAX_MATCHES = 1000
 def expand_glob(base: Path, glob: PathGlob) -> list[str]:
     """The operand's matches, spelled as the shell would pass them, in name order."""
     found: list[tuple[str, Path]] = [("", base)]
-    last = len(glob.components) - 1
-    for index, (pattern, text) in enumerate(zip(glob.components, glob.texts, strict=True)):
-        if index == 0 and text == "" and last > 0:
+    last = len(glob) - 1
+    for index, part in enumerate(glob):
+        if index == 0 and part.text == "" and last > 0:
             found = [("/", Path("/"))]
             continue
         step: list[tuple[str, Path]] = []
         for spelled, folder in found:
             prefix = spelled if spelled in ("", "/") else spelled + "/"
-            if pattern is None:
-                step.append((prefix + text, folder / text))
+            if part.pattern is None:
+                step.append((prefix + part.text, folder / part.text))
                 continue
-            step.extend(
-                (prefix + name, folder / name)
-                for name in _matching(folder, pattern, text, glob.one_char[index], index < last)
-            )
+            names = _matching(folder, part, folders=index < last)
+            step.extend((prefix + name, folder / name) for name in names)
         found = step
         if len(found) > MAX_MATCHES:
             raise SedDecline(f"a glob matches over {MAX_MATCHES} paths; name fewer files")
     return [spelled for spelled, path in found if os.path.lexists(path)]
 
 
-def _matching(folder: Path, pattern: str, text: str, one_char: bool, folders: bool) -> list[str]:
+def _matching(folder: Path, part: GlobPart, folders: bool) -> list[str]:
+    assert part.pattern is not None
     try:
         with os.scandir(folder) as entries:
             listed = sorted(entries, key=lambda entry: entry.name)
     except OSError:
         return []
-    compiled = re.compile(pattern)
+    compiled = re.compile(part.pattern)
     names = []
     for entry in listed:
         name = entry.name
-        if name.startswith(".") and not text.startswith("."):
+        if name.startswith(".") and not part.text.startswith("."):
             continue
         # Whether it matches at all depends on the locale: '?' is a character or a byte.
-        if one_char and not name.isascii():
+        if part.one_char and not name.isascii():
             raise SedDecline(
                 f"'?' in a glob meets {name!r}, whose non-ASCII characters are one "
                 "character or several bytes depending on the shell's locale; name the files"

@@ -77,9 +77,9 @@ class SedInvocation:
     paths: tuple[str, ...]
     script: SedScript
     extended: bool
-    backup_suffix: str = ""
     # Per path: the pattern the shell expands it by, for an operand with unquoted * or ?.
-    globs: tuple[PathGlob | None, ...] = ()
+    globs: tuple[PathGlob | None, ...]
+    backup_suffix: str = ""
 
 
 # Commands through which one file's run can change another's: the order of files matters.
@@ -87,37 +87,37 @@ _ORDER_DEPENDENT = frozenset("qQhHgGx")
 
 
 @dataclass(frozen=True)
-class PathGlob:
-    """A file operand with unquoted ``*``/``?``, as path components the shell matches one
-    directory level at a time: a Python regex for each (None: a literal component)."""
+class GlobPart:
+    """One ``/``-separated component of a glob operand, as written (``text``)."""
 
-    components: tuple[str | None, ...]
-    texts: tuple[str, ...]
-    # Whether the component has a ?, one character in a UTF-8 shell but one byte in C.
-    one_char: tuple[bool, ...]
+    text: str
+    # The Python regex a name must fully match; None for a literal component.
+    pattern: str | None
+    # Whether it has a ``?``: one character in a UTF-8 shell but one byte in C.
+    one_char: bool
+
+
+# A file operand with unquoted ``*``/``?``, matched by the shell one directory level at a time.
+PathGlob = tuple[GlobPart, ...]
 
 
 def _path_glob(word: Word) -> PathGlob:
-    components: list[str | None] = []
-    texts: list[str] = []
-    one_char: list[bool] = []
+    parts: list[GlobPart] = []
     start = 0
-    for part in word.text.split("/"):
-        positions = {p - start for p in word.globs if start <= p < start + len(part)}
-        start += len(part) + 1
-        texts.append(part)
-        one_char.append(any(part[p] == "?" for p in positions))
+    for text in word.text.split("/"):
+        positions = {p - start for p in word.globs if start <= p < start + len(text)}
+        start += len(text) + 1
         if not positions:
-            components.append(None)
+            parts.append(GlobPart(text, None, False))
             continue
-        if "**" in part and any(p in positions and p + 1 in positions for p in positions):
+        if any(text[p : p + 2] == "**" and p + 1 in positions for p in positions):
             raise SedDecline("'**' is recursive in zsh and plain '*' in bash; name the files")
         pattern = "".join(
             ("[^/]*" if char == "*" else "[^/]") if offset in positions else re.escape(char)
-            for offset, char in enumerate(part)
+            for offset, char in enumerate(text)
         )
-        components.append(pattern)
-    return PathGlob(tuple(components), tuple(texts), tuple(one_char))
+        parts.append(GlobPart(text, pattern, any(text[p] == "?" for p in positions)))
+    return tuple(parts)
 
 
 def _long_option(name: str) -> str:
@@ -168,23 +168,20 @@ def parse_command_line(line: str) -> SedInvocation:
     extended = False
     suffix = ""
     expressions: list[str] = []
-    operands: list[str] = []
     operand_words: list[Word] = []
     index = 1
     while index < len(words):
         word = words[index]
         index += 1
-        if operands or word == "-" or not word.startswith("-"):
-            if word.startswith("-") and word != "-" and operands:
+        if operand_words or word == "-" or not word.startswith("-"):
+            if word.startswith("-") and word != "-" and operand_words:
                 raise SedDecline(
                     f"the option {word} after an operand is not simulated (GNU's reading of "
                     "it depends on POSIXLY_CORRECT)"
                 )
-            operands.append(word)
             operand_words.append(shell_words[index - 1])
             continue
         if word == "--":
-            operands.extend(words[index:])
             operand_words.extend(shell_words[index:])
             break
         if word.startswith("--"):
@@ -245,10 +242,10 @@ def parse_command_line(line: str) -> SedInvocation:
             "without -i sed prints to stdout and changes no file, so it is not simulated"
         )
     if not expressions:
-        if not operands:
+        if not operand_words:
             raise SedDecline("the line has no sed script")
-        expressions.append(operands.pop(0))
-        operand_words.pop(0)
+        expressions.append(operand_words.pop(0).text)
+    operands = [word.text for word in operand_words]
     if not operands:
         raise SedDecline("the line names no file to edit")
     for path in operands:
@@ -264,4 +261,4 @@ def parse_command_line(line: str) -> SedInvocation:
             "a glob's files come in the shell's sort order, which this script depends on "
             "(q/Q or the hold space); name the files"
         )
-    return SedInvocation(tuple(operands), script, extended, suffix, globs)
+    return SedInvocation(tuple(operands), script, extended, globs, suffix)

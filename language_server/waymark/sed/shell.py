@@ -51,17 +51,9 @@ def glob_decline(word: Word) -> SedDecline:
     return SedDecline(f"an unquoted {char!r} is a glob the shell may expand; quote it")
 
 
-def split_words(line: str) -> list[str]:
-    """The words the shell would pass to the command; SedDecline for anything not literal."""
-    words = split_shell_words(line)
-    for word in words:
-        if word.globs:
-            raise glob_decline(word)
-    return [word.text for word in words]
-
-
 def split_shell_words(line: str) -> list[Word]:
-    """Like ``split_words``, but unquoted ``*`` and ``?`` are kept and marked for the caller."""
+    """The words the shell would pass to the command; SedDecline for anything not literal but
+    unquoted ``*`` and ``?``, which are marked for the caller to expand or decline."""
     words: list[Word] = []
     current: list[str] = []
     globs: list[int] = []
