@@ -72,10 +72,11 @@ class _Output:
 def _check_locale(regex: CompiledRegex, space: str) -> None:
     if space.isascii():
         return
-    if regex.locale_dependent and "\n" in space:  # noqa: SIM102 - the comment is for the inner test
-        # A match may span the lines of a multi-line pattern space.
-        if regex.literal_finder is None or regex.literal_finder.search(space):
-            raise locale_decline(regex)
+    # Under I a match may span the lines of a multi-line pattern space: any place its literal
+    # (or, without one, any place at all) may hold a non-ASCII letter folded by glibc.
+    spans_lines = regex.locale_dependent and "\n" in space
+    if spans_lines and (regex.literal_finder is None or regex.literal_finder.search(space)):
+        raise locale_decline(regex)
     check_locale(regex, space)
 
 
