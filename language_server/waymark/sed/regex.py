@@ -639,12 +639,12 @@ def compile_regex(
         _check_deterministic(
             source, [_fold(i) for i in items] if icase else items, _group_spans(nodes)[0]
         )
-        if any(isinstance(item, BackRef) for item in items):
-            raise SedDecline(f"regex {source!r}: back-references are simulated in addresses only")
     except SedDecline as decline:
         if not address:
             raise
         undetermined = decline.reason
+    if any(isinstance(item, BackRef) for item in items):  # only parsed in addresses
+        undetermined = f"regex {source!r}: back-references are simulated in addresses only"
     tables = any(isinstance(i, Repeat) and i.chars.locale for i in items) or any(
         isinstance(i, Anchor) and i.kind.startswith("word") for i in items
     )

@@ -109,10 +109,11 @@ def _numeric_escapes(text: str, index: int) -> tuple[bytes, int]:
     return bytes(produced), index
 
 
+_DIGITS = {10: "0123456789", 8: "01234567", 16: "0123456789abcdefABCDEF"}
+
+
 def _is_digit(char: str, base: int) -> bool:
-    return (char.isascii() and char.isdigit() and int(char) < base) or (
-        base == 16 and char in "abcdefABCDEF"
-    )
+    return char != "" and char in _DIGITS[base]
 
 
 def _normalize(text: str, replacement: bool = False) -> str:
