@@ -66,14 +66,13 @@ def _check_program(case: Any, tally: dict[str, Any]) -> None:
 def _run_chunk(seed: int, count: int, kind: str) -> dict[str, Any]:
     chooser = RandomChooser(seed)
     tally = _empty_tally()
+    make, check = (generate, _check_s) if kind == "s" else (generate_program, _check_program)
+    inputs = INPUTS_PER_CASE if kind == "s" else PROGRAM_FILES
     for _ in range(count):
-        if kind == "s":
-            case = generate(chooser, INPUTS_PER_CASE)
-        else:
-            case = generate_program(chooser, PROGRAM_FILES)
+        case = make(chooser, inputs)
         tally["cases"] += 1
         tally["inputs"] += len(case.inputs)
-        (_check_s if kind == "s" else _check_program)(case, tally)
+        check(case, tally)
     return tally
 
 
