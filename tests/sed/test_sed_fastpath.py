@@ -207,6 +207,10 @@ def test_fast_path_equals_the_cycle(
             assert ours is not None, f"fell back on {data!r}"
         if ours is not None:
             assert ours.encode("utf-8") == cycle, f"input {data!r}"
+        if data.isascii() and program.runs_on_bytes:
+            # An ASCII file runs as its bytes: the same answer, or the same fallback.
+            as_bytes = run_fast(program, data)
+            assert as_bytes == (None if ours is None else ours.encode()), f"bytes {data!r}"
 
 
 @pytest.mark.parametrize("line", NOT_FAST)

@@ -5,7 +5,7 @@ cycle line by line."""
 from __future__ import annotations
 
 from .execute import run_file
-from .fastpath import fast_program, run_fast
+from .fastpath import FastProgram, fast_program, run_fast
 from .script import SedScript
 from .simulate import apply_buffer_script, decode
 
@@ -29,10 +29,9 @@ def apply_files(script: SedScript, files: list[bytes]) -> list[bytes | None]:
             continue
         if fast is not None:
             # No hold space, no q: the file's bytes are all the fast path changes.
-            text = decode(data)
-            new_text = run_fast(fast, text)
-            if new_text is not None:
-                results.append(data if new_text == text else new_text.encode("utf-8"))
+            new = _run_fast(fast, data)
+            if new is not None:
+                results.append(new)
                 continue
         run = run_file(script, data, hold_chomped)
         hold_chomped = run.hold_chomped
@@ -41,3 +40,13 @@ def apply_files(script: SedScript, files: list[bytes]) -> list[bytes | None]:
             results.extend([None] * (len(files) - len(results)))
             break
     return results
+
+
+def _run_fast(fast: FastProgram, data: bytes) -> bytes | None:
+    if fast.runs_on_bytes and data.isascii():
+        return run_fast(fast, data)
+    text = decode(data)
+    new_text = run_fast(fast, text)
+    if new_text is None:
+        return None
+    return data if new_text == text else new_text.encode("utf-8")

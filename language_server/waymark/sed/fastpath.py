@@ -11,8 +11,13 @@ spans of the text; deleting, keeping, or substituting inside them (with ``simula
 whole-buffer ``s``) gives GNU's output, including its missing-final-newline bookkeeping: a
 kept line keeps its own terminator, or its lack of one. A regex that is a plain literal is
 found by a pattern opening with it (re then skips ahead fast), a lone ``/^literal/`` address
-cuts the file with one ``re.split``, and a line range is substituted a megabyte of lines at a
-time (smaller copies, reused memory).
+cuts the file with one ``re.split``, lines a regex selects are deleted by one ``re.split`` on
+"the regex, then the rest of its line", and a line range is substituted a megabyte of lines
+at a time (smaller copies, reused memory).
+
+An ASCII file is processed as the bytes it is (``run_fast`` takes ``str`` or ``bytes``):
+on ASCII text the ASCII-cut patterns match the same way in either form, and skipping the
+decode and encode spares two copies of the file, each of which costs page faults.
 
 Anything outside these shapes is not a FastProgram; anything the fast path cannot decide as
 precisely as the cycle (a locale check over lines the cycle would not have examined, an ``s``
@@ -26,6 +31,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import chain, repeat
+from operator import itemgetter
+from typing import AnyStr, Generic
 
 from .decline import SedDecline
 from .regex import CompiledRegex
@@ -37,6 +44,8 @@ from .simulate import apply_commands_to_buffer, check_locale
 Spans = tuple[list[int], list[int]]
 # Hot loops run through map() over C functions: no Python frame per selected line.
 _PLUS_ONE = (1).__add__
+# A piece's text up to and including its last newline, from its rpartition().
+_HEAD = itemgetter(0, 1)
 # Large line ranges are substituted in pieces of about this many characters.
 _CHUNK = 1 << 20
 
@@ -53,6 +62,16 @@ class FastProgram:
     addr2: Address | None
     negate: bool
     commands: tuple[SubstCommand, ...] = ()
+
+    @cached_property
+    def runs_on_bytes(self) -> bool:
+        """Whether an ASCII file may be run as bytes: the address patterns are ASCII."""
+        return all(
+            address is None
+            or address.regex is None
+            or address.regex.ascii_buffer_pattern.pattern.isascii()
+            for address in (self.addr1, self.addr2)
+        )
 
 
 def fast_program(script: SedScript) -> FastProgram | None:
@@ -89,20 +108,32 @@ def fast_program(script: SedScript) -> FastProgram | None:
     return FastProgram("subst", head.addr1, head.addr2, head.negate, tuple(commands))
 
 
-def run_fast(program: FastProgram, text: str) -> str | None:
-    """GNU's output for one file's text, or None when the cycle must decide instead."""
+def run_fast(program: FastProgram, text: AnyStr) -> AnyStr | None:
+    """GNU's output for one file's text, or None when the cycle must decide instead.
+
+    ``text`` is bytes only for an ASCII file and a program that ``runs_on_bytes``.
+    """
     if not text:
         return text
-    end = len(text) - 1 if text.endswith("\n") else len(text)
+    newline = _like(text, "\n")
+    end = len(text) - 1 if text.endswith(newline) else len(text)
     try:
         for address in (program.addr1, program.addr2):
-            if address is not None and address.regex is not None:
+            if isinstance(text, str) and address is not None and address.regex is not None:
                 # The cycle checks the lines it tries the regex on; this checks them all, and
                 # a refusal hands the file to the cycle, which may still decide it.
                 check_locale(address.regex, text)
         at_line_start = _line_start_literal(program)
         if at_line_start is not None and not (program.action == "subst" and program.negate):
-            return _run_line_start_literal(program, text, at_line_start)
+            return _run_line_start_literal(program, text, _like(text, at_line_start))
+        # d, or -n !p: the selected lines go.
+        deleting = program.action == ("print" if program.negate else "delete")
+        if deleting and program.addr2 is None and program.addr1 is not None:
+            regex = program.addr1.regex
+            if regex is not None and not regex.nullable:
+                kept = _delete_regex_lines(_pattern(regex, text), text)
+                if kept is not None:
+                    return kept
         spans = _select(program.addr1, program.addr2, _Lines(text, end))
         if program.action == "delete":
             return _keep(text, spans) if program.negate else _delete(text, spans)
@@ -113,6 +144,30 @@ def run_fast(program: FastProgram, text: str) -> str | None:
         return _substitute(program.commands, text, spans)
     except SedDecline:
         return None
+
+
+def _like(text: AnyStr, value: str) -> AnyStr:
+    """``value`` (ASCII) as the same type as ``text``."""
+    return value if isinstance(text, str) else value.encode("ascii")
+
+
+def _pattern(regex: CompiledRegex, text: AnyStr) -> re.Pattern[AnyStr]:
+    if isinstance(text, str):
+        return regex.buffer_for(text)
+    return _bytes_pattern(regex.ascii_buffer_pattern)
+
+
+@lru_cache(maxsize=64)
+def _bytes_pattern(pattern: re.Pattern[str]) -> re.Pattern[bytes]:
+    """The ASCII-cut pattern for bytes: on ASCII text the two match alike."""
+    return re.compile(pattern.pattern.encode("ascii"), pattern.flags & ~re.UNICODE)
+
+
+def _apply(commands: tuple[SubstCommand, ...], body: AnyStr) -> AnyStr:
+    """The ``s`` commands over whole lines of either type (bytes ones are ASCII)."""
+    if isinstance(body, str):
+        return apply_commands_to_buffer(commands, body)
+    return apply_commands_to_buffer(commands, body.decode("ascii")).encode("utf-8")
 
 
 def _line_start_literal(program: FastProgram) -> str | None:
@@ -129,80 +184,117 @@ def _line_start_literal(program: FastProgram) -> str | None:
 
 
 @lru_cache(maxsize=64)
-def _line_splitter(literal: str) -> re.Pattern[str]:
-    return re.compile("\n(" + re.escape(literal) + "[^\n]*)")
+def _line_splitter(literal: AnyStr) -> re.Pattern[AnyStr]:
+    return re.compile(_like(literal, "\n(") + re.escape(literal) + _like(literal, "[^\n]*)"))
 
 
-def _run_line_start_literal(program: FastProgram, text: str, literal: str) -> str | None:
-    """``/^literal/``: one re.split of the text with a newline in front finds every selected
-    line and the text between them, in C (a pattern opening with a literal scans fast)."""
-    # "\n" + text == gaps[0] + "\n" + lines[0] + gaps[1] + … + "\n" + lines[-1] + gaps[-1];
-    # a literal never matches in the empty "line" after a final newline.
-    parts = _line_splitter(literal).split("\n" + text)
+def _run_line_start_literal(program: FastProgram, text: AnyStr, literal: AnyStr) -> AnyStr | None:
+    """``/^literal/``: one re.split of the text finds every selected line and the text
+    between them, in C (a pattern opening with a literal scans fast)."""
+    empty = text[:0]
+    newline = _like(text, "\n")
+    parts = _line_splitter(literal).split(text)
     gaps, lines = parts[0::2], parts[1::2]
-    # The last selected line ends the file without a newline exactly when gaps[-1] is empty.
+    # text == gaps[0] + "\n" + lines[0] + gaps[1] + … + "\n" + lines[-1] + gaps[-1], except
+    # that a selected line 1 has no newline before it: it is cut from the front of gaps[0],
+    # and ``first`` says the first newline of that equation is not in the text.
+    first = text.startswith(literal)
+    if first:
+        cut = gaps[0].find(newline)
+        cut = len(gaps[0]) if cut < 0 else cut
+        lines.insert(0, gaps[0][:cut])
+        gaps[0:1] = [empty, gaps[0][cut:]]
+    # The last selected line ends the file without a newline exactly when gaps[-1] is empty
+    # (a literal never matches in the empty "line" after a final newline).
     terminated = bool(gaps[-1])
     keep = (program.action == "delete") == program.negate
     if program.action != "subst" and keep:
-        return "\n".join(lines) + "\n" if lines and terminated else "\n".join(lines)
+        return newline.join(lines) + newline if lines and terminated else newline.join(lines)
     if not lines:
         return text
     if program.action != "subst":
-        # Each selected line goes with the newline before it, and the added newline goes
-        # with line 1 (or line 1's own newline, if line 1 goes): the same text, except that
-        # a kept line before an unterminated last line that goes keeps its newline.
-        _drop_first_character(gaps)
-        kept = "".join(gaps)
-        return kept + "\n" if kept and not terminated else kept
+        # Each selected line goes with the newline before it; without one before line 1,
+        # the text's first remaining newline goes instead. The same text, except that a kept
+        # line before an unterminated last line that goes keeps its newline.
+        if first:
+            _drop_first_character(gaps)
+        kept = empty.join(gaps)
+        return kept + newline if kept and not terminated else kept
     commands = program.commands
     if any(c.replacement.may_insert_newline for c in commands[:-1]):
         return None
-    body = "\n".join(lines)
-    new = apply_commands_to_buffer(commands, body)
+    body = newline.join(lines)
+    new = _apply(commands, body)
     if new == body:
         return text
-    new_lines = new.split("\n") if len(lines) > 1 else [new]
+    new_lines = new.split(newline) if len(lines) > 1 else [new]
     if len(new_lines) != len(lines):
         # The last command inserted newlines: the lines cannot be put back one by one.
         return None
-    pieces = [*chain.from_iterable(zip(gaps, repeat("\n"), new_lines, strict=False)), gaps[-1]]
-    _drop_first_character(pieces)
-    return "".join(pieces)
+    pieces = list(chain.from_iterable(zip(gaps, repeat(newline), new_lines, strict=False)))
+    pieces.append(gaps[-1])
+    if first:
+        pieces[1] = empty
+    return empty.join(pieces)
 
 
-def _drop_first_character(pieces: list[str]) -> None:
-    """Remove the added newline from the front of ``"".join(pieces)`` without copying it all."""
+def _drop_first_character(pieces: list[AnyStr]) -> None:
+    """Remove the first character of ``"".join(pieces)`` without copying it all."""
     for index, piece in enumerate(pieces):
         if piece:
             pieces[index] = piece[1:]
             return
 
 
-class _Lines:
+@lru_cache(maxsize=64)
+def _through_line_end(pattern: re.Pattern[AnyStr]) -> re.Pattern[AnyStr]:
+    """The pattern, then the rest of its line and the line's newline."""
+    source = pattern.pattern
+    wrapped = _like(source, "(?:") + source + _like(source, ")[^\n]*\n?")
+    return re.compile(wrapped, pattern.flags)
+
+
+def _delete_regex_lines(pattern: re.Pattern[AnyStr], text: AnyStr) -> AnyStr | None:
+    """The text without the lines where ``pattern`` (never empty, never across a newline)
+    matches; None when it has groups, which re.split would return."""
+    if pattern.groups:
+        return None
+    # Each split finds a line's first match and takes the line from there through its
+    # newline, so every piece but the last ends with the start of a deleted line; what a
+    # piece keeps runs through its last newline (rpartition: one C call, no Python frame).
+    pieces = _through_line_end(pattern).split(text)
+    last = pieces.pop()
+    newline = _like(text, "\n")
+    heads = chain.from_iterable(map(_HEAD, map(type(text).rpartition, pieces, repeat(newline))))
+    return text[:0].join(chain(heads, (last,)))
+
+
+class _Lines(Generic[AnyStr]):
     """Line numbers and offsets in ``text[:end]`` (the text without its final newline),
     through a cursor that only moves forward."""
 
-    def __init__(self, text: str, end: int) -> None:
-        self.text = text
+    def __init__(self, text: AnyStr, end: int) -> None:
+        self.text: AnyStr = text
         self.end = end
+        self.newline: AnyStr = _like(text, "\n")
         self.line = 1
         self.offset = 0
 
     @cached_property
     def total(self) -> int:
-        return self.text.count("\n", 0, self.end) + 1
+        return self.text.count(self.newline, 0, self.end) + 1
 
     @cached_property
     def last_start(self) -> int:
-        return self.text.rfind("\n", 0, self.end) + 1
+        return self.text.rfind(self.newline, 0, self.end) + 1
 
     def start(self, number: int) -> int | None:
         """The offset of line ``number`` (not before the cursor's line), None past the last
         line; the cursor moves there (or to the last line)."""
         assert number >= self.line
-        text, end = self.text, self.end
+        text, end, newline = self.text, self.end, self.newline
         while self.line < number:
-            found = text.find("\n", self.offset, end)
+            found = text.find(newline, self.offset, end)
             if found < 0:
                 return None
             self.offset = found + 1
@@ -216,15 +308,15 @@ class _Lines:
 
     def locate(self, position: int) -> int:
         """The number of the line holding ``position`` (not before the cursor's line start)."""
-        newlines = self.text.count("\n", self.offset, position)
+        newlines = self.text.count(self.newline, self.offset, position)
         if newlines:
             self.line += newlines
-            self.offset = self.text.rfind("\n", self.offset, position) + 1
+            self.offset = self.text.rfind(self.newline, self.offset, position) + 1
         return self.line
 
     def stop(self, start: int) -> int:
         """The end of the line at ``start``: the offset of its newline, or the end."""
-        found = self.text.find("\n", start, self.end)
+        found = self.text.find(self.newline, start, self.end)
         return self.end if found < 0 else found
 
     def search(self, regex: CompiledRegex, number: int) -> int | None:
@@ -232,25 +324,25 @@ class _Lines:
         offset = self.start(number)
         if offset is None:
             return None
-        match = regex.buffer_for(self.text).search(self.text, offset, self.end)
+        match = _pattern(regex, self.text).search(self.text, offset, self.end)
         return None if match is None else self.locate(match.start())
 
 
-def _regex_lines(regex: CompiledRegex, lines: _Lines) -> Spans:
+def _regex_lines(regex: CompiledRegex, lines: _Lines[AnyStr]) -> Spans:
     """Every line where ``regex`` matches, each as its own span."""
-    pattern: re.Pattern[str] = regex.buffer_for(lines.text)
-    text, end = lines.text, lines.end
-    literal = regex.required_literal
+    text, end, newline = lines.text, lines.end, lines.newline
+    pattern = _pattern(regex, text)
+    literal = _like(text, regex.required_literal) if regex.required_literal.isascii() else None
     plain = bool(literal) and not pattern.flags & re.IGNORECASE
-    if plain and pattern.pattern == re.escape(literal):
+    if literal is not None and plain and pattern.pattern == re.escape(literal):
         # The regex is the literal itself: a pattern that starts with it lets re skip ahead
         # fast, and it takes the rest of the line, so each line is found once.
         found = list(_rest_of_line(literal).finditer(text, 0, end))
-        newlines = map(text.rfind, repeat("\n"), repeat(0), map(re.Match.start, found))
+        newlines = map(text.rfind, repeat(newline), repeat(0), map(re.Match.start, found))
         return list(map(_PLUS_ONE, newlines)), list(map(re.Match.end, found))
-    if plain and pattern.pattern == "^" + re.escape(literal):
+    if literal is not None and plain and pattern.pattern == _like(text, "^") + re.escape(literal):
         # ``^literal``: the literal after a newline (or at the very start).
-        found = list(_rest_of_line("\n" + literal).finditer(text, 0, end))
+        found = list(_rest_of_line(newline + literal).finditer(text, 0, end))
         starts = list(map(_PLUS_ONE, map(re.Match.start, found)))
         stops = list(map(re.Match.end, found))
         if text.startswith(literal, 0, end):
@@ -264,8 +356,8 @@ def _regex_lines(regex: CompiledRegex, lines: _Lines) -> Spans:
         if match is None:
             break
         start = match.start()
-        starts.append(text.rfind("\n", 0, start) + 1)
-        stop = text.find("\n", start, end)
+        starts.append(text.rfind(newline, 0, start) + 1)
+        stop = text.find(newline, start, end)
         if stop < 0:
             stop = end
         stops.append(stop)
@@ -274,15 +366,15 @@ def _regex_lines(regex: CompiledRegex, lines: _Lines) -> Spans:
 
 
 @lru_cache(maxsize=64)
-def _rest_of_line(literal: str) -> re.Pattern[str]:
-    return re.compile(re.escape(literal) + "[^\n]*")
+def _rest_of_line(literal: AnyStr) -> re.Pattern[AnyStr]:
+    return re.compile(re.escape(literal) + _like(literal, "[^\n]*"))
 
 
-def _exists(lines: _Lines, number: int) -> int | None:
+def _exists(lines: _Lines[AnyStr], number: int) -> int | None:
     return number if lines.start(number) is not None else None
 
 
-def _next(address: Address, number: int, lines: _Lines) -> int | None:
+def _next(address: Address, number: int, lines: _Lines[AnyStr]) -> int | None:
     """The first line from ``number`` on that ``address`` matches (as a single address); the
     cursor moves there."""
     kind = address.kind
@@ -298,7 +390,7 @@ def _next(address: Address, number: int, lines: _Lines) -> int | None:
     return lines.search(address.regex, number)
 
 
-def _range_end(second: Address, start: int, lines: _Lines) -> int | None:
+def _range_end(second: Address, start: int, lines: _Lines[AnyStr]) -> int | None:
     """The last line of a range opened on line ``start`` (``_Machine.matches`` without n/N);
     None when the range runs to the last line."""
     kind = second.kind
@@ -321,7 +413,7 @@ def _range_end(second: Address, start: int, lines: _Lines) -> int | None:
     return lines.search(second.regex, start + 1)
 
 
-def _select(first: Address | None, second: Address | None, lines: _Lines) -> Spans:
+def _select(first: Address | None, second: Address | None, lines: _Lines[AnyStr]) -> Spans:
     """The lines GNU's cycle selects for one command evaluated once on every line."""
     if first is None:
         return [0], [lines.end]
@@ -379,26 +471,26 @@ def _complement(spans: Spans, end: int) -> Spans:
     return starts, stops
 
 
-def _pieces(text: str, starts: Iterable[int], stops: Iterable[int]) -> Iterator[str]:
+def _pieces(text: AnyStr, starts: Iterable[int], stops: Iterable[int]) -> Iterator[AnyStr]:
     return map(text.__getitem__, map(slice, starts, stops))
 
 
-def _delete(text: str, spans: Spans) -> str:
+def _delete(text: AnyStr, spans: Spans) -> AnyStr:
     """The text without the spans' lines (each with its newline; slices clamp at the end)."""
     starts, stops = spans
     if not starts:
         return text
     following = chain((0,), map(_PLUS_ONE, stops))
-    return "".join(_pieces(text, following, chain(starts, (len(text),))))
+    return text[:0].join(_pieces(text, following, chain(starts, (len(text),))))
 
 
-def _keep(text: str, spans: Spans) -> str:
+def _keep(text: AnyStr, spans: Spans) -> AnyStr:
     """Only the spans' lines, each with its newline (or its lack of one)."""
     starts, stops = spans
-    return "".join(_pieces(text, starts, map(_PLUS_ONE, stops)))
+    return text[:0].join(_pieces(text, starts, map(_PLUS_ONE, stops)))
 
 
-def _substitute(commands: tuple[SubstCommand, ...], text: str, spans: Spans) -> str | None:
+def _substitute(commands: tuple[SubstCommand, ...], text: AnyStr, spans: Spans) -> AnyStr | None:
     starts, stops = spans
     if not starts:
         return text
@@ -410,39 +502,43 @@ def _substitute(commands: tuple[SubstCommand, ...], text: str, spans: Spans) -> 
     if commands[-1].replacement.may_insert_newline:
         # The lines could no longer be put back span by span.
         return None
-    body = "\n".join(_pieces(text, starts, stops))
-    new = apply_commands_to_buffer(commands, body)
+    empty, newline = text[:0], _like(text, "\n")
+    body = newline.join(_pieces(text, starts, stops))
+    new = _apply(commands, body)
     if new == body:
         return text
-    new_lines = new.split("\n")
+    new_lines = new.split(newline)
     gaps = _pieces(text, chain((0,), stops), starts)
     if len(new_lines) == len(starts):
         # Every span is one line (each holds at least one): weave them with the gaps.
         woven = chain.from_iterable(zip(gaps, new_lines, strict=True))
-        return "".join(chain(woven, (text[stops[-1] :],)))
-    pieces: list[str] = []
+        return empty.join(chain(woven, (text[stops[-1] :],)))
+    pieces: list[AnyStr] = []
     index = 0
     for gap, start, stop in zip(gaps, starts, stops, strict=True):
-        count = text.count("\n", start, stop) + 1
+        count = text.count(newline, start, stop) + 1
         pieces.append(gap)
-        pieces.append("\n".join(new_lines[index : index + count]))
+        pieces.append(newline.join(new_lines[index : index + count]))
         index += count
     pieces.append(text[stops[-1] :])
-    return "".join(pieces)
+    return empty.join(pieces)
 
 
-def _substitute_range(commands: tuple[SubstCommand, ...], text: str, start: int, stop: int) -> str:
+def _substitute_range(
+    commands: tuple[SubstCommand, ...], text: AnyStr, start: int, stop: int
+) -> AnyStr:
     """The commands run on one span of lines (the last one may insert newlines), a megabyte
     of lines at a time, so the regex engine's copies stay small and reuse the same memory."""
+    newline = _like(text, "\n")
     pieces = [text[:start]]
     changed = False
     while start <= stop:
-        cut = text.find("\n", start + _CHUNK, stop) if stop - start > _CHUNK else -1
+        cut = text.find(newline, start + _CHUNK, stop) if stop - start > _CHUNK else -1
         end = stop if cut < 0 else cut
         body = text[start:end]
-        new = apply_commands_to_buffer(commands, body)
+        new = _apply(commands, body)
         changed = changed or new != body
         pieces.append(new)
         pieces.append(text[end : end + 1] if cut >= 0 else text[stop:])
         start = end + 1
-    return "".join(pieces) if changed else text
+    return text[:0].join(pieces) if changed else text
