@@ -615,6 +615,15 @@ def test_runtime_decline_has_reason(line: str, data: bytes, reason: str) -> None
     assert isinstance(ours, str) and reason in ours
 
 
+@pytest.mark.parametrize("line", ["sed -i 's/foo/X/' f", "sed -i 's/^/> /' f", "sed -i '/o/d' f"])
+def test_invalid_utf8_deep_in_a_large_file_is_named_by_its_file_offset(line: str) -> None:
+    # Large files run in pieces of whole lines (pieces.py); the reason counts from the
+    # file's start, not the piece's.
+    data = b"ok line\n" * 100_000 + b"bad \xff\n"
+    ours = simulate(line, data)
+    assert isinstance(ours, str) and f"(byte {800_004})" in ours
+
+
 def test_i_flag_regex_on_lines_without_its_literal_is_simulated() -> None:
     line = "sed -i 's/\\bfoo\\b/X/Ig' f"
     data = "caf\u00e9 au lait\nfoo bar\n".encode()

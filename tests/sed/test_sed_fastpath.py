@@ -15,7 +15,7 @@ import pytest
 from sed_fuzzgen import RandomChooser, _command
 from sed_oracle import gnu_args_for_line, gnu_sed_in_place
 
-from waymark.sed import SedDecline, apply_files, fastpath, parse_command_line
+from waymark.sed import SedDecline, apply_files, parse_command_line, pieces
 from waymark.sed.execute import run_file
 from waymark.sed.fastpath import fast_program, run_fast
 from waymark.sed.simulate import decode
@@ -192,7 +192,7 @@ def test_fast_path_equals_the_cycle(
 ) -> None:
     if chunk is not None:
         # Line ranges are substituted in pieces of about this many characters: tiny here.
-        monkeypatch.setattr(fastpath, "_CHUNK", chunk)
+        monkeypatch.setattr(pieces, "PIECE_SIZE", chunk)
     script = parse_command_line(line).script
     program = fast_program(script)
     assert program is not None, "not taken for a fast shape"
@@ -292,7 +292,7 @@ def test_random_fast_shapes_match_gnu_sed(
     chunk: int | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if chunk is not None:
-        monkeypatch.setattr(fastpath, "_CHUNK", chunk)
+        monkeypatch.setattr(pieces, "PIECE_SIZE", chunk)
     rng = random.Random(1609 if chunk is None else 1610)
     simulated = fast = 0
     for _ in range(400):

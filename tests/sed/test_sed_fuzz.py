@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from typing import TypeVar
+from unittest.mock import patch
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sed_fuzzgen import RandomChooser, generate, generate_program
 from sed_oracle import gnu_sed_in_place
 
-from waymark.sed import SedDecline, apply_files, apply_script, parse_command_line
+from waymark.sed import SedDecline, apply_files, apply_script, parse_command_line, pieces
 
 T = TypeVar("T")
 
@@ -34,7 +35,24 @@ class DataChooser:
 )
 @given(st.data())
 def test_fuzzed_command_is_declined_or_identical_to_gnu(data: st.DataObject) -> None:
-    case = generate(DataChooser(data), inputs=3)
+    _check_command(DataChooser(data))
+
+
+@settings(
+    max_examples=500,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(st.data())
+def test_fuzzed_command_on_files_cut_in_pieces_is_identical(data: st.DataObject) -> None:
+    """Large files run a few hundred KB of whole lines at a time; pieces of a few bytes put a
+    piece boundary at nearly every line."""
+    with patch.object(pieces, "PIECE_SIZE", data.draw(st.integers(1, 8))):
+        _check_command(DataChooser(data))
+
+
+def _check_command(chooser: DataChooser) -> None:
+    case = generate(chooser, inputs=3)
     try:
         script = parse_command_line(case.line).script
     except SedDecline as exc:

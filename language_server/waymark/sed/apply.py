@@ -4,8 +4,11 @@ cycle line by line."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from .execute import run_file
 from .fastpath import FastProgram, fast_program, run_fast
+from .pieces import by_pieces
 from .script import SedScript
 from .simulate import apply_buffer_script, decode
 
@@ -43,9 +46,15 @@ def apply_files(script: SedScript, files: list[bytes]) -> list[bytes | None]:
 
 
 def _run_fast(fast: FastProgram, data: bytes) -> bytes | None:
+    if fast.line_local:
+        return by_pieces(partial(_run_fast_piece, fast), data)
+    return _run_fast_piece(fast, data, 0)
+
+
+def _run_fast_piece(fast: FastProgram, data: bytes, offset: int) -> bytes | None:
     if fast.runs_on_bytes and data.isascii():
         return run_fast(fast, data)
-    text = decode(data)
+    text = decode(data, offset)
     new_text = run_fast(fast, text)
     if new_text is None:
         return None

@@ -34,6 +34,7 @@ from itertools import chain, repeat
 from operator import itemgetter
 from typing import AnyStr, Generic
 
+from . import pieces as file_pieces
 from .decline import SedDecline
 from .regex import CompiledRegex
 from .script import Address, SedScript, SubstCommand
@@ -46,8 +47,6 @@ Spans = tuple[list[int], list[int]]
 _PLUS_ONE = (1).__add__
 # A piece's text up to and including its last newline, from its rpartition().
 _HEAD = itemgetter(0, 1)
-# Large line ranges are substituted in pieces of about this many characters.
-_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -62,6 +61,12 @@ class FastProgram:
     addr2: Address | None
     negate: bool
     commands: tuple[SubstCommand, ...] = ()
+
+    @property
+    def line_local(self) -> bool:
+        """One regex address: a line's output depends on that line alone (the file can be
+        run in pieces)."""
+        return self.addr2 is None and self.addr1 is not None and self.addr1.kind == "regex"
 
     @cached_property
     def runs_on_bytes(self) -> bool:
@@ -527,13 +532,14 @@ def _substitute(commands: tuple[SubstCommand, ...], text: AnyStr, spans: Spans) 
 def _substitute_range(
     commands: tuple[SubstCommand, ...], text: AnyStr, start: int, stop: int
 ) -> AnyStr:
-    """The commands run on one span of lines (the last one may insert newlines), a megabyte
-    of lines at a time, so the regex engine's copies stay small and reuse the same memory."""
+    """The commands run on one span of lines (the last one may insert newlines), a piece of
+    lines at a time, so the regex engine's copies stay small and reuse the same memory."""
     newline = _like(text, "\n")
+    size = file_pieces.PIECE_SIZE
     pieces = [text[:start]]
     changed = False
     while start <= stop:
-        cut = text.find(newline, start + _CHUNK, stop) if stop - start > _CHUNK else -1
+        cut = text.find(newline, start + size, stop) if stop - start > size else -1
         end = stop if cut < 0 else cut
         body = text[start:end]
         new = _apply(commands, body)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from .ctype import has_unassigned
 from .decline import SedDecline
+from .pieces import by_pieces
 from .regex import CompiledRegex
 from .replacement import Replacement
 from .script import SubstCommand
@@ -200,21 +201,54 @@ def _apply_lines(commands: tuple[SubstCommand, ...], text: str) -> str:
     return "\n".join(lines)
 
 
-def decode(data: bytes | memoryview) -> str:
-    """The file as text; GNU's matching around invalid UTF-8 is declined."""
+def decode(data: bytes | memoryview, offset: int = 0) -> str:
+    """The file (or its piece at ``offset``) as text; GNU's matching around invalid UTF-8 is
+    declined."""
     try:
         return str(data, "utf-8")
     except UnicodeDecodeError as exc:
         raise SedDecline(
-            f"the file is not valid UTF-8 (byte {exc.start}); GNU sed's matching around "
+            f"the file is not valid UTF-8 (byte {offset + exc.start}); GNU sed's matching around "
             "invalid bytes is not simulated"
         ) from None
 
 
+def _insert_at_line_ends(command: SubstCommand, data: bytes, offset: int) -> bytes | None:
+    """``s/^/text/`` and ``s/$/text/`` on the file's bytes, None for other commands.
+
+    They touch no character, only line boundaries, so once the file is known to be UTF-8
+    the bytes are changed directly: no decoded copy, no encoded one.
+    """
+    literal = command.replacement.literal
+    anchor = command.regex.lone_anchor
+    if command.nth != 1 or literal is None or not anchor:
+        return None
+    if not data.isascii():
+        decode(data, offset)
+    text = literal.encode("utf-8")
+    if anchor == "bol":
+        # Every line starts after a newline but the first; the final newline starts none.
+        lines = data.count(b"\n") + (not data.endswith(b"\n"))
+        return text + data.replace(b"\n", b"\n" + text, lines - 1)
+    inserted = data.replace(b"\n", text + b"\n")
+    return inserted if data.endswith(b"\n") else inserted + text
+
+
 def apply_buffer_script(commands: tuple[SubstCommand, ...], data: bytes) -> bytes:
     """The bytes GNU ``sed -i`` leaves after unaddressed ``s`` commands, or SedDecline."""
+    # Each line's output depends on that line alone.
+    new = by_pieces(partial(_apply_to_piece, commands), data)
+    assert new is not None
+    return new
+
+
+def _apply_to_piece(commands: tuple[SubstCommand, ...], data: bytes, offset: int) -> bytes:
     if not data:
         return data
+    if len(commands) == 1:
+        inserted = _insert_at_line_ends(commands[0], data, offset)
+        if inserted is not None:
+            return inserted
     # A later command would see a multi-line pattern space: go line by line.
     line_mode = any(c.replacement.may_insert_newline for c in commands[:-1])
     # The text after a final newline is not a line, but ^, $ and empty matches would find it:
@@ -223,7 +257,7 @@ def apply_buffer_script(commands: tuple[SubstCommand, ...], data: bytes) -> byte
         line_mode or any(c.regex.nullable or c.regex.has_line_anchor for c in commands)
     )
     view = memoryview(data)
-    body = decode(view[:-1] if trim else view)
+    body = decode(view[:-1] if trim else view, offset)
     if line_mode:
         new_body = _apply_lines(commands, body)
     else:
