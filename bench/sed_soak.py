@@ -1,11 +1,13 @@
 """Soak: fuzzed sed lines against GNU sed; prints cases / mismatches / declined.
 
-Usage: PYTHONPATH=language_server python bench/sed_soak.py [CASES] [SEED] [s|programs]
+Usage: PYTHONPATH=language_server python bench/sed_soak.py [CASES] [SEED] [s|programs] [PIECE]
 Every case runs one GNU ``sed -i`` process over several input files; a mismatch is any
 simulated output that differs from GNU's bytes, or a script GNU rejects that we simulated.
 ``s`` cases are one to three s commands applied to each file alone; ``programs`` cases are
 whole programs (addresses, ranges, blocks, hold space, text commands, branches, -n, q/Q)
-applied to several files in one run, as one ``sed -i f0 f1 f2`` line.
+applied to several files in one run, as one ``sed -i f0 f1 f2`` line. PIECE sets
+``waymark.sed.pieces.PIECE_SIZE`` (large files run in pieces of whole lines; a few bytes put
+a piece boundary at nearly every line of the small fuzzed inputs).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from sed_fuzzgen import RandomChooser, generate, generate_program
 from sed_oracle import gnu_sed_in_place
 
-from waymark.sed import SedDecline, apply_files, apply_script, parse_command_line
+from waymark.sed import SedDecline, apply_files, apply_script, parse_command_line, pieces
 
 INPUTS_PER_CASE = 4
 PROGRAM_FILES = 3
@@ -63,7 +65,9 @@ def _check_program(case: Any, tally: dict[str, Any]) -> None:
         tally["mismatches"].append((case.line, case.inputs, mine, theirs))
 
 
-def _run_chunk(seed: int, count: int, kind: str) -> dict[str, Any]:
+def _run_chunk(seed: int, count: int, kind: str, piece: int | None) -> dict[str, Any]:
+    if piece is not None:
+        pieces.PIECE_SIZE = piece
     chooser = RandomChooser(seed)
     tally = _empty_tally()
     make, check = (generate, _check_s) if kind == "s" else (generate_program, _check_program)
@@ -76,7 +80,9 @@ def _run_chunk(seed: int, count: int, kind: str) -> dict[str, Any]:
     return tally
 
 
-def soak(cases: int, seed: int = 1, workers: int = 2, kind: str = "s") -> dict[str, Any]:
+def soak(
+    cases: int, seed: int = 1, workers: int = 2, kind: str = "s", piece: int | None = None
+) -> dict[str, Any]:
     chunk = 500
     chunks = (cases + chunk - 1) // chunk
     seeds = [(seed * 1_000_003 + n, min(chunk, cases - n * chunk)) for n in range(chunks)]
@@ -84,7 +90,8 @@ def soak(cases: int, seed: int = 1, workers: int = 2, kind: str = "s") -> dict[s
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=workers) as pool:
         kinds = [kind] * len(seeds)
-        for part in pool.map(_run_chunk, *zip(*seeds, strict=True), kinds):
+        piece_sizes = [piece] * len(seeds)
+        for part in pool.map(_run_chunk, *zip(*seeds, strict=True), kinds, piece_sizes):
             for key in ("cases", "inputs", "simulated", "declined"):
                 total[key] += part[key]
             total["mismatches"].extend(part["mismatches"])
@@ -124,7 +131,8 @@ def main() -> None:
     cases = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     kind = sys.argv[3] if len(sys.argv) > 3 else "s"
-    result = soak(cases, seed, kind=kind)
+    piece = int(sys.argv[4]) if len(sys.argv) > 4 else None
+    result = soak(cases, seed, kind=kind, piece=piece)
     print(
         f"{'cases':>12} {'inputs':>9} {'simulated':>10} {'declined':>9} {'mismatches':>11} "
         f"{'seconds':>8}"

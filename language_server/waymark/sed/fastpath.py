@@ -12,8 +12,8 @@ whole-buffer ``s``) gives GNU's output, including its missing-final-newline book
 kept line keeps its own terminator, or its lack of one. A regex that is a plain literal is
 found by a pattern opening with it (re then skips ahead fast), a lone ``/^literal/`` address
 cuts the file with one ``re.split``, lines a regex selects are deleted by one ``re.split`` on
-"the regex, then the rest of its line", and a line range is substituted a megabyte of lines
-at a time (smaller copies, reused memory).
+"the regex, then the rest of its line", and a line range is substituted a piece of lines at
+a time (``pieces.PIECE_SIZE``: smaller copies, reused memory).
 
 An ASCII file is processed as the bytes it is (``run_fast`` takes ``str`` or ``bytes``):
 on ASCII text the ASCII-cut patterns match the same way in either form, and skipping the
@@ -337,7 +337,9 @@ def _regex_lines(regex: CompiledRegex, lines: _Lines[AnyStr]) -> Spans:
     """Every line where ``regex`` matches, each as its own span."""
     text, end, newline = lines.text, lines.end, lines.newline
     pattern = _pattern(regex, text)
-    literal = _like(text, regex.required_literal) if regex.required_literal.isascii() else None
+    required = regex.required_literal
+    # Bytes are ASCII text: a literal that is not never matches, and the general loop says so.
+    literal = _like(text, required) if isinstance(text, str) or required.isascii() else None
     plain = bool(literal) and not pattern.flags & re.IGNORECASE
     if literal is not None and plain and pattern.pattern == re.escape(literal):
         # The regex is the literal itself: a pattern that starts with it lets re skip ahead
