@@ -148,6 +148,8 @@ _FLAGS = [
     "gg",
     "p",
     "I",
+    "M",
+    "gm",
 ]
 _DELIMITERS = ["/", "/", "/", "|", ",", "#", ":", "@", "%", "!", "_", ".", "*"]
 _LINE_PIECES = [
@@ -340,7 +342,7 @@ def _address(chooser: Chooser) -> str:
         return "$"
     if kind == 3:
         regex = chooser.choice(_ADDRESS_REGEXES)
-        return "/" + regex + "/" + chooser.choice(["", "", "I"])
+        return "/" + regex + "/" + chooser.choice(["", "", "I", "M"])
     if kind == 4:
         return f"{chooser.integer(0, 2)}~{chooser.integer(0, 3)}"
     start = chooser.choice(["1", "2", "3", "/o/", "/^a/", "0", "1~2", "2~0"])

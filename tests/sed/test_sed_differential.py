@@ -353,6 +353,10 @@ FLAGS = _cases(
     ("anchored-global", "sed -i 's/^/> /g' f"),
     ("end-anchored-global", "sed -i 's/$/;/g' f"),
     ("word-start-global", "sed -i 's/\\</|/g' f"),
+    # M on a pattern space of one line: the same matches as without it.
+    ("multiline", "sed -i 's/^a/X/M' f"),
+    ("multiline-lower-global", "sed -i 's/o$/0/mg' f"),
+    ("multiline-dot-icase", "sed -i 's/A.*/X/MI' f"),
 )
 
 SCRIPTS = _cases(
@@ -454,8 +458,6 @@ DECLINED = [
     ("sed -i -x 's/a/b/' f", "unknown option -x"),
     ("sed -i --frobnicate 's/a/b/' f", "unknown option --frobnicate"),
     ("sed -i --s 's/a/b/' f", "ambiguous"),
-    ("sed -i 's/a/b/M' f", "M (multi-line)"),
-    ("sed -i 's/a/b/m' f", "m (multi-line)"),
     ("sed -i 's/a/b/w out' f", "w flag"),
     ("sed -i 's/a/b/e' f", "e flag"),
     ("sed -i 's/a/b/x' f", "unknown s flag"),
@@ -489,7 +491,6 @@ DECLINED = [
     ("sed -i '1e date' f", "e command"),
     ("sed -i 'l' f", "l command"),
     ("sed -i '2q5' f", "exit code"),
-    ("sed -i '/x/Md' f", "M (multi-line) address"),
     ("sed -i 'a te\\xt' f", "backslash escapes in a/i/c"),
     ("sed -i 'y/a\\tb/xyz/' f", "escapes other than"),
     ("sed -i 'y/ab/xyz/' f", "equal length"),
@@ -605,6 +606,8 @@ RUNTIME_DECLINES = [
     ("sed -i 's/foo/X/I' f", "FOO\u00e9\n".encode(), "I flag"),
     ("sed -i 's/.a/\\u&/' f", b"\x00a\n", "NUL character"),
     ("sed -i 's/x*/-/g' f", b"a\xc3\xa9\n", "middle of the character"),
+    ("sed -i 'N;s/^b/X/M' f", b"a\nb\n", "M flag and the pattern space holds a newline"),
+    ("sed -i '$!N;/a$/Md' f", b"a\nb\n", "M flag and the pattern space holds a newline"),
     ("sed -i 's/b*/X/2' f", b"\xc3\xa9b\n", "middle of the character"),
 ]
 

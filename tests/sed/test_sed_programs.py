@@ -150,6 +150,10 @@ PROGRAMS = [
     "sed -i 'N;s/\\s\\+/_/g' f",
     "sed -i 'N;s/[[:cntrl:]]/_/' f",
     "sed -i 'N;s/[^[:alpha:]]/_/g' f",
+    # M on pattern spaces of one line (an address's M too).
+    "sed -i '/x/s/y/z/M' f",
+    "sed -i '/o$/M,/^b/Ms/o/0/M' f",
+    "sed -i '/^$/Md' f",
     # D restarts the cycle without ending it: a-text waits for the cycle's real end.
     "sed -i -e 'a X' -e '/b/{s/b/b\\nB/;D}' f",
 ]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .decline import SedDecline
 from .regex import CompiledRegex
 from .script import Address, Command, SedScript, SubstCommand
-from .simulate import check_locale, decode, gnu_subst, locale_decline
+from .simulate import check_locale, check_multiline, decode, gnu_subst, locale_decline
 
 
 @dataclass
@@ -69,7 +69,9 @@ class _Output:
         self.parts.append(text)
 
 
-def _check_locale(regex: CompiledRegex, space: str) -> None:
+def _check_space(regex: CompiledRegex, space: str) -> None:
+    """Refuse a pattern space on which the regex's match is not vouched for."""
+    check_multiline(regex, space)
     if space.isascii():
         return
     # Under I a match may span the lines of a multi-line pattern space: any place its literal
@@ -81,7 +83,7 @@ def _check_locale(regex: CompiledRegex, space: str) -> None:
 
 
 def _search(regex: CompiledRegex, text: str) -> bool:
-    _check_locale(regex, text)
+    _check_space(regex, text)
     return regex.space_for(text).search(text) is not None
 
 
@@ -313,7 +315,7 @@ class _Machine:
 
     def substitute(self, command: SubstCommand) -> None:
         regex = command.regex
-        _check_locale(regex, self.space)
+        _check_space(regex, self.space)
         result = gnu_subst(regex.space_for(self.space), self.space, command)
         if result is None:
             return

@@ -108,6 +108,10 @@ class CompiledRegex:
     uses_tables: bool = False
     # Why the match POSIX picks is unproven (set for addresses only, which just test for one).
     undetermined: str | None = None
+    # The M flag: ^ and $ also match around a newline inside the pattern space, and . and
+    # [^…] stop matching one. On a pattern space of one line that changes nothing, so the
+    # pattern is the same, and a pattern space holding a newline is declined.
+    multiline: bool = False
 
     @property
     def buffer_pattern(self) -> re.Pattern[str]:

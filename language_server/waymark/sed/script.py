@@ -13,7 +13,7 @@ which then keeps its regex meaning); ``_normalize`` follows its escape pass (``\
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .decline import SedDecline
 from .regex import CompiledRegex, compile_regex
@@ -24,8 +24,6 @@ _SPACE = " \t\n\v\f\r"
 _UNSUPPORTED_FLAGS = {
     "w": "the w flag writes to another file",
     "e": "the e flag runs the pattern space as a shell command",
-    "m": "the m (multi-line) flag makes ^ and $ match around embedded newlines",
-    "M": "the M (multi-line) flag makes ^ and $ match around embedded newlines",
 }
 _LABEL = re.compile(r"[A-Za-z0-9_.-]+")
 _DECLINED_COMMANDS = {
@@ -236,13 +234,14 @@ def _match_slash(reader: _Reader, slash: str, regex: bool) -> str:
         out.append(char)
 
 
-def _flags(reader: _Reader) -> tuple[int, bool, bool, bool]:
+def _flags(reader: _Reader) -> tuple[int, bool, bool, bool, bool]:
+    """nth, g, p, I and M."""
     nth = 0
-    glob = printed = icase = False
+    glob = printed = icase = multiline = False
     while True:
         char = reader.nonblank()
         if char in ("", "\n", ";"):
-            return nth or 1, glob, printed, icase
+            return nth or 1, glob, printed, icase, multiline
         if char == "g":
             if glob:
                 raise SedDecline("the g flag is given twice: GNU sed rejects it")
@@ -253,6 +252,8 @@ def _flags(reader: _Reader) -> tuple[int, bool, bool, bool]:
             printed = True
         elif char in ("i", "I"):
             icase = True
+        elif char in ("m", "M"):
+            multiline = True
         elif char.isdigit() and char.isascii():
             if nth:
                 raise SedDecline("two numeric flags: GNU sed rejects them")
@@ -264,10 +265,10 @@ def _flags(reader: _Reader) -> tuple[int, bool, bool, bool]:
                 raise SedDecline("the numeric flag 0 is an error in GNU sed")
         elif char == "\r" and reader.text.startswith("\n", reader.pos):
             reader.next()
-            return nth or 1, glob, printed, icase
+            return nth or 1, glob, printed, icase, multiline
         elif char in ("}", "#"):
             reader.pos -= 1
-            return nth or 1, glob, printed, icase
+            return nth or 1, glob, printed, icase, multiline
         elif char in _UNSUPPORTED_FLAGS:
             raise SedDecline(_UNSUPPORTED_FLAGS[char] + ", so it is not simulated")
         else:
@@ -320,12 +321,18 @@ class _Parser:
             program[index] = _with_target(program[index], target)
         return tuple(program)
 
-    def regex(self, text: str, icase: bool, address: bool = False) -> CompiledRegex:
+    def regex(
+        self, text: str, icase: bool, address: bool = False, multiline: bool = False
+    ) -> CompiledRegex:
         if not text:
             raise SedDecline(
                 "an empty regex reuses the last regex used at run time, which is not simulated"
             )
         self.last_regex = compile_regex(text, self.extended, icase, address)
+        if multiline:
+            # The same pattern: it only ever runs on a pattern space of one line (see
+            # CompiledRegex.multiline).
+            self.last_regex = replace(self.last_regex, multiline=True)
         return self.last_regex
 
     def address(self, reader: _Reader, char: str, second: bool) -> Address | None:
@@ -355,12 +362,11 @@ class _Parser:
             if slash in ("", "\n", "\\"):
                 raise SedDecline("a regex address has no valid delimiter: GNU sed rejects it")
             text = _normalize(_match_slash(reader, slash, regex=True))
-            icase = False
+            flags = ""
             while reader.text[reader.pos : reader.pos + 1] in ("I", "M"):
-                if reader.next() == "M":
-                    raise SedDecline("the M (multi-line) address flag is not simulated")
-                icase = True
-            return Address("regex", regex=self.regex(text, icase, address=True))
+                flags += reader.next()
+            regex = self.regex(text, "I" in flags, address=True, multiline="M" in flags)
+            return Address("regex", regex=regex)
         return None
 
     @staticmethod
@@ -512,17 +518,18 @@ class _Parser:
             )
         regex_text = _normalize(_match_slash(reader, slash, regex=True))
         replacement_text = _normalize(_match_slash(reader, slash, regex=False), replacement=True)
-        nth, glob, printed, icase = _flags(reader)
+        nth, glob, printed, icase, multiline = _flags(reader)
+        flagged = icase or multiline
         plain = head.addr1 is None and all(c.name == "s" and c.addr1 is None for c in self.program)
         own = _own_regex(head)
-        if not regex_text and own is not None and not icase:
+        if not regex_text and own is not None and not flagged:
             # The command's own address regex is always the last one GNU tried before it.
             regex = own
-        elif not regex_text and plain and self.last_regex is not None and not icase:
+        elif not regex_text and plain and self.last_regex is not None and not flagged:
             # Every earlier command is an unaddressed s, so the last regex used is the last one.
             regex = self.last_regex
         else:
-            regex = self.regex(regex_text, icase)
+            regex = self.regex(regex_text, icase, multiline=multiline)
         if regex.undetermined is not None:
             raise SedDecline(f"the empty regex reuses an address regex: {regex.undetermined}")
         replacement = parse_replacement(replacement_text, regex.groups, regex.group_nullable)

@@ -57,6 +57,15 @@ def check_locale(regex: CompiledRegex, text: str) -> None:
             raise locale_decline(regex)
 
 
+def check_multiline(regex: CompiledRegex, space: str) -> None:
+    """Refuse an M-flag regex on a pattern space that holds a newline."""
+    if regex.multiline and "\n" in space:
+        raise SedDecline(
+            f"regex {regex.source!r} has the M flag and the pattern space holds a newline, "
+            "around which M changes ^, $, . and [^…]; that is not simulated"
+        )
+
+
 def _repl(replacement: Replacement) -> _Repl:
     """What ``Pattern.sub`` needs for a plain pattern."""
     if not replacement.has_case:
@@ -193,6 +202,7 @@ def _apply_lines(commands: tuple[SubstCommand, ...], text: str) -> str:
     for index, line in enumerate(lines):
         for command in commands:
             # A pattern space may hold several lines here, and a match may span them.
+            check_multiline(command.regex, line)
             if command.regex.locale_dependent and not line.isascii():
                 raise locale_decline(command.regex)
             check_locale(command.regex, line)
