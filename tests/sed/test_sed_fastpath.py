@@ -33,6 +33,9 @@ INPUTS = [
     # No final newline.
     b"import os\nuser\nTODO user\nfoo\nlast user",
     b"\n\n\n",
+    # An empty line kept before an unterminated last line that goes: it keeps its newline.
+    b"\nimport os",
+    b"x\n\nfoo",
     b"a\n\n",
     b"import sys\nimport os\n# TODO\n",
     # Non-ASCII last: I-flag and locale-class regexes may decline it (see the test).
@@ -140,6 +143,41 @@ FAST = [
     "sed -i '/\\w/s/\\w\\+/W/g' f",
     "sed -i '3,1s/./X/' f",
     "sed -i '0,/o/{s/o/0/g}' f",
+    # i, a and c on one line per selection.
+    "sed -i '1i\\# header' f",
+    "sed -i '$a\\# footer' f",
+    "sed -i '/o/a\\after' f",
+    "sed -i '/o/i\\before' f",
+    "sed -i '/o/c\\changed' f",
+    "sed -i '/^import/a\\import re' f",
+    "sed -i '2c\\two' f",
+    "sed -i '$c\\last' f",
+    "sed -i '$i X' f",
+    "sed -i '9i X' f",
+    "sed -i '1~2a X' f",
+    "sed -i '0~3c X' f",
+    "sed -i '/FOO/Ia X' f",
+    "sed -i -e '/o/a\\' -e 'x' f",
+    # y.
+    "sed -i 'y/abc/xyz/' f",
+    "sed -i '/o/y/o/0/' f",
+    "sed -i '2,3y/ab/AB/' f",
+    "sed -i '/o/!y/o/0/' f",
+    "sed -i 'y/o/\\n/' f",
+    "sed -i 'y/\\n/X/' f",
+    "sed -i 'y/aé/éa/' f",
+    # Several commands, run one after the other over the text.
+    "sed -i '/o/d;s/a/b/' f",
+    "sed -i 's/o/0/;/0/d' f",
+    "sed -i '3s/a/A/;2d' f",
+    "sed -i -e '/foo/d' -e '/bar/d' f",
+    "sed -i '/^$/d;s/^/> /' f",
+    "sed -i 's/a/b/;$a\\end' f",
+    "sed -i '/o/d;/a/i X' f",
+    "sed -i '1,2{s/o/0/};/0/d' f",
+    "sed -i 'y/abc/ABC/;/A/d' f",
+    "sed -i '/b/,/d/s/^/#/;/#/d' f",
+    "sed -i '2,$s/o/0/;$!s/a/A/;/0/c X' f",
 ]
 
 # The fast path declines these shapes for some inputs (and the cycle decides).
@@ -158,8 +196,21 @@ NOT_FAST = [
     "sed -i '2{s/o/0/;d}' f",
     "sed -i '/o/{p}' f",
     "sed -i '/o/{2s/o/0/}' f",
-    "sed -i '/o/d;s/a/b/' f",
     "sed -i '/o/{s/o/0/};p' f",
+    # A line number, $ or range after a d: the input's numbering is no longer the text's.
+    "sed -i '2d;3s/a/A/' f",
+    "sed -i '/o/d;$a\\end' f",
+    "sed -i '/o/d;/a/,/b/s/x/y/' f",
+    # A line split, or a text written, before a later command.
+    "sed -i '/o/s/o/\\n/;/a/d' f",
+    "sed -i -e '1i X' -e 's/a/b/' f",
+    "sed -i 'y/o/\\n/;s/a/b/' f",
+    # i, a, c on a range, negated, or on every line.
+    "sed -i '/a/,/b/i X' f",
+    "sed -i '$!a X' f",
+    "sed -i 'a X' f",
+    "sed -i '1~1i X' f",
+    "sed -i '/o/,/a/c X' f",
     "sed -i '2{}' f",
 ]
 
@@ -261,18 +312,37 @@ def _random_address(rng: random.Random) -> str:
 
 
 def _random_line(rng: random.Random) -> str:
+    if rng.randrange(3) == 0:
+        # Several commands, run one after the other; a text command only last (it takes
+        # the rest of its -e).
+        parts = [_random_command(rng, text=False) for _ in range(rng.randrange(2, 4))]
+        if rng.randrange(3) == 0:
+            parts.append(_random_command(rng, text=True))
+        return "sed -i " + " ".join("-e " + shlex.quote(part) for part in parts) + " f"
+    if rng.randrange(8) == 0:
+        return f"sed -i -n {shlex.quote(_random_address(rng) + _negate(rng) + 'p')} f"
+    return f"sed -i {shlex.quote(_random_command(rng, text=rng.randrange(5) == 0))} f"
+
+
+def _negate(rng: random.Random) -> str:
+    return "!" if rng.randrange(4) == 0 else ""
+
+
+def _random_command(rng: random.Random, text: bool) -> str:
     chooser = RandomChooser(rng.randrange(1 << 30))
     address = _random_address(rng)
-    negate = "!" if rng.randrange(4) == 0 else ""
+    if text:
+        return address + _negate(rng) + rng.choice(["i", "a", "c"]) + " " + rng.choice(_PIECES)
     kind = rng.randrange(4)
     if kind == 0:
-        return f"sed -i {shlex.quote(address + negate + 'd')} f"
+        return address + _negate(rng) + "d"
     if kind == 1:
-        return f"sed -i -n {shlex.quote(address + negate + 'p')} f"
+        return address + _negate(rng) + _command(chooser, False)
     if kind == 2:
-        return f"sed -i {shlex.quote(address + negate + _command(chooser, False))} f"
+        source, target = rng.sample(["a", "o", "b", "x", "\\n", "F"], 2)
+        return address + _negate(rng) + f"y/{source}/{target}/"
     block = ";".join(_command(chooser, False) for _ in range(rng.randrange(1, 3)))
-    return f"sed -i {shlex.quote(address + negate + '{' + block + '}')} f"
+    return address + _negate(rng) + "{" + block + "}"
 
 
 def _random_input(rng: random.Random) -> bytes:

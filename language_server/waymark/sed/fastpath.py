@@ -37,7 +37,7 @@ from typing import AnyStr, Generic
 from . import pieces as file_pieces
 from .decline import SedDecline
 from .regex import CompiledRegex
-from .script import Address, SedScript, SubstCommand
+from .script import Address, Command, SedScript, SubstCommand
 from .simulate import apply_commands_to_buffer, check_locale
 
 # Selected lines as two parallel lists of offsets, in order: each span starts at a line start
@@ -49,11 +49,20 @@ _PLUS_ONE = (1).__add__
 _HEAD = itemgetter(0, 1)
 
 
-@dataclass(frozen=True)
-class FastProgram:
-    """A program in one of the whole-buffer shapes.
+# Actions that write a text of their own; a later command would see it as lines of input.
+_TEXT_ACTIONS = ("insert", "append", "change")
+_TEXT_COMMANDS = {"i": "insert", "a": "append", "c": "change"}
+# Actions a lone /^literal/ address runs by one re.split of the text.
+_SPLIT_ACTIONS = ("delete", "print", "subst")
 
-    ``action``: "delete" (``d``), "print" (``-n … p``) or "subst" (``s`` or a block of them).
+
+@dataclass(frozen=True)
+class FastStep:
+    """One command, or one ``ADDR{s…;s…}`` block, of a FastProgram.
+
+    ``action``: "delete" (``d``), "print" (``-n … p``), "subst" (``s`` or a block of them),
+    "translate" (``y``, ``table``), or "insert", "append", "change" (``i``, ``a``, ``c``,
+    ``text``).
     """
 
     action: str
@@ -61,12 +70,38 @@ class FastProgram:
     addr2: Address | None
     negate: bool
     commands: tuple[SubstCommand, ...] = ()
+    text: str = ""
+    table: dict[int, str] | None = None
+
+    @property
+    def regex_only(self) -> bool:
+        """No address, or one regex: which lines it selects does not depend on their numbers."""
+        first = self.addr1
+        return self.addr2 is None and (first is None or first.kind == "regex")
+
+    @property
+    def splits_lines(self) -> bool:
+        """Whether a line it changes may come out as several (a later command would see a
+        pattern space of several lines)."""
+        if self.action == "translate":
+            assert self.table is not None
+            return any("\n" in value for value in self.table.values())
+        return self.action == "subst" and any(
+            c.replacement.may_insert_newline for c in self.commands
+        )
+
+
+@dataclass(frozen=True)
+class FastProgram:
+    """A program of FastSteps, run one after the other over the whole text."""
+
+    steps: tuple[FastStep, ...]
 
     @property
     def line_local(self) -> bool:
-        """One regex address: a line's output depends on that line alone (the file can be
-        run in pieces)."""
-        return self.addr2 is None and self.addr1 is not None and self.addr1.kind == "regex"
+        """No step depends on line numbers: a line's output depends on that line alone (the
+        file can be run in pieces)."""
+        return all(step.regex_only for step in self.steps)
 
     @cached_property
     def runs_on_bytes(self) -> bool:
@@ -75,7 +110,8 @@ class FastProgram:
             address is None
             or address.regex is None
             or address.regex.ascii_buffer_pattern.pattern.isascii()
-            for address in (self.addr1, self.addr2)
+            for step in self.steps
+            for address in (step.addr1, step.addr2)
         )
 
 
@@ -84,25 +120,52 @@ def fast_program(script: SedScript) -> FastProgram | None:
     program = script.program
     if script.commands is not None or not program:
         return None
-    head = program[0]
-    if len(program) == 1:
-        if head.name == "d" and not script.quiet:
-            return FastProgram("delete", head.addr1, head.addr2, head.negate)
-        if head.name == "p" and script.quiet:
-            return FastProgram("print", head.addr1, head.addr2, head.negate)
-        if head.name == "s" and not script.quiet and head.addr1 is not None:
-            subst = head.subst
-            if subst is None or subst.print:
-                return None
-            return FastProgram("subst", head.addr1, head.addr2, head.negate, (subst,))
+    if script.quiet:
+        head = program[0]
+        if len(program) == 1 and head.name == "p":
+            return FastProgram((FastStep("print", head.addr1, head.addr2, head.negate),))
         return None
-    if script.quiet or head.name != "{" or head.target != len(program):
-        return None
-    closer = program[-1]
+    steps: list[FastStep] = []
+    index = 0
+    while index < len(program):
+        command = program[index]
+        step = _block(program, index) if command.name == "{" else _step(command)
+        if step is None:
+            return None
+        steps.append(step)
+        index = command.target if command.name == "{" else index + 1
+    return FastProgram(tuple(steps)) if _runs_in_order(steps) else None
+
+
+def _step(command: Command) -> FastStep | None:
+    name, first, second, negate = command.name, command.addr1, command.addr2, command.negate
+    if name == "d":
+        return FastStep("delete", first, second, negate)
+    if name == "s":
+        subst = command.subst
+        if subst is None or subst.print:
+            return None
+        return FastStep("subst", first, second, negate, (subst,))
+    if name == "y":
+        return FastStep("translate", first, second, negate, table=command.table)
+    if name in _TEXT_COMMANDS:
+        # One line per selection: a line, $, a regex or a step that is not every line.
+        if second is not None or negate or first is None:
+            return None
+        if first.kind == "step" and first.step == 1:
+            return None
+        return FastStep(_TEXT_COMMANDS[name], first, None, False, text=command.text)
+    return None
+
+
+def _block(program: tuple[Command, ...], index: int) -> FastStep | None:
+    """``ADDR{s…;s…}``: unaddressed ``s`` commands (no ``p`` flag) and nothing else."""
+    head = program[index]
+    closer = program[head.target - 1]
     if closer.name != "}" or closer.addr1 is not None:
         return None
     commands: list[SubstCommand] = []
-    for command in program[1:-1]:
+    for command in program[index + 1 : head.target - 1]:
         if command.name != "s" or command.addr1 is not None or command.negate:
             return None
         if command.subst is None or command.subst.print:
@@ -110,7 +173,26 @@ def fast_program(script: SedScript) -> FastProgram | None:
         commands.append(command.subst)
     if not commands:
         return None
-    return FastProgram("subst", head.addr1, head.addr2, head.negate, tuple(commands))
+    return FastStep("subst", head.addr1, head.addr2, head.negate, tuple(commands))
+
+
+def _runs_in_order(steps: list[FastStep]) -> bool:
+    """Whether running the steps one after the other over the whole text is GNU's cycle.
+
+    It is when every line reaches each step as it left the step before: no step but the last
+    may split a line or write a text of its own, and after a step that deletes lines, the
+    input's line numbers (and its last line) are no longer the text's, so later steps may
+    only select by regex.
+    """
+    deleted = False
+    for number, step in enumerate(steps, 1):
+        last = number == len(steps)
+        if not last and (step.action in _TEXT_ACTIONS or step.splits_lines):
+            return False
+        if deleted and not step.regex_only:
+            return False
+        deleted = deleted or step.action == "delete"
+    return True
 
 
 def run_fast(program: FastProgram, text: AnyStr) -> AnyStr | None:
@@ -118,37 +200,98 @@ def run_fast(program: FastProgram, text: AnyStr) -> AnyStr | None:
 
     ``text`` is bytes only for an ASCII file and a program that ``runs_on_bytes``.
     """
-    if not text:
-        return text
+    result: AnyStr | None = text
+    for number, step in enumerate(program.steps):
+        if not result:
+            return result
+        if isinstance(result, bytes) and not result.isascii():
+            # An earlier step wrote non-ASCII text: the rest runs on it decoded.
+            rest = FastProgram(program.steps[number:])
+            decoded = run_fast(rest, result.decode("utf-8"))
+            return None if decoded is None else decoded.encode("utf-8")
+        result = _run_step(step, result)
+    return result
+
+
+def _run_step(step: FastStep, text: AnyStr) -> AnyStr | None:
     newline = _like(text, "\n")
     end = len(text) - 1 if text.endswith(newline) else len(text)
     try:
-        for address in (program.addr1, program.addr2):
+        for address in (step.addr1, step.addr2):
             if isinstance(text, str) and address is not None and address.regex is not None:
                 # The cycle checks the lines it tries the regex on; this checks them all, and
                 # a refusal hands the file to the cycle, which may still decide it.
                 check_locale(address.regex, text)
-        at_line_start = _line_start_literal(program)
-        if at_line_start is not None and not (program.action == "subst" and program.negate):
-            return _run_line_start_literal(program, text, _like(text, at_line_start))
+        at_line_start = _line_start_literal(step)
+        if at_line_start is not None and step.action in _SPLIT_ACTIONS:
+            return _run_line_start_literal(step, text, _like(text, at_line_start))
         # d, or -n !p: the selected lines go.
-        deleting = program.action == ("print" if program.negate else "delete")
-        if deleting and program.addr2 is None and program.addr1 is not None:
-            regex = program.addr1.regex
+        deleting = step.action == ("print" if step.negate else "delete")
+        if deleting and step.addr2 is None and step.addr1 is not None:
+            regex = step.addr1.regex
             if regex is not None and not regex.nullable:
                 kept = _delete_regex_lines(_pattern(regex, text), text)
                 if kept is not None:
                     return kept
-        spans = _select(program.addr1, program.addr2, _Lines(text, end))
-        if program.action == "delete":
-            return _keep(text, spans) if program.negate else _delete(text, spans)
-        if program.action == "print":
-            return _delete(text, spans) if program.negate else _keep(text, spans)
-        if program.negate:
+        spans = _select(step.addr1, step.addr2, _Lines(text, end))
+        if step.action == "delete":
+            return _keep(text, spans) if step.negate else _delete(text, spans)
+        if step.action == "print":
+            return _delete(text, spans) if step.negate else _keep(text, spans)
+        if step.action in _TEXT_ACTIONS:
+            return _write_text(step.action, _encoded_like(text, step.text), text, spans)
+        if step.negate:
             spans = _complement(spans, end)
-        return _substitute(program.commands, text, spans)
+        if step.action == "translate":
+            assert step.table is not None
+            return _translate(step.table, text, spans)
+        return _substitute(step.commands, text, spans)
     except SedDecline:
         return None
+
+
+def _write_text(action: str, written: AnyStr, text: AnyStr, spans: Spans) -> AnyStr:
+    """``i``, ``a`` or ``c`` on lines that are one span each: the text goes before the line,
+    after it (a line without its newline gets one first, as GNU writes it), or instead of it
+    and its newline."""
+    starts, stops = spans
+    if not starts:
+        return text
+    after = list(map(_PLUS_ONE, stops))
+    tail = text[:0]
+    if action == "insert":
+        cuts_from, cuts_to = chain((0,), starts), chain(starts, (len(text),))
+    elif action == "change":
+        cuts_from, cuts_to = chain((0,), after), chain(starts, (len(text),))
+    else:
+        if after[-1] > len(text):
+            after.pop()
+            tail = _like(text, "\n") + written
+        cuts_from, cuts_to = chain((0,), after), chain(after, (len(text),))
+    return written.join(_pieces(text, cuts_from, cuts_to)) + tail
+
+
+def _translate(table: dict[int, str], text: AnyStr, spans: Spans) -> AnyStr:
+    """``y`` on the spans' lines (a pattern space of one line never holds a newline)."""
+    starts, stops = spans
+    if not starts:
+        return text
+    table = {key: value for key, value in table.items() if key != 10}
+    gaps = _pieces(text, chain((0,), stops), starts)
+    changed = map(_translate_piece, repeat(table), _pieces(text, starts, stops))
+    woven = chain.from_iterable(zip(gaps, changed, strict=True))
+    return text[:0].join(chain(woven, (text[stops[-1] :],)))
+
+
+def _translate_piece(table: dict[int, str], piece: AnyStr) -> AnyStr:
+    if isinstance(piece, str):
+        return piece.translate(table)
+    return piece.decode("ascii").translate(table).encode("utf-8")
+
+
+def _encoded_like(text: AnyStr, value: str) -> AnyStr:
+    """``value`` as the same type as ``text`` (bytes: UTF-8)."""
+    return value if isinstance(text, str) else value.encode("utf-8")
 
 
 def _like(text: AnyStr, value: str) -> AnyStr:
@@ -175,10 +318,12 @@ def _apply(commands: tuple[SubstCommand, ...], body: AnyStr) -> AnyStr:
     return apply_commands_to_buffer(commands, body.decode("ascii")).encode("utf-8")
 
 
-def _line_start_literal(program: FastProgram) -> str | None:
+def _line_start_literal(step: FastStep) -> str | None:
     """The literal of a lone ``/^literal/`` address (no ``I``), else None."""
-    first = program.addr1
-    if program.addr2 is not None or first is None or first.regex is None:
+    first = step.addr1
+    if step.action == "subst" and step.negate:
+        return None
+    if step.addr2 is not None or first is None or first.regex is None:
         return None
     # Its shape only: a regex with glibc's tables is never a bare literal.
     pattern = first.regex.ascii_buffer_pattern
@@ -193,7 +338,7 @@ def _line_splitter(literal: AnyStr) -> re.Pattern[AnyStr]:
     return re.compile(_like(literal, "\n(") + re.escape(literal) + _like(literal, "[^\n]*)"))
 
 
-def _run_line_start_literal(program: FastProgram, text: AnyStr, literal: AnyStr) -> AnyStr | None:
+def _run_line_start_literal(step: FastStep, text: AnyStr, literal: AnyStr) -> AnyStr | None:
     """``/^literal/``: one re.split of the text finds every selected line and the text
     between them, in C (a pattern opening with a literal scans fast)."""
     empty = text[:0]
@@ -212,20 +357,23 @@ def _run_line_start_literal(program: FastProgram, text: AnyStr, literal: AnyStr)
     # The last selected line ends the file without a newline exactly when gaps[-1] is empty
     # (a literal never matches in the empty "line" after a final newline).
     terminated = bool(gaps[-1])
-    keep = (program.action == "delete") == program.negate
-    if program.action != "subst" and keep:
+    keep = (step.action == "delete") == step.negate
+    if step.action != "subst" and keep:
         return newline.join(lines) + newline if lines and terminated else newline.join(lines)
     if not lines:
         return text
-    if program.action != "subst":
+    if step.action != "subst":
         # Each selected line goes with the newline before it; without one before line 1,
         # the text's first remaining newline goes instead. The same text, except that a kept
-        # line before an unterminated last line that goes keeps its newline.
+        # line (an empty one too) before an unterminated last line that goes keeps its
+        # newline.
         if first:
             _drop_first_character(gaps)
         kept = empty.join(gaps)
-        return kept + newline if kept and not terminated else kept
-    commands = program.commands
+        if terminated or len(lines) == text.count(newline) + 1:
+            return kept
+        return kept + newline
+    commands = step.commands
     if any(c.replacement.may_insert_newline for c in commands[:-1]):
         return None
     body = newline.join(lines)
