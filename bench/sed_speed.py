@@ -31,10 +31,15 @@ SCRIPTS = [
     ("no-match", "s/zzz_not_there/x/g"),
     ("version-ere", '-E s/"version": "[0-9]+\\.[0-9]+\\.[0-9]+"/"version": "2.0.0"/'),
     ("every-line", "s/^/    /"),
-    # Programs (issue #16): these run GNU's cycle line by line in Python.
+    # Programs (issue #16): the whole-buffer program path (fastpath.py) runs these.
     ("delete-re", "/TODO/d"),
     ("range-subst", "2,$s/user/account/g"),
     ("block", "/^import/{s/os/pathlib/;s/sys/io/}"),
+    ("insert-line", "1i\\# generated"),
+    ("append-after", "/^import/a\\import re"),
+    ("change", "/TODO/c\\# done"),
+    ("multi-command", "/TODO/d;s/user/account/g"),
+    ("translate", "y/abc/xyz/"),
 ]
 _LINES = [
     "def handler(request, user_id):  ",
