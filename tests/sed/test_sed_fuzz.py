@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeVar
 from unittest.mock import patch
 
@@ -13,6 +14,15 @@ from sed_oracle import gnu_sed_in_place
 from waymark.sed import SedDecline, apply_files, apply_script, parse_command_line, pieces
 
 T = TypeVar("T")
+
+
+def _examples(count: int) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Hypothesis settings for this file's tests: ``count`` cases, no deadline."""
+    return settings(
+        max_examples=count,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
 
 
 class DataChooser:
@@ -28,21 +38,13 @@ class DataChooser:
         return self.data.draw(st.integers(low, high))
 
 
-@settings(
-    max_examples=2000,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@_examples(2000)
 @given(st.data())
 def test_fuzzed_command_is_declined_or_identical_to_gnu(data: st.DataObject) -> None:
     _check_command(DataChooser(data))
 
 
-@settings(
-    max_examples=500,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@_examples(500)
 @given(st.data())
 def test_fuzzed_command_on_files_cut_in_pieces_is_identical(data: st.DataObject) -> None:
     """Large files run a few hundred KB of whole lines at a time; pieces of a few bytes put a
@@ -89,11 +91,7 @@ def test_fuzz_space_is_mostly_simulated() -> None:
     assert simulated / total >= 0.3
 
 
-@settings(
-    max_examples=300,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@_examples(300)
 @given(st.data())
 def test_fuzzed_program_on_several_files_is_declined_or_identical(data: st.DataObject) -> None:
     case = generate_program(DataChooser(data), inputs=3)

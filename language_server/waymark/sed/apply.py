@@ -1,6 +1,7 @@
 """Choose how to run a compiled script: the whole-buffer path for plain ``s`` scripts, the
-whole-buffer program path for one addressed ``d``/``p``/``s`` (``fastpath.py``), else GNU's
-cycle line by line."""
+whole-buffer program path for the programs ``fastpath.py`` takes, else GNU's cycle line by
+line. Work whose output for a line depends on that line alone runs a piece of the file at a
+time (``pieces.py``)."""
 
 from __future__ import annotations
 

@@ -1,19 +1,23 @@
-"""Whole-buffer runs of the commonest one-command programs, instead of GNU's cycle per line.
+"""Whole-buffer runs of the commonest programs, instead of GNU's cycle per line.
 
-The shapes: ``ADDR d`` and ``ADDR!d``; ``-n ADDR p`` and ``-n ADDR!p``; ``ADDR s/…/…/FLAGS``
-and ``ADDR{s…;s…}`` (``!`` allowed, no ``p`` flag, inner ``s`` commands unaddressed). ADDR is a
-line, ``$``, ``first~step``, a regex (``I`` allowed) or a range of those (``A,+N``, ``A,~N``,
-``0,/re/`` included). With a single command that is evaluated once per line and never reads
-ahead (no ``n``/``N``), GNU's range state machine (``execute.py`` ``_Machine.matches``) selects
-a set of whole lines that can be found from the ends of the ranges alone: line-number ends by
-arithmetic, regex ends by searching the buffer from the next line. The selection is a list of
-spans of the text; deleting, keeping, or substituting inside them (with ``simulate.py``'s
-whole-buffer ``s``) gives GNU's output, including its missing-final-newline bookkeeping: a
-kept line keeps its own terminator, or its lack of one. A regex that is a plain literal is
-found by a pattern opening with it (re then skips ahead fast), a lone ``/^literal/`` address
-cuts the file with one ``re.split``, lines a regex selects are deleted by one ``re.split`` on
-"the regex, then the rest of its line", and a line range is substituted a piece of lines at
-a time (``pieces.PIECE_SIZE``: smaller copies, reused memory).
+A program here is a sequence of steps, each one command: ``ADDR d`` / ``ADDR!d``,
+``ADDR s/…/…/FLAGS`` or ``ADDR{s…;s…}`` (no ``p`` flag, inner ``s`` commands unaddressed),
+``ADDR y/…/…/``, and last only ``ADDR i``/``a``/``c TEXT`` on one line per selection; or the
+single ``-n ADDR p`` / ``-n ADDR!p``. ADDR is a line, ``$``, ``first~step``, a regex (``I``,
+``M`` allowed) or a range of those (``A,+N``, ``A,~N``, ``0,/re/`` included). Running the steps
+one after the other over the whole text is GNU's cycle when every line reaches each command as
+the one before left it (``_runs_in_order``). With one command that is evaluated once per line
+and never reads ahead (no ``n``/``N``), GNU's range state machine (``execute.py``
+``_Machine.matches``) selects a set of whole lines that can be found from the ends of the
+ranges alone: line-number ends by arithmetic, regex ends by searching the buffer from the next
+line. The selection is a list of spans of the text; deleting, keeping, substituting (with
+``simulate.py``'s whole-buffer ``s``), translating or writing text around them gives GNU's
+output, including its missing-final-newline bookkeeping: a kept line keeps its own
+terminator, or its lack of one. A regex that is a plain literal is found by a pattern opening
+with it (re then skips ahead fast), a lone ``/^literal/`` address cuts the file with one
+``re.split``, lines a regex selects are deleted by one ``re.split`` on "the regex, then the
+rest of its line", and a line range is substituted a piece of lines at a time
+(``pieces.PIECE_SIZE``: smaller copies, reused memory).
 
 An ASCII file is processed as the bytes it is (``run_fast`` takes ``str`` or ``bytes``):
 on ASCII text the ASCII-cut patterns match the same way in either form, and skipping the
@@ -23,7 +27,6 @@ Anything outside these shapes is not a FastProgram; anything the fast path canno
 precisely as the cycle (a locale check over lines the cycle would not have examined, an ``s``
 inserting newlines into several spans) answers None, and the caller runs the cycle instead.
 """
-
 from __future__ import annotations
 
 import re
