@@ -27,6 +27,7 @@ Anything outside these shapes is not a FastProgram; anything the fast path canno
 precisely as the cycle (a locale check over lines the cycle would not have examined, an ``s``
 inserting newlines into several spans) answers None, and the caller runs the cycle instead.
 """
+
 from __future__ import annotations
 
 import re
