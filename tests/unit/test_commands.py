@@ -382,3 +382,17 @@ def test_invalid_options_are_reported_and_defaults_used() -> None:
     options, warnings = load_options({"approval": "sometimes", "maxSnapshots": "many", "bogus": 1})
     assert options.approval == "auto" and options.maxSnapshots == 100
     assert len(warnings) == 3
+
+
+@pytest.mark.parametrize("operand", ["OUTSIDE/a.txt", "OUTSIDE/*.txt"])
+async def test_sed_without_a_workspace_folder_declines_with_the_error(
+    tmp_path: Path, operand: str
+) -> None:
+    opts, _ = load_options({"historyDir": str(tmp_path / "history"), "sessionId": "t"})
+    ctx = CommandContext.create([], opts)
+    path = put(tmp_path, "a.txt", b"foo\n")
+    line = "sed -i 's/foo/x/' " + operand.replace("OUTSIDE", str(tmp_path))
+    result = await execute(ctx, "waymark.sed", {"command": line})
+    assert result["ok"] is True and result["simulated"] is False, result
+    assert result["error"] == "path_outside_workspace"
+    assert path.read_bytes() == b"foo\n"

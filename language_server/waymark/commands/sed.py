@@ -45,14 +45,15 @@ def _declined(reason: str, **details: Any) -> dict[str, Any]:
     return {"ok": True, "simulated": False, "reason": reason, **details}
 
 
-def _operands(invocation: SedInvocation, base: Path) -> list[str]:
-    """The file operands after the shell's pathname expansion."""
+def _operands(ctx: CommandContext, invocation: SedInvocation, base: Path | None) -> list[str]:
+    """The file operands after the shell's pathname expansion (relative to ``base``, or to
+    the workspace's first folder)."""
     paths: list[str] = []
     for path, glob in zip(invocation.paths, invocation.globs, strict=True):
         if glob is None:
             paths.append(path)
             continue
-        matches = expand_glob(base, glob)
+        matches = expand_glob(base or ctx.workspace.resolve(".").real, glob)
         if not matches:
             raise SedDecline(
                 f"the glob {path} matches no file: the shell would pass it unchanged and "
@@ -71,7 +72,7 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
     loaded: list[Loaded] = []
     try:
         base = ctx.workspace.resolve(params.cwd).real if params.cwd else None
-        paths = _operands(invocation, base or ctx.workspace.folders[0])
+        paths = _operands(ctx, invocation, base)
     except SedDecline as decline:
         return _declined(decline.reason)
     except WaymarkError as exc:
