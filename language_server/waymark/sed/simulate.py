@@ -223,27 +223,6 @@ def decode(data: bytes | memoryview, offset: int = 0) -> str:
         ) from None
 
 
-def _insert_at_line_ends(command: SubstCommand, data: bytes, offset: int) -> bytes | None:
-    """``s/^/text/`` and ``s/$/text/`` on the file's bytes, None for other commands.
-
-    They touch no character, only line boundaries, so once the file is known to be UTF-8
-    the bytes are changed directly: no decoded copy, no encoded one.
-    """
-    literal = command.replacement.literal
-    anchor = command.regex.lone_anchor
-    if command.nth != 1 or literal is None or not anchor:
-        return None
-    if not data.isascii():
-        decode(data, offset)
-    text = literal.encode("utf-8")
-    if anchor == "bol":
-        # Every line starts after a newline but the first; the final newline starts none.
-        lines = data.count(b"\n") + (not data.endswith(b"\n"))
-        return text + data.replace(b"\n", b"\n" + text, lines - 1)
-    inserted = data.replace(b"\n", text + b"\n")
-    return inserted if data.endswith(b"\n") else inserted + text
-
-
 def apply_buffer_script(commands: tuple[SubstCommand, ...], data: bytes) -> bytes:
     """The bytes GNU ``sed -i`` leaves after unaddressed ``s`` commands, or SedDecline."""
     # Each line's output depends on that line alone.
@@ -255,10 +234,6 @@ def apply_buffer_script(commands: tuple[SubstCommand, ...], data: bytes) -> byte
 def _apply_to_piece(commands: tuple[SubstCommand, ...], data: bytes, offset: int) -> bytes:
     if not data:
         return data
-    if len(commands) == 1:
-        inserted = _insert_at_line_ends(commands[0], data, offset)
-        if inserted is not None:
-            return inserted
     # A later command would see a multi-line pattern space: go line by line.
     line_mode = any(c.replacement.may_insert_newline for c in commands[:-1])
     # The text after a final newline is not a line, but ^, $ and empty matches would find it:
