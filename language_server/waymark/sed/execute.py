@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .decline import SedDecline
 from .regex import CompiledRegex
 from .script import Address, Command, SedScript, SubstCommand
-from .simulate import check_locale, check_multiline, decode, gnu_subst, locale_decline
+from .simulate import check_space, decode, gnu_subst
 
 
 @dataclass
@@ -69,21 +69,8 @@ class _Output:
         self.parts.append(text)
 
 
-def _check_space(regex: CompiledRegex, space: str) -> None:
-    """Refuse a pattern space on which the regex's match is not vouched for."""
-    check_multiline(regex, space)
-    if space.isascii():
-        return
-    # Under I a match may span the lines of a multi-line pattern space: any place its literal
-    # (or, without one, any place at all) may hold a non-ASCII letter folded by glibc.
-    spans_lines = regex.locale_dependent and "\n" in space
-    if spans_lines and (regex.literal_finder is None or regex.literal_finder.search(space)):
-        raise locale_decline(regex)
-    check_locale(regex, space)
-
-
 def _search(regex: CompiledRegex, text: str) -> bool:
-    _check_space(regex, text)
+    check_space(regex, text)
     return regex.space_for(text).search(text) is not None
 
 
@@ -315,7 +302,7 @@ class _Machine:
 
     def substitute(self, command: SubstCommand) -> None:
         regex = command.regex
-        _check_space(regex, self.space)
+        check_space(regex, self.space)
         result = gnu_subst(regex.space_for(self.space), self.space, command)
         if result is None:
             return

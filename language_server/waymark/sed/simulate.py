@@ -23,7 +23,7 @@ from .script import SubstCommand
 _Repl = str | Callable[[re.Match[str]], str]
 
 
-def locale_decline(regex: CompiledRegex) -> SedDecline:
+def _locale_decline(regex: CompiledRegex) -> SedDecline:
     return SedDecline(
         f"regex {regex.source!r} has the I flag and a line it could match has non-ASCII "
         "characters, whose case folding is not simulated"
@@ -48,22 +48,31 @@ def check_locale(regex: CompiledRegex, text: str) -> None:
         return
     finder = regex.literal_finder
     if finder is None:
-        raise locale_decline(regex)
+        raise _locale_decline(regex)
     for found in finder.finditer(text):
         start = text.rfind("\n", 0, found.start()) + 1
         end = text.find("\n", found.start())
         end = len(text) if end < 0 else end
         if not text[start:end].isascii():
-            raise locale_decline(regex)
+            raise _locale_decline(regex)
 
 
-def check_multiline(regex: CompiledRegex, space: str) -> None:
-    """Refuse an M-flag regex on a pattern space that holds a newline."""
+def check_space(regex: CompiledRegex, space: str) -> None:
+    """Refuse a pattern space (of one or several lines) on which the regex's match is not
+    vouched for."""
     if regex.multiline and "\n" in space:
         raise SedDecline(
             f"regex {regex.source!r} has the M flag and the pattern space holds a newline, "
             "around which M changes ^, $, . and [^…]; that is not simulated"
         )
+    if space.isascii():
+        return
+    # Under I a match may span the lines of a multi-line pattern space: any place its literal
+    # (or, without one, any place at all) may hold a non-ASCII letter folded by glibc.
+    spans_lines = regex.locale_dependent and "\n" in space
+    if spans_lines and (regex.literal_finder is None or regex.literal_finder.search(space)):
+        raise _locale_decline(regex)
+    check_locale(regex, space)
 
 
 def _repl(replacement: Replacement) -> _Repl:
@@ -202,10 +211,7 @@ def _apply_lines(commands: tuple[SubstCommand, ...], text: str) -> str:
     for index, line in enumerate(lines):
         for command in commands:
             # A pattern space may hold several lines here, and a match may span them.
-            check_multiline(command.regex, line)
-            if command.regex.locale_dependent and not line.isascii():
-                raise locale_decline(command.regex)
-            check_locale(command.regex, line)
+            check_space(command.regex, line)
             line = _gnu_subst(command.regex.space_for(line), line, command)
         lines[index] = line
     return "\n".join(lines)
