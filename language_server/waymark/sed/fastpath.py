@@ -151,7 +151,10 @@ def _step(command: Command) -> FastStep | None:
             return None
         return FastStep("subst", first, second, negate, (subst,))
     if name == "y":
-        return FastStep("translate", first, second, negate, table=command.table)
+        assert command.table is not None
+        # A pattern space of one line never holds a newline to translate.
+        table = {key: value for key, value in command.table.items() if key != 10}
+        return FastStep("translate", first, second, negate, table=table)
     if name in _TEXT_COMMANDS:
         # One line per selection: a line, $, a regex or a step that is not every line.
         if second is not None or negate or first is None:
@@ -243,7 +246,7 @@ def _run_step(step: FastStep, text: AnyStr) -> AnyStr | None:
         if step.action == "print":
             return _delete(text, spans) if step.negate else _keep(text, spans)
         if step.action in _TEXT_ACTIONS:
-            return _write_text(step.action, _encoded_like(text, step.text), text, spans)
+            return _write_text(step.action, _like(text, step.text), text, spans)
         if step.negate:
             spans = _complement(spans, end)
         if step.action == "translate":
@@ -276,11 +279,10 @@ def _write_text(action: str, written: AnyStr, text: AnyStr, spans: Spans) -> Any
 
 
 def _translate(table: dict[int, str], text: AnyStr, spans: Spans) -> AnyStr:
-    """``y`` on the spans' lines (a pattern space of one line never holds a newline)."""
+    """``y`` on the spans' lines."""
     starts, stops = spans
     if not starts:
         return text
-    table = {key: value for key, value in table.items() if key != 10}
     gaps = _pieces(text, chain((0,), stops), starts)
     changed = map(_translate_piece, repeat(table), _pieces(text, starts, stops))
     woven = chain.from_iterable(zip(gaps, changed, strict=True))
@@ -293,14 +295,9 @@ def _translate_piece(table: dict[int, str], piece: AnyStr) -> AnyStr:
     return piece.decode("ascii").translate(table).encode("utf-8")
 
 
-def _encoded_like(text: AnyStr, value: str) -> AnyStr:
+def _like(text: AnyStr, value: str) -> AnyStr:
     """``value`` as the same type as ``text`` (bytes: UTF-8)."""
     return value if isinstance(text, str) else value.encode("utf-8")
-
-
-def _like(text: AnyStr, value: str) -> AnyStr:
-    """``value`` (ASCII) as the same type as ``text``."""
-    return value if isinstance(text, str) else value.encode("ascii")
 
 
 def _pattern(regex: CompiledRegex, text: AnyStr) -> re.Pattern[AnyStr]:
