@@ -232,12 +232,13 @@ def _run_step(step: FastStep, text: AnyStr) -> AnyStr | None:
         at_line_start = _line_start_literal(step)
         if at_line_start is not None and step.action in _SPLIT_ACTIONS:
             return _run_line_start_literal(step, text, _like(text, at_line_start))
-        # d, or -n !p: the selected lines go.
-        deleting = step.action == ("print" if step.negate else "delete")
-        if deleting and step.addr2 is None and step.addr1 is not None:
+        # d, -n !p or c (never negated here): the selected lines go, or give way to a text.
+        cutting = step.action in (("print",) if step.negate else ("delete", "change"))
+        if cutting and step.addr2 is None and step.addr1 is not None:
             regex = step.addr1.regex
             if regex is not None and not regex.nullable:
-                kept = _delete_regex_lines(_pattern(regex, text), text)
+                written = _like(text, step.text)
+                kept = _cut_regex_lines(_pattern(regex, text), text, written)
                 if kept is not None:
                     return kept
         spans = _select(step.addr1, step.addr2, _Lines(text, end))
@@ -408,19 +409,22 @@ def _through_line_end(pattern: re.Pattern[AnyStr]) -> re.Pattern[AnyStr]:
     return re.compile(wrapped, pattern.flags)
 
 
-def _delete_regex_lines(pattern: re.Pattern[AnyStr], text: AnyStr) -> AnyStr | None:
-    """The text without the lines where ``pattern`` (never empty, never across a newline)
-    matches; None when it has groups, which re.split would return."""
+def _cut_regex_lines(pattern: re.Pattern[AnyStr], text: AnyStr, written: AnyStr) -> AnyStr | None:
+    """The text with each line where ``pattern`` (never empty, never across a newline)
+    matches, newline included, replaced by ``written`` (empty: deleted); None when the
+    pattern has groups, which re.split would return."""
     if pattern.groups:
         return None
     # Each split finds a line's first match and takes the line from there through its
-    # newline, so every piece but the last ends with the start of a deleted line; what a
-    # piece keeps runs through its last newline (rpartition: one C call, no Python frame).
+    # newline, so every piece but the last ends with the start of a cut line; what a piece
+    # keeps runs through its last newline (rpartition: one C call, no Python frame).
     pieces = _through_line_end(pattern).split(text)
     last = pieces.pop()
-    newline = _like(text, "\n")
-    heads = chain.from_iterable(map(_HEAD, map(type(text).rpartition, pieces, repeat(newline))))
-    return text[:0].join(chain(heads, (last,)))
+    empty = text[:0]
+    heads = map(_HEAD, map(type(text).rpartition, pieces, repeat(_like(text, "\n"))))
+    if not written:
+        return empty.join(chain(chain.from_iterable(heads), (last,)))
+    return written.join(chain(map(empty.join, heads), (last,)))
 
 
 class _Lines(Generic[AnyStr]):
