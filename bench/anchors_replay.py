@@ -22,10 +22,10 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from waymark.anchors import LOW, AnchoredLine, annotate
-from waymark.edits.anchored import parse_operations, plan_anchored_edit
-from waymark.errors import WaymarkError
-from waymark.text import TextFile
+from waymark.engine.anchors import LOW, AnchoredLine, annotate
+from waymark.engine.edits.anchored import parse_operations, plan_anchored_edit
+from waymark.engine.errors import WaymarkError
+from waymark.engine.text import TextFile
 
 PAIRS = (("requests", "2.31.0", "2.32.3"), ("attrs", "22.2.0", "23.2.0"))
 GOAL = "≥ 99%"

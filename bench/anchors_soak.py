@@ -17,10 +17,10 @@ import sys
 import time
 from typing import Any
 
-from waymark.anchors import annotate
-from waymark.edits.anchored import parse_operations, plan_anchored_edit
-from waymark.errors import WaymarkError
-from waymark.text import TextFile
+from waymark.engine.anchors import annotate
+from waymark.engine.edits.anchored import parse_operations, plan_anchored_edit
+from waymark.engine.errors import WaymarkError
+from waymark.engine.text import TextFile
 
 CASES = 10_000
 _POOL = ["", "", "", "}", "pass", "return None", "x = 1", "item.update(value, key)", "end"]

@@ -21,9 +21,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from waymark.anchors import annotate, render
-from waymark.edits.anchored import parse_operations, plan_anchored_edit
-from waymark.text import TextFile
+from waymark.engine.anchors import annotate, render
+from waymark.engine.edits.anchored import parse_operations, plan_anchored_edit
+from waymark.engine.text import TextFile
 
 LINES = 200_000
 GOAL = "≤ 40×"

@@ -31,8 +31,8 @@ from lsprotocol import types  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
 from pygls.uris import to_fs_path  # noqa: E402
 
-from waymark.bridge.client import execute_via_editor_or_local  # noqa: E402
 from waymark.commands.context import CommandContext, load_options  # noqa: E402
+from waymark.doors.bridge.client import execute_via_editor_or_local  # noqa: E402
 
 
 def _offset(text: str, position: types.Position) -> int:

@@ -23,8 +23,8 @@ from typing import Any
 BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR.parent / "language_server"))
 
-from waymark.diff import diff_file  # noqa: E402
-from waymark.text import TextFile  # noqa: E402
+from waymark.engine.diff import diff_file  # noqa: E402
+from waymark.engine.text import TextFile  # noqa: E402
 
 
 def _scattered() -> tuple[list[str], list[str]]:

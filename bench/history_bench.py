@@ -31,8 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "language_server"))
 
 from waymark.commands.history import rewind_json, stats_json  # noqa: E402
-from waymark.files import atomic_write, digest  # noqa: E402
-from waymark.history import History  # noqa: E402
+from waymark.store.files import atomic_write, digest  # noqa: E402
+from waymark.store.history import History  # noqa: E402
 
 GIT = [
     "git",

@@ -29,8 +29,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "language_server"))
 
-from waymark.files import atomic_write, digest  # noqa: E402
-from waymark.history import History  # noqa: E402
+from waymark.store.files import atomic_write, digest  # noqa: E402
+from waymark.store.history import History  # noqa: E402
 
 RESUMES = 5
 
@@ -177,7 +177,7 @@ def figures(turns: int = 2000, files: int = 500, keep: int = 100) -> list[dict[s
         {
             "name": f"history resume after {turns:,} turns × {files} files, {keep} kept",
             "runs": [r["s"] for r in resumes],
-            "baseline": "fresh process: import waymark.history + read the journal's bytes",
+            "baseline": "fresh process: import waymark.store.history + read the journal's bytes",
             "baseline_runs": [b["s"] for b in baselines],
             "goal": "≤ 1 s, peak RSS ≤ 100 MB",
             "met": peak_rss <= 100 and all(r["turns"] == large["kept"] for r in resumes),

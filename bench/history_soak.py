@@ -26,9 +26,9 @@ sys.path.insert(0, str(ROOT / "language_server"))
 from waymark.commands.changes import FileChange, load_path, write_changes  # noqa: E402
 from waymark.commands.context import CommandContext  # noqa: E402
 from waymark.commands.history import rewind_json  # noqa: E402
-from waymark.files import digest  # noqa: E402
-from waymark.history import History  # noqa: E402
-from waymark.session import Session  # noqa: E402
+from waymark.store.files import digest  # noqa: E402
+from waymark.store.history import History  # noqa: E402
+from waymark.store.session import Session  # noqa: E402
 
 NAMES = [f"f{n:02d}.txt" if n % 3 else f"sub{n % 4}/f{n:02d}.txt" for n in range(40)]
 MAX_SNAPSHOTS = 25

@@ -40,7 +40,7 @@ BARE_IMPORT = "import pygls.lsp.server"
 
 def server_command() -> list[str]:
     script = Path(sys.executable).with_name("waymark-ls")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "waymark.server"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "waymark.doors.lsp.server"]
 
 
 class ServerError(RuntimeError):
@@ -343,12 +343,12 @@ def profile(directory: Path, calls: int) -> None:
     """Where the server's time goes: cProfile over a round-trip run, imports at start-up."""
     directory.mkdir(parents=True, exist_ok=True)
     stats = directory / "server.prof"
-    command = [sys.executable, "-m", "cProfile", "-o", str(stats), "-m", "waymark.server"]
+    command = [sys.executable, "-m", "cProfile", "-o", str(stats), "-m", "waymark.doors.lsp.server"]
     round_trips(calls, command)
     print(f"\n== server cProfile over {calls} edits + {calls} no-ops ({stats})")
     pstats.Stats(str(stats)).sort_stats("cumulative").print_stats("waymark", 30)
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import waymark.server"],
+        [sys.executable, "-X", "importtime", "-c", "import waymark.doors.lsp.server"],
         capture_output=True,
         text=True,
         check=True,

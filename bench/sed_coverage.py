@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from sed_oracle import gnu_args_for_line, gnu_sed_in_place
 
-from waymark.sed import SedDecline, apply_files, parse_command_line
+from waymark.engine.sed import SedDecline, apply_files, parse_command_line
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 CORPORA = {

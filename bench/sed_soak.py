@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from sed_fuzzgen import RandomChooser, generate, generate_program
 from sed_oracle import gnu_sed_in_place
 
-from waymark.sed import SedDecline, apply_files, apply_script, parse_command_line, pieces
+from waymark.engine.sed import SedDecline, apply_files, apply_script, parse_command_line, pieces
 
 INPUTS_PER_CASE = 4
 PROGRAM_FILES = 3

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from waymark.sed import apply_script, parse_command_line
+from waymark.engine.sed import apply_script, parse_command_line
 
 RUNS = 7
 ENV = {"LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin"}

@@ -33,8 +33,8 @@ sys.path.insert(0, str(BENCH_DIR.parent / "language_server"))
 sys.path.insert(0, str(BENCH_DIR))
 
 from history_bench import make_workspace  # noqa: E402
-from waymark.history import History  # noqa: E402
-from waymark.shelltrack.track import begin, finish  # noqa: E402
+from waymark.store.history import History  # noqa: E402
+from waymark.store.shelltrack.track import begin, finish  # noqa: E402
 
 GIT_ENV = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
 GIT = ["git", "-c", "user.email=b@example.com", "-c", "user.name=b"]

@@ -1,7 +1,7 @@
 """Measure glibc's C.UTF-8 character classes and case maps through GNU sed; write ctype_data.py.
 
 Usage: python scripts/gen_sed_ctype.py [OUTPUT]
-(default OUTPUT: language_server/waymark/sed/ctype_data.py)
+(default OUTPUT: language_server/waymark/engine/sed/ctype_data.py)
 Every Unicode scalar value goes through the real ``sed`` once per class and once per case
 direction (the newline inside a two-line pattern space), so the tables are what GNU sed does,
 not what Python's unicodedata says. Code points unassigned in this Python's Unicode version
@@ -20,7 +20,7 @@ CLASSES = ("alpha", "upper", "lower", "alnum", "punct", "print", "graph", "cntrl
 CLASSES += ("blank", "digit", "xdigit")
 ENV = {"LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin"}
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-DEFAULT = os.path.join(ROOT, "language_server", "waymark", "sed", "ctype_data.py")
+DEFAULT = os.path.join(ROOT, "language_server", "waymark", "engine", "sed", "ctype_data.py")
 
 
 def scalars() -> list[int]:

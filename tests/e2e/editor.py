@@ -16,7 +16,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 from pytest_lsp import LanguageClient
 
-from waymark.text import split_lines
+from waymark.engine.text import split_lines
 
 
 def _offset(text: str, position: types.Position) -> int:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from waymark import files
-from waymark.errors import FileChangedSinceRead
+from waymark.engine.errors import FileChangedSinceRead
+from waymark.store import files
 
 
 def test_write_with_a_stale_digest_changes_nothing(tmp_path: Path) -> None:
@@ -52,7 +52,7 @@ def test_the_lock_excludes_another_process(tmp_path: Path) -> None:
         f"""
         import sys, time
         from pathlib import Path
-        from waymark import files
+        from waymark.store import files
         with files.locked(Path({str(target)!r})):
             print("held", flush=True)
             sys.stdin.readline()

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from helpers_commands import Agent
-from waymark import files
-from waymark.errors import WaymarkError
+from waymark.engine.errors import WaymarkError
+from waymark.store import files
 
 
 @pytest.mark.parametrize("verb", ["read", "sed"])

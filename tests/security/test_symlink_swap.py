@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from helpers_commands import Agent
-from waymark import files
+from waymark.store import files
 
 
 async def test_file_swapped_for_a_symlink_after_preview_is_not_written_through(

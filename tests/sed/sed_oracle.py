@@ -6,8 +6,8 @@ import os
 import subprocess
 import tempfile
 
-from waymark.sed import SedDecline, apply_script, parse_command_line
-from waymark.sed.shell import split_shell_words
+from waymark.engine.sed import SedDecline, apply_script, parse_command_line
+from waymark.engine.sed.shell import split_shell_words
 
 GNU_SED = "/usr/bin/sed"
 ENV = {"LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin"}

@@ -15,10 +15,10 @@ import pytest
 from sed_fuzzgen import RandomChooser, _command
 from sed_oracle import gnu_args_for_line, gnu_sed_in_place
 
-from waymark.sed import SedDecline, apply_files, parse_command_line, pieces
-from waymark.sed.execute import run_file
-from waymark.sed.fastpath import fast_program, run_fast
-from waymark.sed.simulate import decode
+from waymark.engine.sed import SedDecline, apply_files, parse_command_line, pieces
+from waymark.engine.sed.execute import run_file
+from waymark.engine.sed.fastpath import fast_program, run_fast
+from waymark.engine.sed.simulate import decode
 
 INPUTS = [
     b"a\nb\nc\nd\ne\n",

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sed_fuzzgen import RandomChooser, generate, generate_program
 from sed_oracle import gnu_sed_in_place
 
-from waymark.sed import SedDecline, apply_files, apply_script, parse_command_line, pieces
+from waymark.engine.sed import SedDecline, apply_files, apply_script, parse_command_line, pieces
 
 T = TypeVar("T")
 

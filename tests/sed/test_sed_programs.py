@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from sed_oracle import gnu_args_for_line, gnu_sed_in_place
 
-from waymark.sed import SedDecline, apply_files, parse_command_line
+from waymark.engine.sed import SedDecline, apply_files, parse_command_line
 
 INPUTS = [
     b"a\nb\nc\nd\ne\n",

@@ -60,7 +60,7 @@ class CrashRig:
     """One zygote over one target file in ``directory``."""
 
     def __init__(self, directory: Path, *, size: int, mode: str = "atomic") -> None:
-        from waymark import files
+        from waymark.store import files
 
         self.files = files
         self.directory = directory
@@ -132,7 +132,7 @@ class CrashRig:
 
 
 def _writer(target: Path, size: int, mode: str, ready_fd: int) -> None:
-    from waymark import files
+    from waymark.store import files
 
     old, new = contents(size)
     os.write(ready_fd, b"r")
@@ -147,7 +147,7 @@ def _writer(target: Path, size: int, mode: str, ready_fd: int) -> None:
 
 
 def _zygote(target: Path, size: int, mode: str) -> None:
-    from waymark import files  # noqa: F401  # warm the import before forking writers
+    from waymark.store import files  # noqa: F401  # warm the import before forking writers
 
     print("zygote-ready", flush=True)
     for line in sys.stdin:

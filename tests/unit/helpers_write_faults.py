@@ -22,8 +22,8 @@ NEW = b"replacement line\n" * 65536  # 1 MB: far more than the faults allow
 
 
 def attempt(directory: Path, target: Path) -> dict[str, object]:
-    from waymark import files
-    from waymark.errors import IoError
+    from waymark.engine.errors import IoError
+    from waymark.store import files
 
     result: dict[str, object] = {"euid": os.geteuid()}
     try:
@@ -42,7 +42,7 @@ def attempt(directory: Path, target: Path) -> dict[str, object]:
 
 
 def main(mode: str, directory: Path) -> None:
-    from waymark import files  # noqa: F401  # import before any privilege drop or limit
+    from waymark.store import files  # noqa: F401  # import before any privilege drop or limit
 
     target = directory / "target.txt"
     if mode in {"enospc-data", "enospc-inodes"}:

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from waymark.anchors import annotate, context_hash, line_hash
-from waymark.edits.anchored import (
+from waymark.engine.anchors import annotate, context_hash, line_hash
+from waymark.engine.edits.anchored import (
     RANGE_OPS,
     SINGLE_OPS,
     AnchoredEdit,
@@ -17,7 +17,7 @@ from waymark.edits.anchored import (
     plan_anchored_edit,
     split_content,
 )
-from waymark.errors import (
+from waymark.engine.errors import (
     AnchorAmbiguous,
     AnchorContextAmbiguous,
     AnchorLowEntropy,
@@ -29,7 +29,7 @@ from waymark.errors import (
     SafetyCheckFailed,
     WaymarkError,
 )
-from waymark.text import TextFile
+from waymark.engine.text import TextFile
 
 SOURCE = b"import os\ndef main():\n    value = compute()\n    print(value)\n    return value\n"
 
@@ -704,7 +704,7 @@ def test_reversed_range_is_refused_when_swapping_is_off() -> None:
 @st.composite
 def _splices(draw: st.DrawFn, n: int) -> list[Any]:
     """Non-overlapping splices as the planner makes them."""
-    from waymark.edits.anchored import _Splice
+    from waymark.engine.edits.anchored import _Splice
 
     out = []
     pos = 0
@@ -725,8 +725,8 @@ def _splices(draw: st.DrawFn, n: int) -> list[Any]:
 @settings(max_examples=500, deadline=None)
 @given(st.data(), st.lists(st.sampled_from(["x", "y", ""]), min_size=1, max_size=12))
 def test_one_pass_apply_equals_splicing_one_by_one(data: st.DataObject, lines: list[str]) -> None:
-    from waymark.anchors import hash_lines
-    from waymark.edits.anchored import _apply
+    from waymark.engine.anchors import hash_lines
+    from waymark.engine.edits.anchored import _apply
 
     eol = data.draw(st.sampled_from(["\n", "\r\n"]))
     final = data.draw(st.booleans())
@@ -743,7 +743,7 @@ def test_one_pass_apply_equals_splicing_one_by_one(data: st.DataObject, lines: l
 
 
 def test_more_operations_than_the_limit_is_invalid_params() -> None:
-    from waymark.edits.anchored import MAX_OPERATIONS
+    from waymark.engine.edits.anchored import MAX_OPERATIONS
 
     raw = [{"op": "delete_line", "hash": "abcdef"}] * (MAX_OPERATIONS + 1)
     with pytest.raises(InvalidParams) as info:

@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from waymark.anchors import (
+from waymark.engine.anchors import (
     AnchoredLine,
     LineIndex,
     annotate,
@@ -15,7 +15,7 @@ from waymark.anchors import (
     line_hash,
     render,
 )
-from waymark.text import TextFile
+from waymark.engine.text import TextFile
 
 # Two different lines whose hashes share the 6-char prefix 0fbd27 (found by brute force).
 COLLIDING = ("value = 919", "value = 1993")

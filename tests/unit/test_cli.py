@@ -72,7 +72,7 @@ def test_one_shot_commands_do_not_import_pygls(workspace: Path) -> None:
     (workspace / "a.txt").write_text("x\n")
     code = (
         "import sys\n"
-        "from waymark.cli import main\n"
+        "from waymark.doors.cli import main\n"
         f"try:\n    main(['read', 'a.txt', '--root', {str(workspace)!r}])\n"
         "except SystemExit:\n    pass\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pygls', 'lsprotocol')))\n"

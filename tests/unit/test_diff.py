@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from unidiff import PatchSet
 
-from waymark.diff import EditTarget, diff_file, text_edits, workspace_edit
-from waymark.text import TextFile, split_lines
+from waymark.engine.diff import EditTarget, diff_file, text_edits, workspace_edit
+from waymark.engine.text import TextFile, split_lines
 
 PIECES = ["a", "b", "é", "😀", "\n", "x\n", "y\r\n", "\r", "\r\n", "\u2028"]
 texts = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
@@ -133,7 +133,7 @@ def test_a_large_scattered_change_of_repeated_lines_still_applies() -> None:
 def test_opcodes_of_the_large_region_path_rebuild_the_target(
     before: list[str], after: list[str]
 ) -> None:
-    from waymark import diff
+    from waymark.engine import diff
 
     # The path large regions take (cut at unique lines, then diffed piecewise), on small input.
     old_limit = diff._MINIMAL_LINES

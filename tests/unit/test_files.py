@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import xxhash
 
-from waymark import files
-from waymark.errors import FileNotFound, IoError, IsDirectory, PathOutsideWorkspace
+from waymark.engine.errors import FileNotFound, IoError, IsDirectory, PathOutsideWorkspace
+from waymark.store import files
 
 NOBODY = 65534
 
@@ -81,7 +81,7 @@ def test_new_file_mode_honours_umask_in_a_fresh_process(
     target = tmp_path / "new.txt"
     code = (
         "import os, sys; from pathlib import Path; "
-        f"os.umask({umask}); from waymark import files; "
+        f"os.umask({umask}); from waymark.store import files; "
         "files.atomic_write(Path(sys.argv[1]), b'x')"
     )
     subprocess.run([sys.executable, "-c", code, str(target)], check=True)

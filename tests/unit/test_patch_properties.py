@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from waymark.edits.patch import apply_file_patch, parse_patch
-from waymark.errors import InvalidParams, PatchFailed
-from waymark.text import TextFile
+from waymark.engine.edits.patch import apply_file_patch, parse_patch
+from waymark.engine.errors import InvalidParams, PatchFailed
+from waymark.engine.text import TextFile
 
 # A small alphabet makes repeated lines (and so misleading matches) common.
 lines = st.lists(st.sampled_from(["a", "b", "c", "", "  x", "é"]), max_size=30)

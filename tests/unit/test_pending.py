@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from waymark.commands.pending import PendingStore
-from waymark.errors import UnknownToken
+from waymark.engine.errors import UnknownToken
 
 
 def test_oldest_preview_is_dropped_past_the_limit() -> None:

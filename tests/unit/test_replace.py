@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from waymark.edits.replace import (
+from waymark.engine.edits.replace import (
     ReplaceEdit,
     ReplaceResult,
     parse_edits,
     plan_replace,
     plan_write,
 )
-from waymark.errors import WaymarkError
-from waymark.text import TextFile
+from waymark.engine.errors import WaymarkError
+from waymark.engine.text import TextFile
 
 TABS = b"def main():\n\tif ready:\n\t\tgo(1)\n\t\tgo(2)\n\treturn 0\n"
 CRLF = b"[core]\r\n\tname = x\r\n\tsize = 1\r\n[extra]\r\n\tflag = on\r\n"

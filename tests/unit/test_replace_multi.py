@@ -13,9 +13,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from waymark.edits.replace import ReplaceEdit, plan_multi_replace
-from waymark.errors import WaymarkError
-from waymark.text import TextFile
+from waymark.engine.edits.replace import ReplaceEdit, plan_multi_replace
+from waymark.engine.errors import WaymarkError
+from waymark.engine.text import TextFile
 
 E = ReplaceEdit
 CONF = "[a]\nx = 1\ny = 2\n[b]\nx = 1\nz = 3\n"

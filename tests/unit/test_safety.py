@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from waymark.anchors import line_hash
-from waymark.edits.anchored import parse_operations, plan_anchored_edit
-from waymark.edits.safety import Change, check_safety
-from waymark.errors import SafetyCheckFailed
-from waymark.text import TextFile
+from waymark.engine.anchors import line_hash
+from waymark.engine.edits.anchored import parse_operations, plan_anchored_edit
+from waymark.engine.edits.safety import Change, check_safety
+from waymark.engine.errors import SafetyCheckFailed
+from waymark.engine.text import TextFile
 
 
 def tf(text: str) -> TextFile:

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from waymark import files
-from waymark.errors import BinaryFile
-from waymark.text import TextFile, dominant_eol, split_lines
+from waymark.engine.errors import BinaryFile
+from waymark.engine.text import TextFile, dominant_eol, split_lines
+from waymark.store import files
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures" / "files"

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from helpers_foundation import tree_snapshot
 
-from waymark import files
-from waymark.errors import WaymarkError
-from waymark.workspace import DEFAULT_PROTECTED, Workspace, glob_regex, matches_glob
+from waymark.engine.errors import WaymarkError
+from waymark.store import files
+from waymark.store.workspace import DEFAULT_PROTECTED, Workspace, glob_regex, matches_glob
 
 
 @pytest.fixture

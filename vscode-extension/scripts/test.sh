@@ -36,7 +36,7 @@ bundled_imports() {
 import importlib, sys
 libs = sys.argv[1] + "/extension/bundled/libs"
 sys.path.insert(0, libs)
-names = ["waymark.server", "waymark.cli", "pygls.lsp.server", "lsprotocol.types", "cattrs", "attrs", "unidiff", "xxhash", "typing_extensions"]
+names = ["waymark.doors.lsp.server", "waymark.doors.cli", "pygls.lsp.server", "lsprotocol.types", "cattrs", "attrs", "unidiff", "xxhash", "typing_extensions"]
 foreign = [n for n in names if not importlib.import_module(n).__file__.startswith(libs)]
 assert not foreign, f"imported from outside the bundle: {foreign}"
 print(f"bundled server and {len(names) - 2} libraries import with system Python {sys.version.split()[0]}")

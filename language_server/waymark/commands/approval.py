@@ -6,8 +6,8 @@ from typing import Any
 
 import attrs
 
-from .changes import Proposal, with_new_content
-from .context import CommandContext
+from waymark.commands.changes import Proposal, with_new_content
+from waymark.commands.context import CommandContext
 
 
 @attrs.define(kw_only=True)

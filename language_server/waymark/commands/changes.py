@@ -19,12 +19,19 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..diff import EditTarget, FileDiff, diff_file, workspace_edit
-from ..errors import Declined, FileChangedSinceRead, InvalidParams
-from ..files import atomic_write, create_parents, delete_file, digest, locked, read_state
-from ..text import TextFile
-from ..workspace import ResolvedPath
-from .context import CommandContext
+from waymark.commands.context import CommandContext
+from waymark.engine.diff import EditTarget, FileDiff, diff_file, workspace_edit
+from waymark.engine.errors import Declined, FileChangedSinceRead, InvalidParams
+from waymark.engine.text import TextFile
+from waymark.store.files import (
+    atomic_write,
+    create_parents,
+    delete_file,
+    digest,
+    locked,
+    read_state,
+)
+from waymark.store.workspace import ResolvedPath
 
 
 @dataclass(frozen=True)

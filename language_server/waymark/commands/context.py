@@ -16,11 +16,11 @@ from typing import Any, Protocol
 
 import attrs
 
-from ..history import DEFAULT_MAX_BYTES, History
-from ..session import SESSION_ID_RULE, Session, valid_session_id
-from ..workspace import DEFAULT_MAX_FILE_SIZE, DEFAULT_PROTECTED, Workspace
-from .params import structure
-from .pending import PendingStore
+from waymark.commands.params import structure
+from waymark.commands.pending import PendingStore
+from waymark.store.history import DEFAULT_MAX_BYTES, History
+from waymark.store.session import SESSION_ID_RULE, Session, valid_session_id
+from waymark.store.workspace import DEFAULT_MAX_FILE_SIZE, DEFAULT_PROTECTED, Workspace
 
 log = logging.getLogger(__name__)
 

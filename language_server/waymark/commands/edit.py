@@ -6,12 +6,12 @@ from typing import Any, Literal
 
 import attrs
 
-from ..edits.anchored import parse_operations, plan_anchored_edit
-from ..errors import InvalidParams
-from ..tool_descriptions import ANCHOR, CONTENT, PATH, PREVIEW
-from .changes import FileChange, Proposal, encode_as, load_path
-from .context import CommandContext
-from .schema import param
+from waymark.commands.changes import FileChange, Proposal, encode_as, load_path
+from waymark.commands.context import CommandContext
+from waymark.commands.descriptions import ANCHOR, CONTENT, PATH, PREVIEW
+from waymark.commands.schema import param
+from waymark.engine.edits.anchored import parse_operations, plan_anchored_edit
+from waymark.engine.errors import InvalidParams
 
 
 @attrs.define(kw_only=True)

@@ -11,15 +11,15 @@ from typing import Any
 
 import attrs
 
-from ..errors import InvalidParams, WaymarkError
-from ..files import read_state
-from ..history import History, RewindPlan, RewindResult
-from ..history.snapshots import Snapshot
-from ..tool_descriptions import PREVIEW
-from .changes import FileChange, Loaded, Proposal, load
-from .context import CommandContext
-from .params import require
-from .schema import param
+from waymark.commands.changes import FileChange, Loaded, Proposal, load
+from waymark.commands.context import CommandContext
+from waymark.commands.descriptions import PREVIEW
+from waymark.commands.params import require
+from waymark.commands.schema import param
+from waymark.engine.errors import InvalidParams, WaymarkError
+from waymark.store.files import read_state
+from waymark.store.history import History, RewindPlan, RewindResult
+from waymark.store.history.snapshots import Snapshot
 
 REWIND_OPTIONS = ("code", "conversation", "both")
 

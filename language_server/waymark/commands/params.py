@@ -15,7 +15,7 @@ import attrs
 import cattrs
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError
 
-from ..errors import InvalidParams
+from waymark.engine.errors import InvalidParams
 
 T = TypeVar("T")
 

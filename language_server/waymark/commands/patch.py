@@ -7,14 +7,14 @@ from typing import Any
 
 import attrs
 
-from ..edits.patch import FilePatch, apply_file_patch, parse_patch
-from ..errors import PatchFailed
-from ..text import TextFile
-from ..tool_descriptions import PREVIEW
-from .changes import FileChange, Loaded, Proposal, encode_as, load_path
-from .context import CommandContext
-from .params import require
-from .schema import param
+from waymark.commands.changes import FileChange, Loaded, Proposal, encode_as, load_path
+from waymark.commands.context import CommandContext
+from waymark.commands.descriptions import PREVIEW
+from waymark.commands.params import require
+from waymark.commands.schema import param
+from waymark.engine.edits.patch import FilePatch, apply_file_patch, parse_patch
+from waymark.engine.errors import PatchFailed
+from waymark.engine.text import TextFile
 
 
 @attrs.define(kw_only=True)

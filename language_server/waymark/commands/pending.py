@@ -7,7 +7,7 @@ import time
 from collections import OrderedDict
 from typing import Generic, TypeVar
 
-from ..errors import UnknownToken
+from waymark.engine.errors import UnknownToken
 
 T = TypeVar("T")
 

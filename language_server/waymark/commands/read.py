@@ -6,12 +6,12 @@ from typing import Any
 
 import attrs
 
-from ..anchors import annotate, render
-from ..tool_descriptions import PATH
-from .changes import load_path
-from .context import CommandContext
-from .params import require
-from .schema import param
+from waymark.commands.changes import load_path
+from waymark.commands.context import CommandContext
+from waymark.commands.descriptions import PATH
+from waymark.commands.params import require
+from waymark.commands.schema import param
+from waymark.engine.anchors import annotate, render
 
 
 @attrs.define(kw_only=True)

@@ -16,13 +16,13 @@ from typing import Any
 
 import attrs
 
-from .. import tool_descriptions as text
-from ..errors import InternalError, WaymarkError
-from . import approval, edit, history, patch, read, replace, sed
-from .changes import Proposal, finish
-from .context import CommandContext
-from .params import structure
-from .schema import object_schema
+from waymark.commands import approval, edit, history, patch, read, replace, sed
+from waymark.commands import descriptions as text
+from waymark.commands.changes import Proposal, finish
+from waymark.commands.context import CommandContext
+from waymark.commands.params import structure
+from waymark.commands.schema import object_schema
+from waymark.engine.errors import InternalError, WaymarkError
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,12 @@ from typing import Any
 
 import attrs
 
-from ..edits.replace import (
+from waymark.commands.changes import FileChange, Loaded, Proposal, encode_as, load, load_path
+from waymark.commands.context import CommandContext
+from waymark.commands.descriptions import PATH, PREVIEW
+from waymark.commands.params import require
+from waymark.commands.schema import param
+from waymark.engine.edits.replace import (
     ReplaceEdit,
     ReplaceResult,
     parse_edits,
@@ -15,11 +20,6 @@ from ..edits.replace import (
     plan_replace,
     plan_write,
 )
-from ..tool_descriptions import PATH, PREVIEW
-from .changes import FileChange, Loaded, Proposal, encode_as, load, load_path
-from .context import CommandContext
-from .params import require
-from .schema import param
 
 
 @attrs.define(kw_only=True)

@@ -12,15 +12,15 @@ from typing import Any
 
 import attrs
 
-from ..errors import WaymarkError
-from ..sed import SedDecline, apply_files, parse_command_line
-from ..sed.invocation import SedInvocation
-from ..text import sniff_encoding
-from ..tool_descriptions import PREVIEW
-from .changes import FileChange, Loaded, Proposal, load_path
-from .context import CommandContext
-from .schema import param
-from .sed_glob import expand_glob
+from waymark.commands.changes import FileChange, Loaded, Proposal, load_path
+from waymark.commands.context import CommandContext
+from waymark.commands.descriptions import PREVIEW
+from waymark.commands.schema import param
+from waymark.commands.sed_glob import expand_glob
+from waymark.engine.errors import WaymarkError
+from waymark.engine.sed import SedDecline, apply_files, parse_command_line
+from waymark.engine.sed.invocation import SedInvocation
+from waymark.engine.text import sniff_encoding
 
 
 @attrs.define(kw_only=True)

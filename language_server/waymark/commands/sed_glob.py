@@ -11,8 +11,8 @@ import os
 import re
 from pathlib import Path
 
-from ..sed import SedDecline
-from ..sed.invocation import GlobPart, PathGlob
+from waymark.engine.sed import SedDecline
+from waymark.engine.sed.invocation import GlobPart, PathGlob
 
 MAX_MATCHES = 1000
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from helpers_history import Agent, open_history, tree
 
-from waymark.history import workspace_dir
+from waymark.store.history import workspace_dir
 
 NOBODY = 65534
 

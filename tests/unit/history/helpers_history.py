@@ -8,8 +8,8 @@ from typing import Any
 from waymark.commands.changes import FileChange, load_path, write_changes
 from waymark.commands.context import CommandContext
 from waymark.commands.history import rewind_json, snapshot_json, stats_json, turns_json
-from waymark.history import History
-from waymark.session import Session
+from waymark.store.history import History
+from waymark.store.session import Session
 
 
 class Wire:

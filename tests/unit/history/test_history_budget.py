@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from helpers_history import Agent, open_history, tree
 
-from waymark.files import digest
-from waymark.history import History, workspace_dir
-from waymark.history.journal import Journal
+from waymark.store.files import digest
+from waymark.store.history import History, workspace_dir
+from waymark.store.history.journal import Journal
 
 
 def du(directory: Path) -> int:
@@ -79,7 +79,7 @@ def test_a_failed_compaction_leaves_the_old_journal(
     def killed(*args: object) -> None:
         raise OSError("killed before the rename")
 
-    monkeypatch.setattr("waymark.history.journal.os.replace", killed)
+    monkeypatch.setattr("waymark.store.history.journal.os.replace", killed)
     agent.history.compact()
     monkeypatch.undo()
     assert journal.read_bytes() == before
@@ -93,7 +93,7 @@ def test_a_failed_compaction_leaves_the_old_journal(
 CHILD = """
 import sys
 from pathlib import Path
-from waymark.history import History
+from waymark.store.history import History
 h = History.open(Path(sys.argv[1]), [Path(sys.argv[2])], session="child")
 h.make_snapshot("from-child")
 path = Path(sys.argv[2]) / "child.txt"
@@ -150,7 +150,7 @@ def test_resume_streams(tmp_path: Path) -> None:
 COMPACT_FOREVER = """
 import sys
 from pathlib import Path
-from waymark.history import History
+from waymark.store.history import History
 h = History.open(Path(sys.argv[1]), [Path(sys.argv[2])], session="s1")
 print("ready", flush=True)
 while True:

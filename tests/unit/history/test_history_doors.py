@@ -13,7 +13,7 @@ import pytest
 
 from waymark.commands.context import CommandContext, OpenDocument, load_options
 from waymark.commands.registry import execute
-from waymark.history import workspace_dir
+from waymark.store.history import workspace_dir
 
 
 class Door:
@@ -267,7 +267,7 @@ async def test_rewind_never_follows_a_swapped_directory(workspace: Path, tmp_pat
 def test_a_write_between_plan_and_restore_is_a_conflict(
     workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from waymark.history import History, store
+    from waymark.store.history import History, store
 
     history = History.open(tmp_path / "h", [workspace], session="s1")
     path = workspace / "a.txt"

@@ -15,7 +15,7 @@ import helpers_faults
 import pytest
 from helpers_history import Agent, open_history, tree
 
-from waymark.files import digest
+from waymark.store.files import digest
 
 HERE = Path(__file__).parent
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers_history import Agent, Wire, open_history, tree
 
-from waymark.history.journal import Journal
+from waymark.store.history.journal import Journal
 
 
 def journal_of(root: Path) -> Path:
@@ -247,7 +247,7 @@ def test_partial_append_is_followed_by_a_fresh_line(
             return real_write(fd, bytes(data[:10]))
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("waymark.history.journal.os.write", half_then_full)
+    monkeypatch.setattr("waymark.store.history.journal.os.write", half_then_full)
     assert not journal.append(record)
     monkeypatch.undo()
     assert journal.append(record)

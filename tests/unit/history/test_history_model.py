@@ -7,8 +7,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from waymark.history.model import Model, delta
-from waymark.history.snapshots import FileEntry, SnapshotRecord, parse_record, record_json
+from waymark.store.history.model import Model, delta
+from waymark.store.history.snapshots import FileEntry, SnapshotRecord, parse_record, record_json
 
 KEYS = ["/ws/a", "/ws/b", "/ws/c", "/ws/d"]
 DIGESTS = [f"{n:032x}" for n in range(4)]

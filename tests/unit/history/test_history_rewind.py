@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from helpers_history import Agent, open_history, tree
 
-from waymark.errors import InvalidParams, RewindInProgress, UnknownPrompt
-from waymark.files import digest
+from waymark.engine.errors import InvalidParams, RewindInProgress, UnknownPrompt
+from waymark.store.files import digest
 
 
 def test_user_edit_is_a_conflict_and_force_keeps_it_undoable(agent: Agent, workspace: Path) -> None:
@@ -177,14 +177,14 @@ def test_second_rewind_while_one_runs(agent: Agent, monkeypatch: pytest.MonkeyPa
     agent.history.make_snapshot("t1")
     agent.write("a.txt", b"b\n")
     inside, release = threading.Event(), threading.Event()
-    real_write = __import__("waymark.history.store", fromlist=["x"]).atomic_write
+    real_write = __import__("waymark.store.history.store", fromlist=["x"]).atomic_write
 
     def slow_write(path: Path, data: bytes, **kwargs: Any) -> None:
         inside.set()
         release.wait(10)
         real_write(path, data, **kwargs)
 
-    monkeypatch.setattr("waymark.history.store.atomic_write", slow_write)
+    monkeypatch.setattr("waymark.store.history.store.atomic_write", slow_write)
     results: list[dict[str, Any]] = []
     worker = threading.Thread(target=lambda: results.append(agent.history.rewind("t1")))
     worker.start()
@@ -259,8 +259,8 @@ def test_file_first_touched_in_an_evicted_turn_goes_back_to_its_first_backup(
 def test_unchanged_files_are_not_reread_unless_racily_clean(
     agent: Agent, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from waymark import files
-    from waymark.history import store as core
+    from waymark.store import files
+    from waymark.store.history import store as core
 
     reads: list[str] = []
     real_read = files.read_state

@@ -103,7 +103,7 @@ def test_resume_in_a_fresh_process_then_rewind(
         "import json, sys\n"
         "from pathlib import Path\n"
         "from waymark.commands.history import rewind_json\n"
-        "from waymark.history import History\n"
+        "from waymark.store.history import History\n"
         "h = History.open(Path(sys.argv[1]), [Path(sys.argv[3])], session='s1')\n"
         "result = rewind_json(h, h.rewind(sys.argv[2]))\n"
         "print(json.dumps({'warnings': h.warnings, 'result': result}))\n"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from helpers_history import Agent
 
-from waymark.history import stats
-from waymark.history.stats import LineCounts, bounded_map, count_lines
+from waymark.store.history import stats
+from waymark.store.history.stats import LineCounts, bounded_map, count_lines
 
 
 def test_statuses_counts_and_totals(agent: Agent, workspace: Path) -> None:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from waymark.history import History
-from waymark.shelltrack.track import Report, begin, finish
+from waymark.store.history import History
+from waymark.store.shelltrack.track import Report, begin, finish
 
 GIT = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
 
@@ -139,7 +139,7 @@ def test_shell_and_waymark_edit_same_turn(kind: str, ws: Path, history: History)
     # A Waymark write first (what the write pipeline does), then the shell on top.
     history.track_edit(ws / "f.txt")
     (ws / "f.txt").write_bytes(b"v1\n")
-    from waymark.files import digest
+    from waymark.store.files import digest
 
     history.record_write(ws / "f.txt", digest(b"v1\n"))
     begin(history, "c", command="sed -i s/v1/v2/ f.txt", cwd=ws)
@@ -248,7 +248,7 @@ def test_waymark_run_cli(ws: Path, tmp_path: Path) -> None:
 
 
 def test_host_hook_events(ws: Path, history: History, tmp_path: Path) -> None:
-    from waymark.shelltrack.hooks import after, before
+    from waymark.doors.hooks.shell import after, before
 
     git_tree(ws, {"a.txt": b"a\n", "b.txt": b"b\n"})
     history.make_snapshot("t1")

@@ -35,7 +35,7 @@ def main():
     if reason:
         sys.stderr.write("Waymark: %s.\n" % reason)
         sys.exit(1)
-    from waymark.server import main as serve
+    from waymark.doors.lsp.server import main as serve
 
     serve()
 

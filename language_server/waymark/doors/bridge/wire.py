@@ -1,0 +1,50 @@
+"""The bridge's wire format: one JSON object per line each way, on a private Unix socket.
+
+Request: ``{token, command, params, session: {id, records}, origin}``.
+Reply: ``{result, records}`` — the command's result and the session's read records after it,
+so the caller's session stays the one source of truth for what its agent has read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from waymark.commands.registry import COMMANDS
+from waymark.doors.wire_guard import MAX_DEPTH, too_deep
+
+# Unix sockets and per-user runtime dirs: POSIX only (on Windows every call runs locally).
+SUPPORTED = os.name == "posix"
+
+# A write's content travels inside one line: allow large files, not unbounded ones.
+LINE_LIMIT = 256 * 1024 * 1024
+
+# Changes run in the editor when one is there; a preview's token is applied where it was made.
+MUTATING = frozenset(
+    c.id for c in COMMANDS.values() if c.mutating and c.id != "waymark.applyPending"
+)
+# Reads too: the agent then sees the editor's unsaved buffer, which its next edit is checked
+# against.
+ROUTED = MUTATING | {"waymark.read"}
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def decode(line: bytes) -> dict[str, Any]:
+    # The parser recurses per level: a line nested 100,000 deep would raise RecursionError.
+    if too_deep(line)[0]:
+        raise ValueError(f"a bridge message may nest at most {MAX_DEPTH} levels")
+    message = json.loads(line)
+    if not isinstance(message, dict):
+        raise ValueError("a bridge message must be a JSON object")
+    return message
+
+
+def outcome(result: dict[str, Any]) -> str:
+    """What happened to a routed mutating call, in the words the agent reads."""
+    if result.get("ok"):
+        return "applied_with_user_changes" if result.get("editedByUser") else "applied"
+    return "declined" if result.get("error") == "declined" else "failed"

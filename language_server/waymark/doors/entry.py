@@ -1,0 +1,94 @@
+"""How a door that is not the editor (CLI, MCP server, host hooks) opens a workspace.
+
+Every such door of one workspace opens the same context: the workspace's one history and the
+workspace's default session, whose read records persist next to the history so that a read
+through one door (``waymark_read`` over MCP) counts for a write through another (``waymark
+replace`` in a terminal). Changing how doors share a workspace happens here only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from waymark.commands.context import CommandContext, default_history_dir, load_options
+from waymark.store.files import atomic_write, create_parents
+from waymark.store.session import Session
+
+
+@dataclass
+class Door:
+    ctx: CommandContext
+    state: Path  # where the session's read records persist between processes
+    # What this process last wrote or read there: a call that changed no record writes
+    # nothing, and a file nobody replaced since is not read again.
+    _text: str | None = None
+    _seen: tuple[int, ...] | None = None
+
+    def save(self) -> None:
+        """Hand the read records to the next process of this session."""
+        text = self.ctx.session.to_json()
+        if text == self._text and self._signature() == self._seen:
+            return
+        create_parents(self.state)
+        # It lists absolute paths the session read: only its owner may see them.
+        atomic_write(self.state, text.encode("utf-8"), mode=0o600)
+        self._text, self._seen = text, self._signature()
+
+    def reload(self) -> None:
+        """Take the read records another process of this session saved."""
+        seen = self._signature()
+        if seen is None or seen == self._seen:
+            return
+        text = self.state.read_text(encoding="utf-8")
+        self.ctx.session = Session.from_json(self.ctx.session.id, text)
+        self._text, self._seen = text, seen
+
+    def _signature(self) -> tuple[int, ...] | None:
+        try:
+            st = os.stat(self.state)
+        except FileNotFoundError:
+            return None
+        # A replace by another process makes a new inode; mtime and size cover the rest.
+        return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def default_session(root: Path) -> str:
+    """The session a workspace's doors share when none is named."""
+    return "cli-" + hashlib.sha256(str(root).encode()).hexdigest()[:12]
+
+
+def open_door(
+    workspace_root: Path | str,
+    *,
+    session: str | None = None,
+    history_dir: Path | None = None,
+    checkpointing: bool = True,
+    max_history_bytes: int | None = None,
+) -> Door:
+    """The context of ``workspace_root``; a named ``session`` tags its writes as its own.
+
+    Without a name the door acts for the workspace as a whole (like a terminal): its rewinds
+    may undo any session's writes, and are still refused over external changes.
+    """
+    root = Path(os.path.realpath(workspace_root))
+    session_id = session or default_session(root)
+    directory = history_dir or default_history_dir()
+    raw: dict[str, Any] = {
+        "sessionId": session_id,
+        "historyDir": str(directory),
+        "checkpointing": checkpointing,
+    }
+    if max_history_bytes is not None:
+        raw["maxHistoryBytes"] = max_history_bytes
+    options, warnings = load_options(raw)
+    ctx = CommandContext.create([root], options, tag_writes=session is not None)
+    ctx.warnings[:0] = warnings
+    # Our own file, not the workspace's: a symlinked home is fine, resolve it once.
+    # ctx.session.id, not the name asked for: an unsafe name was replaced by a fresh id.
+    door = Door(ctx, Path(os.path.realpath(directory / ctx.session.id / "cli-session.json")))
+    door.reload()
+    return door

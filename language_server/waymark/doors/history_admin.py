@@ -1,0 +1,103 @@
+"""``waymark history show|prune|delete``: look after a workspace's history from a terminal.
+
+Works on the same per-workspace history every door uses (see docs/history.md); it opens it
+without a session, like the rest of the CLI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from waymark.commands.context import default_history_dir
+from waymark.store.history import DEFAULT_MAX_BYTES, History, delete_history, workspace_dir
+from waymark.store.history.store import DEFAULT_MAX_SNAPSHOTS
+
+_EMPTY = {"trackedFiles": 0, "blobBytes": 0, "journalBytes": 0, "maxHistoryBytes": 0}
+
+
+def add_parser(sub: Any) -> None:
+    """Add the ``history`` verb to the CLI's subparsers."""
+    parser = sub.add_parser("history", help="show, prune or delete this workspace's history")
+    parser.add_argument("action", choices=("show", "prune", "delete"))
+    parser.add_argument("--root", default=".", help="workspace folder (default: .)")
+    parser.add_argument("--history-dir", help="where history lives")
+    parser.add_argument("--keep", type=int, help="prune: keep only the newest N turns")
+    parser.add_argument(
+        "--max-history-bytes", type=int, default=DEFAULT_MAX_BYTES, help="disk budget"
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def main(args: argparse.Namespace) -> int:
+    root = Path(os.path.realpath(args.root))
+    history_dir = Path(args.history_dir) if args.history_dir else default_history_dir()
+    directory = workspace_dir(history_dir, [root])
+    if args.action == "delete":
+        existed = directory.is_dir()
+        if existed and not delete_history(directory):
+            return _print(args, {"ok": False, "message": f"could not delete {directory}."})
+        return _print(args, {"ok": True, "deleted": existed, "directory": str(directory)})
+    if not directory.is_dir():
+        return _print(args, {"ok": True, "directory": str(directory), "turns": [], **_EMPTY})
+    if args.keep is not None and args.keep < 1:
+        return _print(args, {"ok": False, "message": "--keep must be at least 1."})
+    history = History.open(
+        history_dir,
+        [root],
+        max_snapshots=DEFAULT_MAX_SNAPSHOTS,
+        max_bytes=max(args.max_history_bytes, 1),
+    )
+    out: dict[str, Any] = {"ok": True}
+    if args.action == "prune":
+        out["dropped"] = history.prune(args.keep or DEFAULT_MAX_SNAPSHOTS)
+    usage = history.usage()
+    out.update(
+        directory=str(usage.directory),
+        turns=[
+            {"promptId": t.prompt_id, "label": t.label, "timestamp": t.timestamp}
+            for t in history.turns()
+        ],
+        trackedFiles=usage.tracked_files,
+        blobBytes=usage.blob_bytes,
+        journalBytes=usage.journal_bytes,
+        maxHistoryBytes=usage.max_bytes,
+    )
+    history.close()
+    return _print(args, out)
+
+
+def _print(args: argparse.Namespace, out: dict[str, Any]) -> int:
+    if args.json:
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    elif not out["ok"]:
+        print(f"error: {out['message']}", file=sys.stderr)
+    elif "deleted" in out:
+        print(("deleted " if out["deleted"] else "no history at ") + out["directory"])
+    else:
+        for turn in out["turns"]:
+            print(f"{turn['timestamp']}  {turn['promptId']}  {turn['label'] or ''}".rstrip())
+        used = out["blobBytes"] + out["journalBytes"]
+        if not out["turns"] and not out["trackedFiles"]:
+            print(f"no history at {out['directory']}")
+            return 0
+        print(
+            f"{len(out['turns'])} turns, {out['trackedFiles']} files tracked, "
+            f"{_size(used)} of {_size(out['maxHistoryBytes'])} used in {out['directory']}"
+        )
+        if out.get("dropped"):
+            print(f"pruned {len(out['dropped'])} turns")
+    return 0 if out["ok"] else 1
+
+
+def _size(count: int) -> str:
+    value = float(count)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{count} B"

@@ -1,0 +1,41 @@
+"""``waymark hook <host>``: the host's hook JSON on stdin, Waymark's answer on stdout.
+
+A hook must never break the host: whatever goes wrong inside, the tool runs as it would
+have without Waymark, and the reason goes to stderr. Calls of tools Waymark does not track
+are answered before anything heavy is imported.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+from waymark.doors.hooks.hosts import HOSTS
+
+
+def run(host_name: str, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    """Answer one hook call; always exit 0 so the host carries on."""
+    try:
+        host = HOSTS[host_name]
+        event: dict[str, Any] = json.loads(stdin.read())
+        if not isinstance(event, dict):
+            raise ValueError("the hook input is not a JSON object")
+        name = event.get("hook_event_name")
+        if name in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
+            tool = event.get("tool_name")
+            if tool not in host.shell and tool not in host.editors:
+                return 0
+        from waymark.doors.hooks.handlers import handle
+
+        answer = handle(host, event)
+    except Exception as exc:
+        print(f"waymark hook: skipped ({type(exc).__name__}: {exc})", file=stderr)
+        return 0
+    if answer is not None:
+        stdout.write(json.dumps(answer, ensure_ascii=False))
+    return 0
+
+
+def main(host_name: str) -> int:
+    return run(host_name, sys.stdin, sys.stdout, sys.stderr)

@@ -1,0 +1,154 @@
+"""The hook events Waymark acts on, each run through the workspace's door."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import sys
+import uuid
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from waymark.commands.registry import execute
+from waymark.doors.entry import Door, open_door
+from waymark.doors.hooks import shell
+from waymark.doors.hooks.hosts import Host
+from waymark.store.files import read_state
+
+LABEL_MAX = 60
+# Only a command mentioning sed can be one Waymark simulates.
+_MAYBE_SED = re.compile(r"\bsed\b")
+PROMPT_SLACK_S = 30
+
+
+def handle(host: Host, event: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON answer to one hook call, or ``None`` to let the host go on as usual."""
+    name = event.get("hook_event_name")
+    cwd = str(event.get("cwd") or os.getcwd())
+    door = open_door(workspace_root(cwd))
+    if name == "UserPromptSubmit":
+        return open_turn(door, event)
+    tool = event.get("tool_name")
+    tool_input = event.get("tool_input") or {}
+    history = door.ctx.history
+    if tool in host.shell:
+        if name == "PreToolUse":
+            command = str(tool_input.get("command"))
+            answer = simulate_sed(door, command, cwd) if _MAYBE_SED.search(command) else None
+            # A command that runs after all: its file changes are tracked around it.
+            if answer is None and history is not None:
+                shell.before(history, event)
+            return answer
+        return shell.after(history, event) if history is not None else None
+    if tool in host.editors and history is not None:
+        target = tool_input.get(host.editors[tool])
+        if not isinstance(target, str):
+            raise ValueError(f"the {tool} call names no file")
+        path = door.ctx.workspace.resolve(target, base=Path(cwd)).real
+        if name == "PreToolUse":
+            warn(history.track_edit(path))
+        elif name == "PostToolUse":
+            # What the host wrote is the agent's own write, so a rewind may undo it.
+            history.record_write(path, read_state(path).digest)
+    return None
+
+
+def workspace_root(cwd: str) -> str:
+    """The project the host runs in (where it also starts ``waymark mcp``)."""
+    return os.environ.get("CLAUDE_PROJECT_DIR") or os.environ.get("QWEN_PROJECT_DIR") or cwd
+
+
+def label_of(prompt: str) -> str:
+    first = next((line.strip() for line in prompt.splitlines() if line.strip()), "")
+    return first if len(first) <= LABEL_MAX else first[: LABEL_MAX - 1] + "…"
+
+
+def last_user_prompt(transcript: object) -> tuple[str, str, str] | None:
+    """(id, text, timestamp) of the newest user message in a Qwen Code transcript."""
+    if not isinstance(transcript, str) or not os.path.isfile(transcript):
+        return None
+    found = None
+    with open(transcript, encoding="utf-8") as lines:
+        for line in lines:
+            entry = json.loads(line)
+            parts = (entry.get("message") or {}).get("parts") or []
+            # Later parts are context hooks added (ours included), not what the user typed.
+            texts = [p["text"] for p in parts if isinstance(p, dict) and "text" in p]
+            if entry.get("type") == "user" and texts:
+                found = (str(entry.get("uuid")), texts[0], str(entry.get("timestamp") or ""))
+    return found
+
+
+def _near_or_after(timestamp: str, sent: str) -> bool:
+    """Whether a turn opened at ``timestamp`` belongs to a prompt sent at ``sent``.
+
+    The first hook call may open the turn a moment before the host writes its transcript.
+    """
+    try:
+        opened = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+        prompted = datetime.fromisoformat(sent.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return opened >= prompted - timedelta(seconds=PROMPT_SLACK_S)
+
+
+def open_turn(door: Door, event: dict[str, Any]) -> dict[str, Any] | None:
+    prompt = str(event.get("prompt") or "")
+    prompt_id = event.get("prompt_id")
+    history = door.ctx.history
+    if not prompt.strip():
+        # Qwen Code fires this again before every model request of one prompt, without the
+        # prompt (and sometimes also the first time): its transcript names the prompt, whose
+        # turn opens once.
+        newest = last_user_prompt(event.get("transcript_path"))
+        if newest is None or history is None:
+            return None
+        prompt_id, prompt, sent = newest
+        if any(
+            t.prompt_id == prompt_id
+            or (t.label == label_of(prompt) and _near_or_after(t.timestamp, sent))
+            for t in history.turns()
+        ):
+            return None
+    prompt_id = str(prompt_id or f"turn-{uuid.uuid4().hex[:12]}")
+    label = label_of(prompt)
+    result = asyncio.run(
+        execute(door.ctx, "waymark.snapshot", {"promptId": prompt_id, "label": label})
+    )
+    if not result.get("ok"):
+        raise RuntimeError(f"{result.get('error')}: {result.get('message')}")
+    warn(result.get("warnings", []))
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "UserPromptSubmit",
+            "additionalContext": f"Waymark opened turn {prompt_id} ({label!r}); "
+            f"waymark_rewind with promptId={prompt_id} undoes this turn's file changes.",
+        }
+    }
+
+
+def simulate_sed(door: Door, command: str, cwd: str) -> dict[str, Any] | None:
+    result = asyncio.run(execute(door.ctx, "waymark.sed", {"command": command, "cwd": cwd}))
+    door.save()
+    if not result.get("ok") or not result.get("simulated"):
+        why = result.get("reason") or result.get("message")
+        print(f"waymark hook: running the shell command as is ({why})", file=sys.stderr)
+        return None
+    diff = result.get("unifiedDiff") or result.get("diff") or "(no change)\n"
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "Waymark already applied this sed -i as a tracked edit "
+            "(so the shell did not run it; do not run it again). The file changed like this:\n"
+            + diff,
+        }
+    }
+
+
+def warn(warnings: list[str]) -> None:
+    for warning in warnings:
+        print(f"waymark hook: {warning}", file=sys.stderr)

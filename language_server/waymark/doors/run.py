@@ -1,0 +1,66 @@
+"""``waymark run -- COMMAND…``: run any command with its file changes tracked for rewind.
+
+For hosts without hooks and for people in a terminal. The run opens a turn of its own
+(``--prompt-id`` names it, or joins that turn when it is already the newest), scans before,
+runs the command with the terminal's stdin/stdout/stderr, scans after, records the changes
+and says on stderr what it tracked and how to undo it. The exit status is the command's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+from waymark.commands.context import default_history_dir
+from waymark.store.history import History
+from waymark.store.shelltrack.track import begin, finish
+
+
+def add_parser(sub: Any) -> None:
+    """Add the ``run`` verb to the CLI's subparsers."""
+    parser = sub.add_parser("run", help="run a command and track its file changes for rewind")
+    parser.add_argument("--root", default=".", help="workspace folder (default: .)")
+    parser.add_argument("--history-dir", help="where history lives")
+    parser.add_argument("--session", help="session id the changes are written for")
+    parser.add_argument("--prompt-id", help="turn to record into (default: a new one)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON (stderr)")
+    parser.add_argument("argv", nargs=argparse.REMAINDER, help="-- COMMAND [ARG…]")
+
+
+def main(args: argparse.Namespace) -> int:
+    argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
+    if not argv:
+        print("waymark run: give the command after --, e.g. waymark run -- make", file=sys.stderr)
+        return 2
+    root = Path(os.path.realpath(args.root))
+    history_dir = Path(args.history_dir) if args.history_dir else default_history_dir()
+    session = args.session or os.environ.get("WAYMARK_SESSION")
+    history = History.open(history_dir, [root], session=session)
+    try:
+        prompt_id = args.prompt_id or f"run-{uuid.uuid4().hex[:12]}"
+        history.make_snapshot(prompt_id, " ".join(argv)[:200])
+        name = f"run-{uuid.uuid4().hex}"
+        begin(history, name, command=" ".join(argv), cwd=Path.cwd())
+        try:
+            status = subprocess.call(argv)
+        except OSError as exc:
+            print(f"waymark run: cannot run {argv[0]}: {exc.strerror}", file=sys.stderr)
+            status = 127
+        report = finish(history, name)
+    finally:
+        history.close()
+    assert report is not None
+    if args.json:
+        print(json.dumps({"promptId": prompt_id, **report.to_json()}), file=sys.stderr)
+    else:
+        print(f"waymark: {report.message()}", file=sys.stderr)
+        for warning in report.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        print(f"waymark: undo with: waymark rewind {prompt_id}", file=sys.stderr)
+    return status

@@ -1,0 +1,1 @@
+"""The pure engine: text, anchors, edits, sed, diff. No I/O, no LSP, no MCP."""

@@ -1,0 +1,271 @@
+"""Line anchors: content hashes that name lines, so edits never depend on line numbers.
+
+A line's hash is xxh3_64 of its UTF-8 bytes (lowercase hex, 16 chars). What a model sees is
+the shortest *display anchor* that the resolution ladder maps back to exactly that line:
+
+1. the 6-char prefix of the line hash, when no other line shares it;
+2. a longer prefix (8, then 16 chars) when a *different* line shares the 6-char prefix;
+3. for a line whose text repeats, the 6-char (8, 16) prefix of its context hash, xxh3_64 of
+   ``prev_nonblank + "\\n" + line + "\\n" + next_nonblank``;
+4. when even the context repeats (two blank lines in a row, copied blocks), the context
+   prefix plus ``.N``: the N-th of its candidates in file order.
+
+Resolving a token walks the same ladder: lines whose line hash starts with it; if none, lines
+whose text repeats and whose context hash starts with it; then ``.N`` (or ``occurrence``)
+picks among several. The display builder checks each token against that exact procedure, so
+every displayed anchor resolves to exactly one line of the snapshot it was made from.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+import string
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import partial
+from itertools import compress, count, repeat
+from operator import itemgetter, not_
+from typing import NamedTuple
+
+from xxhash import xxh3_64_hexdigest
+
+from waymark.engine.text import TextFile
+
+HIGH, MEDIUM, LOW = "high", "medium", "low"
+LOW_MARK = "~"
+
+_PUNCT_WS = string.punctuation + string.whitespace
+_WORD = re.compile(r"\w+")
+# A repeated line with at most this many words is boilerplate (`return None`, `display: flex;`).
+_BOILERPLATE_WORDS = 2
+_PREFIX_LENGTHS = (6, 8, 16)
+TOKEN_RE = re.compile(r"^([0-9a-f]{6,16})(?:\.([1-9][0-9]*))?$")
+
+
+class AnchoredLine(NamedTuple):
+    """One line with its display anchor. ``line`` is 1-based.
+
+    A NamedTuple rather than a dataclass: ``annotate`` builds one per line of 200k-line
+    files, and tuple construction is several times cheaper than a frozen dataclass's.
+    """
+
+    line: int
+    text: str
+    hash: str
+    quality: str
+
+    @property
+    def ref(self) -> str:
+        """``LINE#HASH``, the form used in messages and ``neighbor_anchors``."""
+        return f"{self.line}#{self.hash}"
+
+
+# The bulk paths below map C functions over whole columns: at 200k lines, per-line Python
+# bytecode would cost more than the hashing itself.
+_make_line = partial(tuple.__new__, AnchoredLine)
+_prefix6 = itemgetter(slice(0, 6))
+_more_than_one = (1).__lt__
+_MARKS = {HIGH: "|", MEDIUM: "|", LOW: LOW_MARK + "|"}
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC around bulk work: building 200k acyclic tuples otherwise triggers
+    full collections that cost more than the work itself."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _where(flags: Iterable[object]) -> list[int]:
+    """Indices of the truthy flags."""
+    return list(compress(count(), flags))
+
+
+def line_hash(line: str) -> str:
+    return xxh3_64_hexdigest(line.encode("utf-8", "surrogateescape"))
+
+
+def hash_lines(lines: Sequence[str]) -> list[str]:
+    """Full line hashes, in bulk (map over C functions: no per-line bytecode)."""
+    encoded = map(str.encode, lines, repeat("utf-8"), repeat("surrogateescape"))
+    return list(map(xxh3_64_hexdigest, encoded))
+
+
+def context_hash(prev: str, line: str, nxt: str) -> str:
+    return line_hash(f"{prev}\n{line}\n{nxt}")
+
+
+class LineIndex:
+    """Hashes and lookup tables of one snapshot's lines (0-based indices inside)."""
+
+    def __init__(self, lines: Sequence[str], hashes: list[str] | None = None) -> None:
+        self.lines = lines
+        self.hashes = hashes if hashes is not None else hash_lines(lines)
+        self.p6 = list(map(_prefix6, self.hashes))
+        self.p6_count = Counter(self.p6)
+        self.shared = _where(map(_more_than_one, map(self.p6_count.__getitem__, self.p6)))
+        # Equal texts have equal prefixes, so only lines with a shared prefix can repeat:
+        # counting those alone skips most of a large file.
+        self.text_count = Counter(map(lines.__getitem__, self.shared))
+        self._ctx: dict[int, str] | None = None
+        self._ctx_groups: dict[int, dict[str, list[int]]] = {}
+        self._p6_groups: dict[str, list[int]] | None = None
+        self._p6_pos: dict[str, int] | None = None
+        self._repeated_lines: list[int] | None = None
+
+    def repeated(self, i: int) -> bool:
+        return self.text_count[self.lines[i]] > 1
+
+    @property
+    def repeated_lines(self) -> list[int]:
+        """Indices of the lines whose text occurs more than once."""
+        if self._repeated_lines is None:
+            count, lines = self.text_count, self.lines
+            self._repeated_lines = [i for i in self.shared if count[lines[i]] > 1]
+        return self._repeated_lines
+
+    @property
+    def ctx(self) -> dict[int, str]:
+        """Context hashes of every line whose text repeats (the only lines that use them)."""
+        if self._ctx is None:
+            self._ctx = self._context_hashes()
+        return self._ctx
+
+    def _context_hashes(self) -> dict[int, str]:
+        lines = self.lines
+        wanted = self.repeated_lines
+        if not wanted:
+            return {}
+        nonblank = _where(map(str.strip, lines))
+        out: dict[int, str] = {}
+        k = 0  # nonblank[k] is the first non-blank index >= i
+        for i in wanted:
+            while k < len(nonblank) and nonblank[k] < i:
+                k += 1
+            prev = lines[nonblank[k - 1]] if k > 0 else ""
+            j = k + 1 if k < len(nonblank) and nonblank[k] == i else k
+            nxt = lines[nonblank[j]] if j < len(nonblank) else ""
+            out[i] = context_hash(prev, lines[i], nxt)
+        return out
+
+    def _line_candidates(self, token: str) -> list[int]:
+        short = token[:6]
+        count = self.p6_count.get(short, 0)
+        if count == 0:
+            return []
+        found = [self._p6_position()[short]] if count == 1 else list(self._shared_p6()[short])
+        if len(token) > 6:
+            found = [i for i in found if self.hashes[i].startswith(token)]
+        return found
+
+    def _p6_position(self) -> dict[str, int]:
+        """Where each 6-char prefix occurs (the last place; used for unique prefixes only)."""
+        if self._p6_pos is None:
+            self._p6_pos = dict(zip(self.p6, range(len(self.p6)), strict=True))
+        return self._p6_pos
+
+    def _shared_p6(self) -> dict[str, list[int]]:
+        """Lines by 6-char prefix, for prefixes that several lines share (blank lines, ...)."""
+        if self._p6_groups is None:
+            groups: dict[str, list[int]] = {}
+            for i in self.shared:
+                groups.setdefault(self.p6[i], []).append(i)
+            self._p6_groups = groups
+        return self._p6_groups
+
+    def candidates(self, token: str) -> list[int]:
+        """The ladder: line-hash prefix matches, else context-hash prefix matches."""
+        found = self._line_candidates(token)
+        if found:
+            return found
+        if len(token) in _PREFIX_LENGTHS:
+            return list(self.ctx_group(len(token)).get(token, ()))
+        return [i for i, h in self.ctx.items() if h.startswith(token)]
+
+    def ctx_group(self, n: int) -> dict[str, list[int]]:
+        """Repeated lines by the ``n``-char prefix of their context hash, in file order."""
+        groups = self._ctx_groups.get(n)
+        if groups is None:
+            groups = {}
+            for i, h in self.ctx.items():
+                groups.setdefault(h[:n], []).append(i)
+            self._ctx_groups[n] = groups
+        return groups
+
+    def display(self, i: int) -> str:
+        """The shortest token that resolves to line ``i`` alone (see module docstring)."""
+        if not self.repeated(i):
+            h = self.hashes[i]
+            if self.p6_count[h[:6]] == 1:
+                return h[:6]
+            group = self._line_candidates(h[:6])
+            for n in _PREFIX_LENGTHS[1:]:
+                if sum(1 for j in group if self.hashes[j].startswith(h[:n])) == 1:
+                    return h[:n]
+            return self._with_rank(h, i)
+        c = self.ctx[i]
+        for n in _PREFIX_LENGTHS:
+            if self._line_candidates(c[:n]):
+                continue  # the ladder would stop at those lines first
+            if len(self.ctx_group(n)[c[:n]]) == 1:
+                return c[:n]
+        return self._with_rank(c, i)
+
+    def _with_rank(self, full: str, i: int) -> str:
+        for n in _PREFIX_LENGTHS:
+            token = full[:n]
+            found = self.candidates(token)
+            if i in found:
+                return f"{token}.{found.index(i) + 1}"
+        raise AssertionError("a line is always among its own hash's candidates")
+
+    def quality(self, i: int) -> str:
+        line = self.lines[i]
+        if not line.strip(_PUNCT_WS):
+            return LOW
+        if self.text_count[line] > 1:
+            return LOW if len(_WORD.findall(line)) <= _BOILERPLATE_WORDS else MEDIUM
+        return HIGH
+
+
+@gc_paused()
+def annotate(tf: TextFile) -> list[AnchoredLine]:
+    """Every line of ``tf`` with its display anchor and quality."""
+    lines = tf.lines
+    index = LineIndex(lines)
+    displays = list(index.p6)
+    qualities = [HIGH] * len(lines)
+    p6_count = index.p6_count
+    repeated = index.repeated_lines
+    if repeated:
+        ctx, groups = index.ctx, index.ctx_group(6)
+        by_text: dict[str, str] = {}
+        for i in repeated:
+            c = ctx[i][:6]
+            unique = len(groups[c]) == 1 and c not in p6_count
+            displays[i] = c if unique else index.display(i)
+            quality = by_text.get(lines[i])
+            if quality is None:
+                quality = by_text[lines[i]] = index.quality(i)
+            qualities[i] = quality
+    for i in index.shared:
+        if not index.repeated(i):
+            displays[i] = index.display(i)
+    for i in _where(map(not_, map(str.strip, lines, repeat(_PUNCT_WS)))):
+        qualities[i] = LOW
+    return list(
+        map(_make_line, zip(range(1, len(lines) + 1), lines, displays, qualities, strict=True))
+    )
+
+
+def render(lines: Sequence[AnchoredLine]) -> str:
+    """``LINE#HASH|text`` per line; a low-quality anchor is marked ``LINE#HASH~|text``."""
+    marks = _MARKS
+    return "".join([f"{n}#{h}{marks[q]}{text}\n" for n, text, h, q in lines])

@@ -1,0 +1,23 @@
+"""Simulated ``sed -i``: prove a shell line equal to GNU sed 4.9 (C.UTF-8), then apply it to bytes.
+
+Pure: no file I/O, no subprocess, stdlib only. ``parse_command_line`` recognises the line and
+compiles its script; ``apply_files`` turns each file's bytes into the bytes GNU ``sed -i``
+would leave. Both raise ``SedDecline`` with a one-sentence reason for anything they cannot
+prove, and the caller then lets its shell run the command as before.
+"""
+
+from __future__ import annotations
+
+from waymark.engine.sed.apply import apply_files, apply_script
+from waymark.engine.sed.decline import SedDecline
+from waymark.engine.sed.invocation import SedInvocation, parse_command_line
+from waymark.engine.sed.script import SedScript
+
+__all__ = [
+    "SedDecline",
+    "SedInvocation",
+    "SedScript",
+    "apply_files",
+    "apply_script",
+    "parse_command_line",
+]

@@ -1,0 +1,211 @@
+"""Bytes ⇄ lines without losing a byte.
+
+A file becomes a :class:`TextFile`: its encoding and BOM, and its lines, each with the
+terminator it had (``"\\n"``, ``"\\r\\n"``, ``"\\r"``, or ``""`` for a last line without a
+final newline). Lines are split only on those three terminators, as LSP defines a line —
+never with ``str.splitlines``, which also splits on U+2028, form feeds and more, and would
+make line numbers disagree with every editor.
+
+Undecodable UTF-8 bytes survive as lone surrogates (``surrogateescape``), so an unedited file
+encodes back to exactly its original bytes.
+"""
+
+from __future__ import annotations
+
+import codecs
+import operator
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from waymark.engine.errors import BinaryFile
+
+EOLS = ("\n", "\r\n", "\r")
+_LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|\Z)")
+_SNIFF_BYTES = 8192
+
+# Checked in order: the UTF-32 LE BOM starts with the UTF-16 LE BOM.
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_BOM_OF = {enc: bom for bom, enc in _BOMS}
+
+
+def _errors_for(encoding: str) -> str:
+    # UTF-16/32 have no surrogateescape round trip; surrogatepass keeps lone surrogates.
+    return "surrogateescape" if encoding == "utf-8" else "surrogatepass"
+
+
+def sniff_encoding(data: bytes) -> tuple[str, bool]:
+    """Return ``(encoding, has_bom)``; raise :class:`BinaryFile` for binary content."""
+    found: tuple[str, bool] = ("utf-8", False)
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            found = (encoding, True)
+            break
+    # Only a UTF-16/32 BOM explains NUL bytes; a UTF-8 BOM in front of them is still binary.
+    if found[0] == "utf-8" and b"\x00" in data[:_SNIFF_BYTES]:
+        raise BinaryFile(
+            "The file looks binary (it has NUL bytes and no UTF-16/32 BOM); "
+            "Waymark edits text files only, so use another tool for it.",
+            {"reason": "nul_byte"},
+        )
+    return found
+
+
+def split_lines(text: str) -> tuple[list[str], list[str]]:
+    """Split into (lines, terminators) on ``\\n``, ``\\r\\n`` and ``\\r`` only.
+
+    ``"a\\nb"`` → ``(["a", "b"], ["\\n", ""])``; ``"a\\n"`` → ``(["a"], ["\\n"])``;
+    ``""`` → ``([], [])``.
+    """
+    if "\r" not in text:
+        lines = text.split("\n")
+        last = lines.pop()
+        eols = ["\n"] * len(lines)
+        if last:
+            lines.append(last)
+            eols.append("")
+        return lines, eols
+    lines = []
+    eols = []
+    for match in _LINE_RE.finditer(text):
+        chunk = match.group()
+        if not chunk:
+            break
+        if chunk.endswith("\r\n"):
+            lines.append(chunk[:-2])
+            eols.append("\r\n")
+        elif chunk[-1] in "\r\n":
+            lines.append(chunk[:-1])
+            eols.append(chunk[-1])
+        else:
+            lines.append(chunk)
+            eols.append("")
+    return lines, eols
+
+
+def dominant_eol(eols: Sequence[str]) -> str:
+    """The most common terminator (first seen wins a tie); ``"\\n"`` when there is none."""
+    # Three C-level counts beat a Python pass: this runs on every edit of every file.
+    counts = {eol: eols.count(eol) for eol in EOLS}
+    best = max(counts.values())
+    if best == 0:
+        return "\n"
+    tied = [eol for eol in EOLS if counts[eol] == best]
+    return tied[0] if len(tied) == 1 else min(tied, key=eols.index)
+
+
+def eol_name(eol: str) -> str:
+    return {"\n": "lf", "\r\n": "crlf", "\r": "cr"}[eol]
+
+
+@dataclass(frozen=True)
+class TextFile:
+    """A decoded text file: lines with their own terminators, plus how to encode it back."""
+
+    lines: tuple[str, ...]
+    eols: tuple[str, ...]
+    encoding: str = "utf-8"
+    bom: bool = False
+
+    @classmethod
+    def decode(cls, data: bytes) -> TextFile:
+        encoding, bom = sniff_encoding(data)
+        body = data[len(_BOM_OF[encoding]) :] if bom else data
+        try:
+            text = body.decode(encoding, _errors_for(encoding))
+        except UnicodeDecodeError as exc:
+            raise BinaryFile(
+                f"The file has a {encoding} BOM but is not valid {encoding}; "
+                "Waymark will not guess, so edit it with another tool.",
+                {"reason": "undecodable", "encoding": encoding},
+            ) from exc
+        return cls.from_text(text, encoding=encoding, bom=bom)
+
+    @classmethod
+    def from_text(cls, text: str, *, encoding: str = "utf-8", bom: bool = False) -> TextFile:
+        lines, eols = split_lines(text)
+        return cls(tuple(lines), tuple(eols), encoding, bom)
+
+    @property
+    def text(self) -> str:
+        return "".join(map(operator.add, self.lines, self.eols))
+
+    def lines_with_ends(self) -> list[str]:
+        return list(map(operator.add, self.lines, self.eols))
+
+    def encode(self) -> bytes:
+        return self.encode_text(self.text)
+
+    def encode_text(self, text: str) -> bytes:
+        """Encode ``text`` the way this file is encoded (same codec, same BOM)."""
+        body = text.encode(self.encoding, _errors_for(self.encoding))
+        return (_BOM_OF[self.encoding] + body) if self.bom else body
+
+    def with_text(self, text: str) -> TextFile:
+        return TextFile.from_text(text, encoding=self.encoding, bom=self.bom)
+
+    @property
+    def eol(self) -> str:
+        """The terminator new lines take."""
+        return dominant_eol(self.eols)
+
+    @property
+    def final_newline(self) -> bool:
+        return not self.eols or self.eols[-1] != ""
+
+    @property
+    def eol_style(self) -> str:
+        """``lf``, ``crlf``, ``cr``, or ``mixed`` when several terminators occur."""
+        kinds = {e for e in self.eols if e}
+        if len(kinds) > 1:
+            return "mixed"
+        return eol_name(kinds.pop() if kinds else "\n")
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def splice(
+        self, start: int, end: int, new_lines: Sequence[str], eol: str | None = None
+    ) -> TextFile:
+        """Replace lines ``[start, end)`` (0-based) with ``new_lines``.
+
+        Bytes outside the splice stay identical. A replaced block keeps the terminator of its
+        last line, so replacing one line changes only that line's bytes; other new lines take
+        ``eol``, by default the file's dominant terminator. A file without a final newline
+        keeps lacking one.
+        """
+        if not 0 <= start <= end <= len(self.lines):
+            raise ValueError(f"bad splice [{start}, {end}) of {len(self.lines)} lines")
+        eol = eol or self.eol
+        lines = list(self.lines)
+        eols = list(self.eols)
+        new = list(new_lines)
+        if end > start:
+            new_eols = [eols[start + i] if start + i < end - 1 else eol for i in range(len(new))]
+            if new:
+                new_eols[-1] = eols[end - 1]
+            elif end == len(lines) and eols[end - 1] == "" and start > 0:
+                # Deleting the unterminated last line: the new last line loses its terminator.
+                eols[start - 1] = ""
+        else:
+            new_eols = [eol] * len(new)
+            if new and start == len(lines) and start > 0 and eols[-1] == "":
+                # Appending after an unterminated last line: it gains one, the new end lacks one.
+                eols[-1] = eol
+                new_eols[-1] = ""
+        lines[start:end] = new
+        eols[start:end] = new_eols
+        return TextFile(tuple(lines), tuple(eols), self.encoding, self.bom)
+
+
+def convert_newlines(text: str, eol: str) -> str:
+    """Give text written with ``\\n`` the file's terminator (text with ``\\r`` is kept as is)."""
+    if eol == "\n" or "\r" in text:
+        return text
+    return text.replace("\n", eol)

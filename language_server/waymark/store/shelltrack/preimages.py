@@ -1,0 +1,169 @@
+"""Pre-images of files a shell command may change, kept without copying the workspace.
+
+Clean files of a git work tree need nothing: their index blob is their pre-image, read
+afterwards with ``git cat-file`` (read-only). Every other file is copied into a
+content-addressed cache next to the workspace's history, once: a stat cache remembers which
+digest each file held, so the next command copies only files that changed since. Copies are
+bounded per command (``max_bytes``); a file beyond the bound is reported, not tracked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from waymark.store.files import atomic_write, digest
+from waymark.store.history.blobs import make_private_dir
+from waymark.store.shelltrack.scan import Signature
+
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+# A command whose Post never came (denied, host killed) leaves its state; gone after this.
+_STALE_PENDING_S = 86400
+# A stat stands for "unchanged" only if the file was already this much older than our read.
+_RACY_NS = 2_000_000_000
+
+
+class Unreachable(Exception):
+    """The file cannot be backed up; ``args[0]`` is the reason reported for it."""
+
+
+class Preimages:
+    """The cache under ``directory`` (the history's ``shell/``) and its stat index."""
+
+    def __init__(self, directory: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.dir = directory
+        self.blobs = directory / "blobs"
+        self.max_bytes = max_bytes
+        self.copied = 0
+        self._index_path = directory / "index.json"
+        self._index: dict[str, tuple[Signature, str, int]] = {}
+        self._dirty = False
+        make_private_dir(self.dir)
+        make_private_dir(self.blobs)
+        with contextlib.suppress(OSError, ValueError):
+            raw = json.loads(self._index_path.read_bytes())
+            self._index = {k: (tuple(v[0]), v[1], v[2]) for k, v in raw.items()}
+
+    def back_up(self, key: str, sig: Signature) -> str:
+        """The digest of ``key``'s bytes, stored in the cache; :class:`Unreachable` if not."""
+        cached = self._index.get(key)
+        if cached is not None and cached[0] == sig and self.blobs.joinpath(cached[1]).exists():
+            mtime_ns, ctime_ns = sig[4], sig[5]
+            if max(mtime_ns, ctime_ns) <= cached[2] - _RACY_NS:
+                return cached[1]
+        if self.copied + sig[3] > self.max_bytes:
+            raise Unreachable("backup_budget")
+        read_ns = time.time_ns()
+        try:
+            with open(key, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            raise Unreachable("unreadable") from exc
+        self.copied += len(data)
+        content = digest(data)
+        blob = self.blobs / content
+        if not blob.exists():
+            try:
+                atomic_write(blob, data)
+            except Exception as exc:
+                raise Unreachable("backup_failed") from exc
+        self._index[key] = (sig, content, read_ns)
+        self._dirty = True
+        return content
+
+    def load(self, content: str) -> bytes:
+        return (self.blobs / content).read_bytes()
+
+    def save(self) -> None:
+        """Persist the stat index and drop blobs no entry names any more."""
+        if not self._dirty:
+            return
+        raw = {k: [list(sig), d, ns] for k, (sig, d, ns) in self._index.items()}
+        atomic_write(self._index_path, json.dumps(raw).encode())
+        live = {d for _, d, _ in self._index.values()} | self._pending_digests()
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(self.blobs):
+                if entry.name not in live:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
+
+    def forget(self, keys: list[str]) -> None:
+        """Drop entries of files that no longer exist."""
+        for key in keys:
+            if self._index.pop(key, None) is not None:
+                self._dirty = True
+
+    # -- commands in flight -------------------------------------------------------------------
+
+    def put_pending(self, name: str, value: dict[str, Any]) -> None:
+        make_private_dir(self.dir / "pending")
+        atomic_write(self._pending(name), json.dumps(value).encode())
+
+    def take_pending(self, name: str) -> dict[str, Any] | None:
+        path = self._pending(name)
+        try:
+            value = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            return None
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return value if isinstance(value, dict) else None
+
+    def _pending_digests(self) -> set[str]:
+        """Digests commands still running need (another one may have re-backed their file)."""
+        out: set[str] = set()
+        cutoff = time.time() - _STALE_PENDING_S
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(self.dir / "pending"):
+                with contextlib.suppress(OSError):
+                    if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                        os.unlink(entry.path)
+                        continue
+                with contextlib.suppress(OSError, ValueError, AttributeError):
+                    out.update(json.loads(Path(entry.path).read_bytes())["backups"].values())
+        return out
+
+    def pending_path(self, name: str, suffix: str) -> Path:
+        """Where a command in flight keeps a file of its own (e.g. a copy of the git index)."""
+        make_private_dir(self.dir / "pending")
+        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:120]
+        return self.dir / "pending" / f"{safe}.{suffix}"
+
+    def _pending(self, name: str) -> Path:
+        return self.pending_path(name, "json")
+
+
+def git_blobs(root: Path, ids: set[str]) -> dict[str, bytes]:
+    """The contents of git blobs ``ids`` of the repository at ``root`` (read-only)."""
+    if not ids:
+        return {}
+    order = sorted(ids)
+    done = subprocess.run(
+        ["git", "cat-file", "--batch"],
+        cwd=root,
+        input="".join(f"{i}\n" for i in order).encode(),
+        capture_output=True,
+        env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+        timeout=120,
+        check=False,
+    )
+    out: dict[str, bytes] = {}
+    data = done.stdout
+    pos = 0
+    for blob_id in order:
+        end = data.find(b"\n", pos)
+        if end < 0:
+            break
+        header = data[pos:end].split(b" ")
+        pos = end + 1
+        if len(header) != 3 or header[1] != b"blob":
+            continue
+        size = int(header[2])
+        out[blob_id] = data[pos : pos + size]
+        pos += size + 1
+    return out

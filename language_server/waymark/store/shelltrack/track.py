@@ -1,0 +1,360 @@
+"""Bracket a shell command: scan before, diff after, record the changes into the open turn.
+
+:func:`begin` scans every workspace folder and backs up what has no other copy, then saves
+that state under a name (the host's tool-use id, or one of our own); :func:`finish` scans
+again, works out which files were created, modified or deleted, and records each one's
+pre-image and new digest with :meth:`History.track_shell`, so a rewind restores them with
+the usual conflict rules. What cannot be tracked is listed (``unreached``), never skipped
+silently.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shlex
+import shutil
+import stat
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from waymark.engine.errors import WaymarkError
+from waymark.store.files import digest, read_state
+from waymark.store.history import History
+from waymark.store.shelltrack.preimages import Preimages, Unreachable, git_blobs
+from waymark.store.shelltrack.scan import (
+    DEFAULT_MAX_FILES,
+    FolderScan,
+    GitUnavailable,
+    Signature,
+    git_paths,
+    index_blobs,
+    lstat_signature,
+    scan_git,
+    walk,
+)
+
+# Why a file is out of reach, as the turn's record and the hook's message say it.
+REASONS = {
+    "outside_workspace": "outside the workspace folders",
+    "ignored": "ignored by .gitignore",
+    "protected": "a protected path",
+    "too_large": "over the file size limit",
+    "symlink": "a symbolic link (links are not restored)",
+    "not_a_file": "not a regular file",
+    "backup_budget": "past the per-command backup budget",
+    "unreadable": "unreadable",
+    "backup_failed": "its backup could not be written",
+    "scan_cut_short": "in a folder too big to scan (file limit reached)",
+    "scan_failed": "in a folder git could no longer scan",
+}
+
+
+_REDIRECT = re.compile(r"^\d*[<>]+&?")
+
+
+@dataclass
+class Report:
+    """What one command changed (workspace-relative paths) and what was out of reach."""
+
+    created: list[str] = field(default_factory=list)
+    modified: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    unreached: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "created": self.created,
+            "modified": self.modified,
+            "deleted": self.deleted,
+            "unreached": [{"path": p, "reason": r} for p, r in sorted(self.unreached.items())],
+            "warnings": self.warnings,
+        }
+
+    def message(self) -> str:
+        """One paragraph for the model (or a terminal): what rewind covers and what not."""
+        parts = []
+        for name, paths in (
+            ("created", self.created),
+            ("modified", self.modified),
+            ("deleted", self.deleted),
+        ):
+            if paths:
+                parts.append(f"{name} {', '.join(paths)}")
+        text = (
+            "Waymark tracked this command's file changes (rewindable): " + "; ".join(parts) + "."
+            if parts
+            else "Waymark saw no file changes in the workspace from this command."
+        )
+        if self.unreached:
+            listed = "; ".join(
+                f"{p} ({REASONS.get(r, r)})" for p, r in sorted(self.unreached.items())
+            )
+            text += f" Not rewindable (out of reach): {listed}."
+        return text
+
+
+def _cache(history: History) -> Preimages:
+    return Preimages(history.dir / "shell")
+
+
+def begin(
+    history: History,
+    name: str,
+    *,
+    command: str | None = None,
+    cwd: Path | None = None,
+    max_files: int = DEFAULT_MAX_FILES,
+) -> None:
+    """Scan the workspace and back up what has no other copy, before a command runs."""
+    with history.lock:
+        cache = _cache(history)
+        scans: list[FolderScan] = []
+        backups: dict[str, str] = {}
+        skipped: dict[str, str] = {}
+        for number, folder in enumerate(history.workspace.folders):
+            scan = _scan(history, folder, None, max_files)
+            scans.append(scan)
+            if scan.index is not None and scan.index_sig is not None:
+                # The index as it was: the command may stage, commit or check out.
+                scan.index_copy = cache.pending_path(name, f"{number}.index")
+                shutil.copyfile(scan.index, scan.index_copy)
+            for rel, sig in scan.dirty.items():
+                if sig is None:
+                    continue
+                key = os.fspath(scan.root / rel)
+                why = _refusal(history, key, sig)
+                if why is None:
+                    try:
+                        backups[key] = cache.back_up(key, sig)
+                        continue
+                    except Unreachable as exc:
+                        why = str(exc.args[0])
+                skipped[key] = why
+        cache.save()
+        cache.put_pending(
+            name,
+            {
+                "scans": [_scan_json(s) for s in scans],
+                "backups": backups,
+                "skipped": skipped,
+                "named": _named_paths(history, command, cwd) if command else {},
+            },
+        )
+
+
+def finish(history: History, name: str) -> Report | None:
+    """Diff against :func:`begin`'s state and record the changes; None if it never ran."""
+    with history.lock:
+        cache = _cache(history)
+        pending = cache.take_pending(name)
+        if pending is None:
+            return None
+        report = Report()
+        changes: dict[str, tuple[bytes | None, str | None]] = {}
+        # Named paths out of reach are reported only if the command changed them.
+        unreached = {
+            path: reason
+            for path, (reason, sig) in pending["named"].items()
+            if lstat_signature(Path(path)) != (tuple(sig) if sig is not None else None)
+        }
+        backups: dict[str, str] = pending["backups"]
+        skipped: dict[str, str] = pending["skipped"]
+        for raw in pending["scans"]:
+            before = _scan_from_json(raw)
+            if before.cut_short:
+                unreached[os.fspath(before.root)] = "scan_cut_short"
+            after = _scan(history, before.scope, before, DEFAULT_MAX_FILES)
+            if after.git != before.git:
+                unreached[os.fspath(before.scope)] = "scan_failed"
+                continue
+            _diff(history, cache, before, after, backups, skipped, changes, unreached)
+            if before.index_copy is not None:
+                with contextlib.suppress(OSError):
+                    before.index_copy.unlink()
+        for key, (old, new) in sorted(changes.items()):
+            display = history.display(key)
+            kind = report.created if old is None else report.deleted if new is None else None
+            (kind if kind is not None else report.modified).append(display)
+        cache.forget([k for k, (_, new) in changes.items() if new is None])
+        cache.save()
+        report.unreached = {history.display(k): r for k, r in unreached.items()}
+        report.warnings = history.track_shell(changes, unreached)
+        return report
+
+
+def _scan(history: History, folder: Path, before: FolderScan | None, max_files: int) -> FolderScan:
+    """git's view when ``folder`` is in a work tree (and was before), else a bounded walk."""
+    if before is None or before.git:
+        paths = git_paths(folder)
+        if paths is not None:
+            with contextlib.suppress(GitUnavailable):
+                return scan_git(folder, *paths)
+    return walk(folder, history.workspace, max_files)
+
+
+def _diff(
+    history: History,
+    cache: Preimages,
+    before: FolderScan,
+    after: FolderScan,
+    backups: dict[str, str],
+    skipped: dict[str, str],
+    changes: dict[str, tuple[bytes | None, str | None]],
+    unreached: dict[str, str],
+) -> None:
+    candidates = set(before.dirty) | set(after.dirty)
+    old_index: dict[str, str] | None = None
+    if before.git and after.index_sig != before.index_sig:
+        # The command changed the index: every entry that moved is a candidate too.
+        old_index = _index_blobs(before, None)
+        assert after.index is not None
+        new_index = index_blobs(after, after.index, None)
+        changed = old_index.keys() | new_index.keys()
+        candidates |= {p for p in changed if old_index.get(p) != new_index.get(p)}
+    was_clean: list[str] = []
+    for rel in sorted(candidates):
+        key = os.fspath(before.root / rel)
+        now = after.dirty[rel] if rel in after.dirty else lstat_signature(before.root / rel)
+        if rel in before.dirty:
+            if before.dirty[rel] == now:
+                continue
+            if before.dirty[rel] is not None and key not in backups:
+                unreached[key] = skipped.get(key, "unreadable")
+                continue
+        why = _refusal(history, key, now) if now is not None else _policy(history, key)
+        if why is not None:
+            unreached[key] = why
+            continue
+        if rel in before.dirty:
+            old_digest = backups.get(key)
+            old = cache.load(old_digest) if old_digest is not None else None
+            _note(key, old, changes, unreached)
+        else:
+            was_clean.append(rel)
+    if old_index is None:
+        old_index = _index_blobs(before, was_clean)
+    clean = {rel: old_index[rel] for rel in was_clean if rel in old_index}
+    for rel in was_clean:
+        if rel not in clean:
+            # In no index and not dirty before: the file did not exist.
+            _note(os.fspath(before.root / rel), None, changes, unreached)
+    blobs = git_blobs(before.root, set(clean.values()))
+    for rel, blob_id in clean.items():
+        key = os.fspath(before.root / rel)
+        if blob_id not in blobs:
+            unreached[key] = "unreadable"
+            continue
+        _note(key, blobs[blob_id], changes, unreached)
+
+
+def _index_blobs(before: FolderScan, paths: list[str] | None) -> dict[str, str]:
+    """Blob ids in the index as it was before the command (its copy)."""
+    if before.index_copy is None or (paths is not None and not paths):
+        return {}
+    return index_blobs(before, before.index_copy, paths)
+
+
+def _note(
+    key: str,
+    old: bytes | None,
+    changes: dict[str, tuple[bytes | None, str | None]],
+    unreached: dict[str, str],
+) -> None:
+    try:
+        state = read_state(Path(key))
+    except WaymarkError:
+        unreached[key] = "unreadable"
+        return
+    if state.digest == (digest(old) if old is not None else None):
+        return
+    changes[key] = (old, state.digest)
+
+
+def _policy(history: History, key: str) -> str | None:
+    try:
+        history.workspace.resolve(key)
+    except WaymarkError as exc:
+        return "outside_workspace" if exc.code == "path_outside_workspace" else "protected"
+    return None
+
+
+def _refusal(history: History, key: str, sig: Signature) -> str | None:
+    """Why ``key`` (with stat ``sig``) cannot be tracked, or None."""
+    if stat.S_ISLNK(sig[0]):
+        return "symlink"
+    if not stat.S_ISREG(sig[0]):
+        return "not_a_file"
+    why = _policy(history, key)
+    if why is not None:
+        return why
+    if sig[3] > history.workspace.max_file_size:
+        return "too_large"
+    return None
+
+
+def _named_paths(history: History, command: str, cwd: Path | None) -> dict[str, Any]:
+    """Paths the command names that are outside the workspace or git-ignored, with stats."""
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:
+        words = command.split()
+    base = cwd or (history.workspace.folders[0] if history.workspace.folders else Path.cwd())
+    out: dict[str, str] = {}
+    inside: list[Path] = []
+    for word in words:
+        word = _REDIRECT.sub("", word)
+        if "/" not in word or "://" in word or word.startswith("-"):
+            continue
+        path = Path(os.path.expanduser(word))
+        real = Path(os.path.realpath(path if path.is_absolute() else base / path))
+        if history.workspace._folder_of(real) is None:
+            out[os.fspath(real)] = "outside_workspace"
+        else:
+            inside.append(real)
+    out.update({os.fspath(p): "ignored" for p in _ignored(inside)})
+    return {path: (reason, lstat_signature(Path(path))) for path, reason in out.items()}
+
+
+def _ignored(paths: list[Path]) -> list[Path]:
+    if not paths:
+        return []
+    try:
+        done = subprocess.run(
+            ["git", "check-ignore", "-z", "--stdin"],
+            cwd=paths[0].parent if paths[0].parent.is_dir() else Path.cwd(),
+            input=b"".join(os.fsencode(p) + b"\0" for p in paths),
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [Path(os.fsdecode(p)) for p in done.stdout.split(b"\0") if p]
+
+
+def _scan_json(scan: FolderScan) -> dict[str, Any]:
+    return {
+        "root": os.fspath(scan.root),
+        "scope": os.fspath(scan.scope),
+        "git": scan.git,
+        "dirty": {k: list(v) if v is not None else None for k, v in scan.dirty.items()},
+        "index": os.fspath(scan.index) if scan.index else None,
+        "indexSig": list(scan.index_sig) if scan.index_sig else None,
+        "indexCopy": os.fspath(scan.index_copy) if scan.index_copy else None,
+        "cutShort": scan.cut_short,
+    }
+
+
+def _scan_from_json(raw: dict[str, Any]) -> FolderScan:
+    scan = FolderScan(Path(raw["root"]), bool(raw["git"]), Path(raw["scope"]))
+    scan.dirty = {k: tuple(v) if v is not None else None for k, v in raw["dirty"].items()}
+    scan.index = Path(raw["index"]) if raw["index"] else None
+    scan.index_sig = tuple(raw["indexSig"]) if raw["indexSig"] else None
+    scan.index_copy = Path(raw["indexCopy"]) if raw["indexCopy"] else None
+    scan.cut_short = bool(raw["cutShort"])
+    return scan

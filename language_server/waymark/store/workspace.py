@@ -1,0 +1,183 @@
+"""Which paths a command may touch.
+
+A ``path`` is absolute or relative to the first workspace folder. After resolving symlinks it
+must lie inside a workspace folder, and neither its spelled path nor its resolved path may
+match a protected glob (so a link named ``notes`` pointing at ``.git/config`` is refused).
+
+Globs: ``**`` spans any number of path segments, ``*`` and ``?`` stay within one. A glob
+that does not start with ``/`` or ``**/`` also matches at any depth, the way ``.gitignore``
+entries do: ``.git/**`` protects a submodule's ``.git`` too. A leading ``/`` anchors it at
+the folder root.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
+
+from waymark.engine.errors import (
+    FileNotFound,
+    FileTooLarge,
+    InvalidParams,
+    IoError,
+    IsDirectory,
+    PathOutsideWorkspace,
+    ProtectedPath,
+)
+
+DEFAULT_PROTECTED = (".git/**", ".ssh/**", ".gnupg/**", "**/.env", "node_modules/**")
+DEFAULT_MAX_FILE_SIZE = 20 * 1024 * 1024
+
+
+@lru_cache(maxsize=256)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """Compile a protected-path glob to a regex over ``/``-separated relative paths."""
+    anchored = pattern.startswith("/")
+    body = pattern.lstrip("/")
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        if body.startswith("**/", i):
+            out.append("(?:[^/]+/)*")
+            i += 3
+        elif body.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif body[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif body[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(body[i]))
+            i += 1
+    prefix = "" if anchored or body.startswith("**") else "(?:[^/]+/)*"
+    # `dir/**` also names `dir` itself.
+    core = "".join(out)
+    if core.endswith("/.*"):
+        core = core[:-3] + "(?:/.*)?"
+    return re.compile(prefix + core + r"\Z")
+
+
+def matches_glob(relative: str, patterns: Iterable[str]) -> str | None:
+    """Return the first pattern that matches ``relative`` (a ``/``-separated path)."""
+    for pattern in patterns:
+        if glob_regex(pattern).match(relative):
+            return pattern
+    return None
+
+
+@dataclass(frozen=True)
+class ResolvedPath:
+    """A path a command may use: how to show it, and the real file behind it."""
+
+    display: str  # relative to its workspace folder when inside one, with "/" separators
+    lexical: Path  # absolute, symlinks not resolved (what the user named)
+    real: Path  # absolute, symlinks resolved (what gets read and written)
+    folder: Path  # the (real) workspace folder it lies in
+
+
+@dataclass
+class Workspace:
+    """Workspace folders and the path policy over them."""
+
+    folders: list[Path] = field(default_factory=list)
+    protected: Sequence[str] = DEFAULT_PROTECTED
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    # Directories never touched whatever the globs say: the history's own (it may lie inside
+    # a folder, and an agent writing a journal there must not steer a rewind).
+    protected_dirs: Sequence[Path] = ()
+
+    def __post_init__(self) -> None:
+        # Folders passed to the constructor must be real paths too, or every file under a
+        # symlinked folder would resolve "outside" it.
+        self.set_folders(self.folders)
+        self.protected_dirs = tuple(Path(os.path.realpath(d)) for d in self.protected_dirs)
+
+    def set_folders(self, folders: Iterable[Path]) -> None:
+        self.folders = [Path(os.path.realpath(f)) for f in folders]
+
+    def resolve(self, path: str, *, base: Path | None = None) -> ResolvedPath:
+        """Resolve and police a path; raise the contract's error when it is not allowed."""
+        if not isinstance(path, str) or not path.strip():
+            raise InvalidParams("`path` must be a non-empty string.", {"field": "path"})
+        if "\x00" in path:
+            raise InvalidParams("`path` must not contain NUL characters.", {"field": "path"})
+        if not self.folders:
+            raise PathOutsideWorkspace(
+                "The server has no workspace folder; open a folder (or pass --root) first.",
+                {"path": path},
+            )
+        candidate = Path(os.path.expanduser(path) if path.startswith("~") else path)
+        if not candidate.is_absolute():
+            candidate = (base or self.folders[0]) / candidate
+        lexical = Path(os.path.normpath(candidate))
+        real = Path(os.path.realpath(lexical))
+        folder = self._folder_of(real)
+        if folder is None:
+            raise PathOutsideWorkspace(
+                f"{path} resolves to {real}, outside the workspace folders; "
+                "Waymark works only on files inside the workspace folders.",
+                {"path": path, "resolved": str(real), "folders": [str(f) for f in self.folders]},
+            )
+        for private in self.protected_dirs:
+            if real == private or real.is_relative_to(private):
+                raise ProtectedPath(
+                    f"{path} lies in Waymark's history directory, which is never read or "
+                    "written through Waymark's commands; choose another file.",
+                    {"path": path, "pattern": os.fspath(private)},
+                )
+        display = real.relative_to(folder).as_posix()
+        spelled = self._relative_spelling(lexical)
+        for relative in {display, spelled} - {None}:
+            assert relative is not None
+            pattern = matches_glob(relative, self.protected)
+            if pattern is not None:
+                raise ProtectedPath(
+                    f"{path} is protected by the glob {pattern!r} and is never written; "
+                    "choose another file or change protectedPaths.",
+                    {"path": path, "pattern": pattern},
+                )
+        return ResolvedPath(display=display, lexical=lexical, real=real, folder=folder)
+
+    def _folder_of(self, real: Path) -> Path | None:
+        # The most specific folder wins when folders nest.
+        inside = [f for f in self.folders if real == f or real.is_relative_to(f)]
+        return max(inside, key=lambda f: len(f.parts)) if inside else None
+
+    def _relative_spelling(self, lexical: Path) -> str | None:
+        for folder in self.folders:
+            if lexical.is_relative_to(folder):
+                return PurePosixPath(lexical.relative_to(folder)).as_posix()
+        return None
+
+    def check_readable(self, resolved: ResolvedPath) -> int:
+        """Check the file exists, is not a directory and fits the size limit; return its size."""
+        try:
+            st = os.stat(resolved.real)
+        except FileNotFoundError as exc:
+            raise FileNotFound(
+                f"{resolved.display} does not exist; check the path, "
+                "or create the file with waymark.write.",
+                {"path": resolved.display},
+            ) from exc
+        except OSError as exc:
+            raise IoError.from_os_error(exc, "stat", resolved.display) from exc
+        if stat.S_ISDIR(st.st_mode):
+            raise IsDirectory(
+                f"{resolved.display} is a directory; pass a file path.",
+                {"path": resolved.display},
+            )
+        if st.st_size > self.max_file_size:
+            raise FileTooLarge(
+                f"{resolved.display} is {st.st_size} bytes, over the {self.max_file_size}-byte "
+                "limit; edit a smaller file or raise maxFileSize.",
+                {"path": resolved.display, "size": st.st_size, "limit": self.max_file_size},
+            )
+        return st.st_size
