@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything the tests need on a fresh Debian 12 machine, then every test layer:
-# lint and types, unit + differential + e2e + Neovim (pytest), the VS Code extension
+# lint, types and import layers, unit + differential + e2e + Neovim (pytest), the VS Code extension
 # (lint, types, unit tests, .vsix, real code-server in Chromium).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,5 +14,6 @@ source scripts/setup.sh test
 echo "== agent hosts (pinned, for tests/hosts)"; bash scripts/install-hosts.sh
 echo "== ruff"; ruff check . && ruff format --check .
 echo "== mypy"; mypy
+echo "== import-linter (the layers)"; lint-imports
 echo "== pytest"; pytest -q -p no:cacheprovider
 echo "== vscode extension"; bash vscode-extension/scripts/test.sh

@@ -1,9 +1,11 @@
-"""How a door that is not the editor (CLI, MCP server, host hooks) opens a workspace.
+"""How every door opens a workspace: :func:`open_context`, and :func:`open_door` around it.
 
-Every such door of one workspace opens the same context: the workspace's one history and the
-workspace's default session, whose read records persist next to the history so that a read
-through one door (``waymark_read`` over MCP) counts for a write through another (``waymark
-replace`` in a terminal). Changing how doors share a workspace happens here only.
+The LSP server calls :func:`open_context` with the editor's folders and options. Every other
+door (CLI, MCP server, host hooks, ``waymark run``, ``waymark history``) calls
+:func:`open_door`, and all of them of one workspace open the same context: the workspace's
+one history and default session, whose read records persist next to the history so that a
+read through one door (``waymark_read`` over MCP) counts for a write through another
+(``waymark replace`` in a terminal). Changing how doors share a workspace happens here only.
 """
 
 from __future__ import annotations
@@ -14,7 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from waymark.commands.context import CommandContext, default_history_dir, load_options
+from waymark.commands.context import (
+    CommandContext,
+    Editor,
+    Options,
+    default_history_dir,
+    load_options,
+)
 from waymark.store.files import atomic_write, create_parents
 from waymark.store.session import Session
 
@@ -47,6 +55,11 @@ class Door:
         self.ctx.session = Session.from_json(self.ctx.session.id, text)
         self._text, self._seen = text, seen
 
+    def close(self) -> None:
+        """Release the history's descriptors (a one-shot process is done with them)."""
+        if self.ctx.history is not None:
+            self.ctx.history.close()
+
     def _signature(self) -> tuple[int, ...] | None:
         try:
             st = os.stat(self.state)
@@ -54,6 +67,18 @@ class Door:
             return None
         # A replace by another process makes a new inode; mtime and size cover the rest.
         return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def open_context(
+    folders: list[Path],
+    options: Options,
+    *,
+    editor: Editor | None = None,
+    tag_writes: bool = True,
+) -> CommandContext:
+    """The one way a door gets its workspace, session and history (``tag_writes`` false: its
+    writes belong to no session, as a terminal's)."""
+    return CommandContext.create(folders, options, editor=editor, tag_writes=tag_writes)
 
 
 def default_session(root: Path) -> str:
@@ -85,7 +110,7 @@ def open_door(
     if max_history_bytes is not None:
         raw["maxHistoryBytes"] = max_history_bytes
     options, warnings = load_options(raw)
-    ctx = CommandContext.create([root], options, tag_writes=session is not None)
+    ctx = open_context([root], options, tag_writes=session is not None)
     ctx.warnings[:0] = warnings
     # Our own file, not the workspace's: a symlinked home is fine, resolve it once.
     # ctx.session.id, not the name asked for: an unsafe name was replaced by a fresh id.

@@ -1,7 +1,7 @@
 """``waymark history show|prune|delete``: look after a workspace's history from a terminal.
 
 Works on the same per-workspace history every door uses (see docs/history.md); it opens it
-without a session, like the rest of the CLI.
+through the doors' one entry, without a session, like the rest of the CLI.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from waymark.commands.context import default_history_dir
-from waymark.store.history import DEFAULT_MAX_BYTES, History, delete_history, workspace_dir
+from waymark.doors.entry import open_door
+from waymark.store.history import DEFAULT_MAX_BYTES, delete_history, workspace_dir
 from waymark.store.history.store import DEFAULT_MAX_SNAPSHOTS
 
 _EMPTY = {"trackedFiles": 0, "blobBytes": 0, "journalBytes": 0, "maxHistoryBytes": 0}
@@ -46,12 +47,11 @@ def main(args: argparse.Namespace) -> int:
         return _print(args, {"ok": True, "directory": str(directory), "turns": [], **_EMPTY})
     if args.keep is not None and args.keep < 1:
         return _print(args, {"ok": False, "message": "--keep must be at least 1."})
-    history = History.open(
-        history_dir,
-        [root],
-        max_snapshots=DEFAULT_MAX_SNAPSHOTS,
-        max_bytes=max(args.max_history_bytes, 1),
+    door = open_door(
+        root, history_dir=history_dir, max_history_bytes=max(args.max_history_bytes, 1)
     )
+    history = door.ctx.history
+    assert history is not None  # doors open with checkpointing on
     out: dict[str, Any] = {"ok": True}
     if args.action == "prune":
         out["dropped"] = history.prune(args.keep or DEFAULT_MAX_SNAPSHOTS)
@@ -67,7 +67,7 @@ def main(args: argparse.Namespace) -> int:
         journalBytes=usage.journal_bytes,
         maxHistoryBytes=usage.max_bytes,
     )
-    history.close()
+    door.close()
     return _print(args, out)
 
 

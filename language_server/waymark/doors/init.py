@@ -15,12 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from waymark.doors.hosts import HOSTS
 from waymark.store.files import atomic_write, create_parents
-
-HOSTS = ("claude-code", "qwen-code", "codex")
-# A hook answers well within this or lets the tool run. Claude Code counts seconds, Qwen
-# Code milliseconds.
-HOOK_TIMEOUT = {"claude-code": 10, "qwen-code": 10_000}
 
 
 class InitError(Exception):
@@ -68,14 +64,18 @@ def _add_unique(items: list[str], value: str) -> None:
         items.append(value)
 
 
-def _hooks(config: dict[str, Any], host: str, shell: str, editors: str) -> None:
-    command = _shell([*waymark_command(), "hook", host])
-    timeout = HOOK_TIMEOUT[host]
+def _hooks(config: dict[str, Any], name: str) -> None:
+    host = HOSTS[name]
+    assert host.hook_timeout is not None
+    command = _shell([*waymark_command(), "hook", name])
+    shell, editors = sorted(host.shell), list(host.editors)
+    timeout = host.hook_timeout
+    tools = f"{host.matcher(shell)}|{host.matcher(editors)}"
     _add_hook(config, "UserPromptSubmit", None, command, timeout)
-    _add_hook(config, "PreToolUse", f"{shell}|{editors}", command, timeout)
-    _add_hook(config, "PostToolUse", f"{shell}|{editors}", command, timeout)
+    _add_hook(config, "PreToolUse", tools, command, timeout)
+    _add_hook(config, "PostToolUse", tools, command, timeout)
     # A shell command that fails may have changed files half-way: tracked all the same.
-    _add_hook(config, "PostToolUseFailure", shell, command, timeout)
+    _add_hook(config, "PostToolUseFailure", host.matcher(shell), command, timeout)
 
 
 def _claude_code(root: Path) -> dict[str, str]:
@@ -87,7 +87,7 @@ def _claude_code(root: Path) -> dict[str, str]:
     )
     settings_path = root / ".claude" / "settings.json"
     settings = _load_json(settings_path)
-    _hooks(settings, "claude-code", "Bash", "Edit|Write|MultiEdit|NotebookEdit")
+    _hooks(settings, "claude-code")
     _add_unique(settings.setdefault("enabledMcpjsonServers", []), "waymark")
     _add_unique(settings.setdefault("permissions", {}).setdefault("allow", []), "mcp__waymark")
     return {str(mcp_path): _json(mcp), str(settings_path): _json(settings)}
@@ -100,8 +100,7 @@ def _qwen_code(root: Path) -> dict[str, str]:
     settings.setdefault("mcpServers", {}).setdefault(
         "waymark", {"command": command[0], "args": [*command[1:], "mcp"], "trust": True}
     )
-    # Qwen Code matches unanchored: "edit" alone would also match mcp__waymark__waymark_edit.
-    _hooks(settings, "qwen-code", "^run_shell_command$", "^(edit|write_file)$")
+    _hooks(settings, "qwen-code")
     return {str(path): _json(settings)}
 
 

@@ -9,6 +9,7 @@ and says on stderr what it tracked and how to undo it. The exit status is the co
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import subprocess
@@ -17,9 +18,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from waymark.commands.context import default_history_dir
-from waymark.store.history import History
-from waymark.store.shelltrack.track import begin, finish
+from waymark.commands.registry import execute
+from waymark.commands.tracking import after_shell, before_shell
+from waymark.doors.entry import open_door
 
 
 def add_parser(sub: Any) -> None:
@@ -38,23 +39,31 @@ def main(args: argparse.Namespace) -> int:
     if not argv:
         print("waymark run: give the command after --, e.g. waymark run -- make", file=sys.stderr)
         return 2
-    root = Path(os.path.realpath(args.root))
-    history_dir = Path(args.history_dir) if args.history_dir else default_history_dir()
-    session = args.session or os.environ.get("WAYMARK_SESSION")
-    history = History.open(history_dir, [root], session=session)
+    door = open_door(
+        args.root,
+        session=args.session or os.environ.get("WAYMARK_SESSION"),
+        history_dir=Path(args.history_dir) if args.history_dir else None,
+    )
     try:
         prompt_id = args.prompt_id or f"run-{uuid.uuid4().hex[:12]}"
-        history.make_snapshot(prompt_id, " ".join(argv)[:200])
+        opened = asyncio.run(
+            execute(
+                door.ctx, "waymark.snapshot", {"promptId": prompt_id, "label": " ".join(argv)[:200]}
+            )
+        )
+        if not opened["ok"]:
+            print(f"waymark run: {opened['message']}", file=sys.stderr)
+            return 1
         name = f"run-{uuid.uuid4().hex}"
-        begin(history, name, command=" ".join(argv), cwd=Path.cwd())
+        before_shell(door.ctx, name, " ".join(argv), Path.cwd())
         try:
             status = subprocess.call(argv)
         except OSError as exc:
             print(f"waymark run: cannot run {argv[0]}: {exc.strerror}", file=sys.stderr)
             status = 127
-        report = finish(history, name)
+        report = after_shell(door.ctx, name)
     finally:
-        history.close()
+        door.close()
     assert report is not None
     if args.json:
         print(json.dumps({"promptId": prompt_id, **report.to_json()}), file=sys.stderr)

@@ -13,9 +13,12 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
+from waymark.commands.context import CommandContext
 from waymark.store.history import History
 from waymark.store.shelltrack.track import Report, begin, finish
 
@@ -250,6 +253,8 @@ def test_waymark_run_cli(ws: Path, tmp_path: Path) -> None:
 def test_host_hook_events(ws: Path, history: History, tmp_path: Path) -> None:
     from waymark.doors.hooks.shell import after, before
 
+    # The hooks reach the history through their door's context; only its history is read.
+    ctx = cast(CommandContext, SimpleNamespace(history=history))
     git_tree(ws, {"a.txt": b"a\n", "b.txt": b"b\n"})
     history.make_snapshot("t1")
     script = f"python3 -c \"open('a.txt','w').write('A')\" && rm b.txt && echo x > {tmp_path}/o"
@@ -260,16 +265,16 @@ def test_host_hook_events(ws: Path, history: History, tmp_path: Path) -> None:
         "tool_input": {"command": script},
         "tool_use_id": "toolu_1",
     }
-    before(history, {**event, "hook_event_name": "PreToolUse"})
+    before(ctx, {**event, "hook_event_name": "PreToolUse"})
     sh(ws, script)
-    answer = after(history, {**event, "hook_event_name": "PostToolUse"})
+    answer = after(ctx, {**event, "hook_event_name": "PostToolUse"})
     assert answer is not None
     context = answer["hookSpecificOutput"]["additionalContext"]
     assert answer["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
     assert "modified a.txt; deleted b.txt" in context
     assert f"{tmp_path}/o (outside the workspace folders)" in context
     # A Post without its Pre (a hook installed mid-call) records nothing and says nothing.
-    assert after(history, {**event, "hook_event_name": "PostToolUse"}) is None
+    assert after(ctx, {**event, "hook_event_name": "PostToolUse"}) is None
     assert outcome(history) == {"restored": ["a.txt", "b.txt"]}
     assert (ws / "a.txt").read_bytes() == b"a\n" and (ws / "b.txt").read_bytes() == b"b\n"
 

@@ -19,9 +19,9 @@ import struct
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import attrs
-from pygls.uris import to_fs_path
 
 from waymark.commands.context import CommandContext
 from waymark.commands.registry import execute
@@ -168,11 +168,19 @@ def _discard(ctx: CommandContext, token: str) -> None:
         ctx.pending.take(token)
 
 
+def _fs_path(uri: str) -> str | None:
+    """The local path of a ``file:`` URI our own commands made (``Path.as_uri``)."""
+    parts = urlsplit(uri)
+    if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
+        return None
+    return unquote(parts.path)
+
+
 def _note_landed(ctx: CommandContext, files: list[dict[str, Any]], result: dict[str, Any]) -> None:
     """The agent's session learns the bytes that landed, the user's version included."""
     final: dict[str, str | None] = {}
     for file in files:
-        fs_path = to_fs_path(file["uri"])
+        fs_path = _fs_path(file["uri"])
         if fs_path is None:
             continue
         real = Path(os.path.realpath(fs_path))

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from waymark.commands.registry import execute
+from waymark.commands.tracking import after_host_write, before_host_write
 from waymark.doors.entry import Door, open_door
 from waymark.doors.hooks import shell
-from waymark.doors.hooks.hosts import Host
-from waymark.store.files import read_state
+from waymark.doors.hosts import Host
 
 LABEL_MAX = 60
 # Only a command mentioning sed can be one Waymark simulates.
@@ -28,37 +28,34 @@ def handle(host: Host, event: dict[str, Any]) -> dict[str, Any] | None:
     """The JSON answer to one hook call, or ``None`` to let the host go on as usual."""
     name = event.get("hook_event_name")
     cwd = str(event.get("cwd") or os.getcwd())
-    door = open_door(workspace_root(cwd))
+    door = open_door(workspace_root(host, cwd))
     if name == "UserPromptSubmit":
         return open_turn(door, event)
     tool = event.get("tool_name")
     tool_input = event.get("tool_input") or {}
-    history = door.ctx.history
     if tool in host.shell:
         if name == "PreToolUse":
             command = str(tool_input.get("command"))
             answer = simulate_sed(door, command, cwd) if _MAYBE_SED.search(command) else None
             # A command that runs after all: its file changes are tracked around it.
-            if answer is None and history is not None:
-                shell.before(history, event)
+            if answer is None:
+                shell.before(door.ctx, event)
             return answer
-        return shell.after(history, event) if history is not None else None
-    if tool in host.editors and history is not None:
+        return shell.after(door.ctx, event)
+    if tool in host.editors:
         target = tool_input.get(host.editors[tool])
         if not isinstance(target, str):
             raise ValueError(f"the {tool} call names no file")
-        path = door.ctx.workspace.resolve(target, base=Path(cwd)).real
         if name == "PreToolUse":
-            warn(history.track_edit(path))
+            warn(before_host_write(door.ctx, target, Path(cwd)))
         elif name == "PostToolUse":
-            # What the host wrote is the agent's own write, so a rewind may undo it.
-            history.record_write(path, read_state(path).digest)
+            after_host_write(door.ctx, target, Path(cwd))
     return None
 
 
-def workspace_root(cwd: str) -> str:
+def workspace_root(host: Host, cwd: str) -> str:
     """The project the host runs in (where it also starts ``waymark mcp``)."""
-    return os.environ.get("CLAUDE_PROJECT_DIR") or os.environ.get("QWEN_PROJECT_DIR") or cwd
+    return next((os.environ[v] for v in host.project_env if os.environ.get(v)), cwd)
 
 
 def label_of(prompt: str) -> str:

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from waymark.store.history import History
-from waymark.store.shelltrack.track import begin, finish
+from waymark.commands.context import CommandContext
+from waymark.commands.tracking import after_shell, before_shell
 
 
 def _call_name(event: Mapping[str, Any], command: str) -> str:
@@ -34,21 +34,18 @@ def _command(event: Mapping[str, Any]) -> str:
     return command if isinstance(command, str) else ""
 
 
-def before(history: History, event: Mapping[str, Any]) -> None:
+def before(ctx: CommandContext, event: Mapping[str, Any]) -> None:
     """PreToolUse of the shell tool: scan and back up; the command then runs as usual."""
     command = _command(event)
     cwd = event.get("cwd")
-    begin(
-        history,
-        _call_name(event, command),
-        command=command,
-        cwd=Path(cwd) if isinstance(cwd, str) else None,
+    before_shell(
+        ctx, _call_name(event, command), command, Path(cwd) if isinstance(cwd, str) else None
     )
 
 
-def after(history: History, event: Mapping[str, Any]) -> dict[str, Any] | None:
+def after(ctx: CommandContext, event: Mapping[str, Any]) -> dict[str, Any] | None:
     """PostToolUse(Failure) of the shell tool: record the changes, tell the model (None: no Pre)."""
-    report = finish(history, _call_name(event, _command(event)))
+    report = after_shell(ctx, _call_name(event, _command(event)))
     if report is None:
         return None
     text = " ".join([report.message(), *report.warnings])

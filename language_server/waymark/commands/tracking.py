@@ -1,0 +1,41 @@
+"""Changes Waymark does not make itself: a host's own edit tools and any shell command.
+
+The hooks and ``waymark run`` record them into the workspace's one history through these
+functions and the door's :class:`CommandContext`, the way every command reaches the history,
+so no door drives the history on its own. With checkpointing off there is no history and
+each of them does nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from waymark.commands.context import CommandContext
+from waymark.store.files import read_state
+from waymark.store.shelltrack.track import Report, begin, finish
+
+
+def before_host_write(ctx: CommandContext, target: str, cwd: Path) -> list[str]:
+    """Back up the file a host's own edit/write tool is about to change; its warnings."""
+    if ctx.history is None:
+        return []
+    return ctx.history.track_edit(ctx.workspace.resolve(target, base=cwd).real)
+
+
+def after_host_write(ctx: CommandContext, target: str, cwd: Path) -> None:
+    """Record what a host's own tool wrote, as the agent's write (a rewind may undo it)."""
+    if ctx.history is None:
+        return
+    path = ctx.workspace.resolve(target, base=cwd).real
+    ctx.history.record_write(path, read_state(path).digest)
+
+
+def before_shell(ctx: CommandContext, call: str, command: str, cwd: Path | None) -> None:
+    """Scan and back up before shell command ``call`` runs."""
+    if ctx.history is not None:
+        begin(ctx.history, call, command=command, cwd=cwd)
+
+
+def after_shell(ctx: CommandContext, call: str) -> Report | None:
+    """Record what shell command ``call`` changed (None: nothing began it)."""
+    return finish(ctx.history, call) if ctx.history is not None else None
