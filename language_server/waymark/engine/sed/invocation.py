@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass
 
 from waymark.engine.sed.decline import SedDecline
-from waymark.engine.sed.script import SedScript, parse_script
+from waymark.engine.sed.script import SedScript
+from waymark.engine.sed.script_parse import parse_script
 from waymark.engine.sed.shell import Word, glob_decline, split_shell_words
 
 SED_PROGRAMS = ("sed", "/usr/bin/sed", "/bin/sed")
