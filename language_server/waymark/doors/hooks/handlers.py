@@ -16,6 +16,7 @@ from waymark.commands.registry import execute
 from waymark.commands.tracking import after_host_write, before_host_write
 from waymark.doors.entry import Door, open_door
 from waymark.doors.hooks import shell
+from waymark.doors.hooks.answer import answer
 from waymark.doors.hosts import Host
 
 LABEL_MAX = 60
@@ -118,13 +119,11 @@ def open_turn(door: Door, event: dict[str, Any]) -> dict[str, Any] | None:
     if not result.get("ok"):
         raise RuntimeError(f"{result.get('error')}: {result.get('message')}")
     warn(result.get("warnings", []))
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": "UserPromptSubmit",
-            "additionalContext": f"Waymark opened turn {prompt_id} ({label!r}); "
-            f"waymark_rewind with promptId={prompt_id} undoes this turn's file changes.",
-        }
-    }
+    return answer(
+        "UserPromptSubmit",
+        context=f"Waymark opened turn {prompt_id} ({label!r}); "
+        f"waymark_rewind with promptId={prompt_id} undoes this turn's file changes.",
+    )
 
 
 def simulate_sed(door: Door, command: str, cwd: str) -> dict[str, Any] | None:
@@ -135,15 +134,11 @@ def simulate_sed(door: Door, command: str, cwd: str) -> dict[str, Any] | None:
         print(f"waymark hook: running the shell command as is ({why})", file=sys.stderr)
         return None
     diff = result.get("unifiedDiff") or result.get("diff") or "(no change)\n"
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": "Waymark already applied this sed -i as a tracked edit "
-            "(so the shell did not run it; do not run it again). The file changed like this:\n"
-            + diff,
-        }
-    }
+    return answer(
+        "PreToolUse",
+        deny="Waymark already applied this sed -i as a tracked edit "
+        "(so the shell did not run it; do not run it again). The file changed like this:\n" + diff,
+    )
 
 
 def warn(warnings: list[str]) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from waymark.commands.context import CommandContext
 from waymark.commands.tracking import after_shell, before_shell
+from waymark.doors.hooks.answer import answer
 
 
 def _call_name(event: Mapping[str, Any], command: str) -> str:
@@ -49,5 +50,4 @@ def after(ctx: CommandContext, event: Mapping[str, Any]) -> dict[str, Any] | Non
     if report is None:
         return None
     text = " ".join([report.message(), *report.warnings])
-    kind = event.get("hook_event_name")
-    return {"hookSpecificOutput": {"hookEventName": kind, "additionalContext": text}}
+    return answer(event.get("hook_event_name"), context=text)
