@@ -11,6 +11,7 @@ import pytest
 from helpers_commands import Agent, put
 from waymark.commands.context import CommandContext, load_options
 from waymark.commands.registry import COMMANDS, Command, UnknownCommand, execute
+from waymark.doors.lsp.edits import WorkspaceEdits, lsp_result
 
 
 @pytest.fixture
@@ -177,6 +178,8 @@ async def test_preview_writes_nothing_and_apply_writes_the_proposal(agent: Agent
     preview = await agent(
         "replace", path="a.txt", old_string="beta", new_string="gamma", preview=True
     )
+    assert "workspaceEdit" not in preview  # an LSP-door field: the door adds it
+    preview = await lsp_result(preview, agent.ctx.pending, WorkspaceEdits(annotations=True))
     assert preview["preview"] is True and preview["token"]
     assert preview["diff"].startswith("--- a/a.txt\n+++ b/a.txt\n")
     assert preview["files"] == [

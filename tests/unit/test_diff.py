@@ -1,4 +1,7 @@
-"""Diffs people and editors read: unified diffs apply, LSP edits reproduce the target."""
+"""Diffs people read: unified diffs apply, counts are exact, opcodes rebuild the target.
+
+The LSP edits built from the same opcodes are tested with the LSP door (test_lsp_edits.py).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from unidiff import PatchSet
 
-from waymark.engine.diff import EditTarget, diff_file, text_edits, workspace_edit
+from waymark.engine.diff import diff_file
 from waymark.engine.text import TextFile, split_lines
 
 PIECES = ["a", "b", "é", "😀", "\n", "x\n", "y\r\n", "\r", "\r\n", "\u2028"]
@@ -46,17 +49,6 @@ def _apply_unified(old: list[str], diff: str) -> list[str]:
     return out
 
 
-def _utf16_offset(text: str, line: int, character: int) -> int:
-    lines = _lines(text)
-    offset = sum(len(x) for x in lines[:line])
-    units = 0
-    for index, char in enumerate(lines[line] if line < len(lines) else ""):
-        if units >= character:
-            return offset + index
-        units += 2 if ord(char) > 0xFFFF else 1
-    return offset + (len(lines[line]) if line < len(lines) else 0)
-
-
 @settings(max_examples=400, deadline=None)
 @given(texts, texts)
 def test_unified_diff_applies(before: str, after: str) -> None:
@@ -64,18 +56,6 @@ def test_unified_diff_applies(before: str, after: str) -> None:
     assert (diff == "") == (_lines(before) == _lines(after))
     got = [line.rstrip("\r\n") for line in _apply_unified(_lines(before), diff)]
     assert got == [line.rstrip("\r\n") for line in _lines(after)]
-
-
-@settings(max_examples=400, deadline=None)
-@given(texts, texts)
-def test_text_edits_reproduce_the_target_exactly(before: str, after: str) -> None:
-    text = before
-    edits = text_edits(TextFile.from_text(before), TextFile.from_text(after))
-    for edit in reversed(edits):
-        start = _utf16_offset(before, **edit["range"]["start"])
-        end = _utf16_offset(before, **edit["range"]["end"])
-        text = text[:start] + edit["newText"] + text[end:]
-    assert text == after
 
 
 def test_missing_final_newline_is_marked_and_counts_are_exact() -> None:
@@ -89,23 +69,6 @@ def test_missing_final_newline_is_marked_and_counts_are_exact() -> None:
     ).stats
     assert (stats.insertions, stats.deletions) == (2, 1)
     assert unified_diff("n.txt", None, "x\n") == "--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1 @@\n+x\n"
-
-
-def test_workspace_edit_shapes() -> None:
-    old, new = TextFile.from_text("a\n"), TextFile.from_text("b\n")
-    edit = workspace_edit(
-        [
-            EditTarget("file:///w/u.txt", "u.txt", old, new, 4),
-            EditTarget("file:///w/c.txt", "c.txt", None, new, None),
-            EditTarget("file:///w/d.txt", "d.txt", old, None, None),
-        ],
-        "Label",
-    )
-    kinds = [c.get("kind", "edit") for c in edit["documentChanges"]]
-    assert kinds == ["edit", "create", "edit", "delete"]
-    assert edit["documentChanges"][0]["textDocument"] == {"uri": "file:///w/u.txt", "version": 4}
-    assert set(edit["changeAnnotations"]) == {"waymark:u.txt", "waymark:c.txt", "waymark:d.txt"}
-    assert all(a["needsConfirmation"] for a in edit["changeAnnotations"].values())
 
 
 def test_a_large_scattered_change_of_repeated_lines_still_applies() -> None:

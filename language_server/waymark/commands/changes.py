@@ -2,7 +2,7 @@
 
 Handlers of mutating commands return a :class:`Proposal` (the bytes each file should get,
 planned against a :class:`Loaded` snapshot). :func:`finish` then either parks it as a preview
-(a token plus a unified diff and an LSP ``WorkspaceEdit``) or commits it. Committing re-reads
+(a token plus a unified diff and the proposed files) or commits it. Committing re-reads
 every file and refuses with ``file_changed_since_read`` if any moved on since the plan, backs
 up pre-images into history, and writes — directly, or through the editor when approval is
 ``editor`` or the user has unsaved changes in the buffer (disk is never written under a dirty
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.commands.context import CommandContext
-from waymark.engine.diff import EditTarget, FileDiff, diff_file, workspace_edit
+from waymark.engine.diff import EditTarget, FileDiff, diff_file
 from waymark.engine.errors import Declined, FileChangedSinceRead, InvalidParams
 from waymark.engine.text import TextFile
 from waymark.store.files import (
@@ -132,8 +132,9 @@ def _diff(changes: list[FileChange]) -> list[FileDiff]:
     return [diff_file(c.source.resolved.display, c.source.decoded, c.after_file) for c in changes]
 
 
-def _workspace_edit(changes: list[FileChange], label: str, *, confirm: bool) -> dict[str, Any]:
-    targets = [
+def edit_targets(changes: list[FileChange]) -> list[EditTarget]:
+    """The changes as an editor applies them; each door builds its own edit from these."""
+    return [
         EditTarget(
             uri=c.source.uri,
             display=c.source.resolved.display,
@@ -143,7 +144,6 @@ def _workspace_edit(changes: list[FileChange], label: str, *, confirm: bool) -> 
         )
         for c in changes
     ]
-    return workspace_edit(targets, label, confirm=confirm)
 
 
 def _preview_files(changes: list[FileChange]) -> list[dict[str, Any]]:
@@ -176,7 +176,6 @@ async def finish(ctx: CommandContext, proposal: Proposal, *, preview: bool) -> d
         token=token,
         changed=bool(changes),
         diff="".join(d.text for d in await asyncio.to_thread(_diff, changes)),
-        workspaceEdit=_workspace_edit(changes, proposal.label, confirm=True),
         files=_preview_files(changes),
     )
     return result
@@ -299,8 +298,7 @@ async def _apply_through_editor(
 ) -> None:
     assert ctx.editor is not None
     confirm = ctx.options.approval == "editor"
-    edit = _workspace_edit(changes, proposal.label, confirm=confirm)
-    applied = await ctx.editor.apply_edit(edit, proposal.label)
+    applied = await ctx.editor.apply_edit(edit_targets(changes), proposal.label, confirm=confirm)
     if not applied:
         raise Declined(
             "The user declined the change in the editor; nothing was written. Ask before "

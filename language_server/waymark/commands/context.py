@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -18,6 +19,7 @@ import attrs
 
 from waymark.commands.params import structure
 from waymark.commands.pending import PendingStore
+from waymark.engine.diff import EditTarget
 from waymark.store.history import DEFAULT_MAX_BYTES, History
 from waymark.store.session import SESSION_ID_RULE, Session, valid_session_id
 from waymark.store.workspace import DEFAULT_MAX_FILE_SIZE, DEFAULT_PROTECTED, Workspace
@@ -103,7 +105,9 @@ class NoDocuments:
 class Editor(Protocol):
     """The client side of the server: approval and notifications."""
 
-    async def apply_edit(self, edit: dict[str, Any], label: str) -> bool: ...
+    async def apply_edit(
+        self, targets: Sequence[EditTarget], label: str, *, confirm: bool
+    ) -> bool: ...
 
     def notify(self, method: str, params: dict[str, Any]) -> None: ...
 

@@ -31,6 +31,12 @@ class PendingStore(Generic[T]):
             self._items.popitem(last=False)
         return token
 
+    def get(self, token: str) -> T | None:
+        """The proposal for ``token``, left in place (None when there is none)."""
+        self._expire()
+        entry = self._items.get(token)
+        return None if entry is None else entry[1]
+
     def take(self, token: str) -> T:
         """Remove and return the proposal for ``token``."""
         self._expire()

@@ -155,7 +155,13 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-def _print_human(verb: str, result: dict[str, Any]) -> None:
+def _print_result(verb: str, result: dict[str, Any], *, as_json: bool) -> None:
+    """What the terminal shows for one result: the whole object with ``--json``, else the
+    part a person reads (the text read, the diff, an error on stderr)."""
+    # describe-tools exists for programs (the VS Code manifest sync): always the whole object.
+    if as_json or verb == "describe-tools":
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+        return
     if not result.get("ok"):
         print(f"error: {result['error']}: {result['message']}", file=sys.stderr)
         return
@@ -200,9 +206,5 @@ def main(argv: list[str] | None = None) -> None:
     if args.verb == "run":
         raise SystemExit(shell_run.main(args))
     result = asyncio.run(_run(args))
-    # describe-tools exists for programs (the VS Code manifest sync): always the whole object.
-    if args.json or args.verb == "describe-tools":
-        print(json.dumps(result, indent=2, ensure_ascii=False))
-    else:
-        _print_human(args.verb, result)
+    _print_result(args.verb, result, as_json=args.json)
     raise SystemExit(0 if result.get("ok") else 1)

@@ -1,9 +1,7 @@
-"""Diffs in the shapes people and editors read: unified text and LSP edits (pure).
+"""Diffs of proposed changes: opcodes, unified text and line counts (pure).
 
-LSP edits are built as plain JSON-shaped dicts (the protocol layer converts them), so the
-engine and the CLI never import lsprotocol. Text edits replace whole lines, so every position
-is at character 0 except the end of an unterminated last line, whose column is counted in
-UTF-16 code units as LSP requires.
+An editor gets a change as plain :class:`EditTarget` data; the door that speaks to it builds
+its wire shape (the LSP ``WorkspaceEdit``) from those.
 """
 
 from __future__ import annotations
@@ -226,88 +224,12 @@ def diff_file(
     return FileDiff("".join(out), _stats(ops))
 
 
-def utf16_len(text: str) -> int:
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
-def _position(tf: TextFile, index: int) -> dict[str, int]:
-    """Start of line ``index``, or the end of an unterminated last line when past it."""
-    if index < len(tf.lines) or tf.final_newline or not tf.lines:
-        return {"line": index, "character": 0}
-    return {"line": len(tf.lines) - 1, "character": utf16_len(tf.lines[-1])}
-
-
-def text_edits(before: TextFile, after: TextFile) -> list[dict[str, Any]]:
-    """Minimal whole-line LSP ``TextEdit``s turning ``before`` into ``after``."""
-    old = before.lines_with_ends()
-    new = after.lines_with_ends()
-    edits: list[dict[str, Any]] = []
-    for tag, i1, i2, j1, j2 in opcodes(old, new):
-        if tag == "equal":
-            continue
-        edits.append(
-            {
-                "range": {"start": _position(before, i1), "end": _position(before, i2)},
-                "newText": "".join(new[j1:j2]),
-            }
-        )
-    return edits
-
-
 @dataclass(frozen=True)
 class EditTarget:
-    """One file of a proposed change, as the workspace edit needs it."""
+    """One file of a proposed change, as an editor applies it."""
 
     uri: str
     display: str
     before: TextFile | None  # None: the file does not exist yet
     after: TextFile | None  # None: the file is deleted
     version: int | None  # the open document's version, when the editor has it open
-
-
-def workspace_edit(
-    targets: Sequence[EditTarget], label: str, *, confirm: bool = True
-) -> dict[str, Any]:
-    """An LSP ``WorkspaceEdit`` with one ``ChangeAnnotation`` per file."""
-    changes: list[dict[str, Any]] = []
-    annotations: dict[str, dict[str, Any]] = {}
-    for target in targets:
-        annotation = f"waymark:{target.display}"
-        annotations[annotation] = {
-            "label": f"{label}: {target.display}",
-            "needsConfirmation": confirm,
-            "description": "Proposed by Waymark",
-        }
-        if target.after is None:
-            changes.append(
-                {
-                    "kind": "delete",
-                    "uri": target.uri,
-                    "options": {"ignoreIfNotExists": True},
-                    "annotationId": annotation,
-                }
-            )
-            continue
-        before = target.before
-        if before is None:
-            changes.append(
-                {
-                    "kind": "create",
-                    "uri": target.uri,
-                    "options": {"overwrite": False, "ignoreIfExists": False},
-                    "annotationId": annotation,
-                }
-            )
-            before = TextFile((), (), target.after.encoding, target.after.bom)
-        edits = text_edits(before, target.after)
-        if not edits:
-            continue
-        for edit in edits:
-            edit["annotationId"] = annotation
-        changes.append(
-            {
-                "textDocument": {"uri": target.uri, "version": target.version},
-                "edits": edits,
-            }
-        )
-    return {"documentChanges": changes, "changeAnnotations": annotations}

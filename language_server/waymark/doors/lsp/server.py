@@ -3,7 +3,8 @@
 Every ``waymark.*`` command arrives as ``workspace/executeCommand`` with one JSON object and
 runs through :func:`waymark.commands.registry.execute`, the same entry point the CLI uses.
 This module only adds what needs a client: open documents as the source of truth, approval
-through ``workspace/applyEdit``, notifications, and logging to the client's output.
+through ``workspace/applyEdit``, a preview's ``WorkspaceEdit`` (:mod:`waymark.doors.lsp.edits`),
+notifications, and logging to the client's output.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import asyncio
 import logging
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, ClassVar, cast
 
@@ -26,7 +28,9 @@ from waymark import __version__
 from waymark.commands.context import CommandContext, OpenDocument, load_options
 from waymark.commands.registry import COMMANDS, execute
 from waymark.doors.bridge.listener import Listener, Review, start_bridge
+from waymark.doors.lsp.edits import WorkspaceEdits, lsp_result
 from waymark.doors.wire_guard import REJECTED_METHOD, NestingGuard
+from waymark.engine.diff import EditTarget
 from waymark.engine.errors import InternalError, InvalidParams
 from waymark.store.files import sweep_temp_files
 
@@ -37,6 +41,8 @@ class WaymarkServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("waymark-ls", __version__)
         self.context: CommandContext | None = None
+        # Replaced at initialize, once the client's capabilities are known.
+        self.edits = WorkspaceEdits(annotations=False)
         self._paths: dict[str, Path] = {}
         self.review: Review | None = None
         self.bridge = Listener(lambda: self.context, __version__, lambda: self.review)
@@ -77,14 +83,12 @@ class BufferDocuments:
 class ClientEditor:
     """Approval and notifications through the connected client."""
 
-    def __init__(self, server: WaymarkServer, annotations: bool) -> None:
+    def __init__(self, server: WaymarkServer) -> None:
         self.server = server
-        self.annotations = annotations
         self.converter = get_converter()
 
-    async def apply_edit(self, edit: dict[str, Any], label: str) -> bool:
-        if not self.annotations:
-            edit = _without_annotations(edit)
+    async def apply_edit(self, targets: Sequence[EditTarget], label: str, *, confirm: bool) -> bool:
+        edit = self.server.edits.build(targets, label, confirm=confirm)
         workspace_edit = self.converter.structure(edit, types.WorkspaceEdit)
         response = await self.server.workspace_apply_edit_async(
             types.ApplyWorkspaceEditParams(edit=workspace_edit, label=label)
@@ -122,19 +126,6 @@ def _json(value: Any) -> Any:
     return value
 
 
-def _without_annotations(edit: dict[str, Any]) -> dict[str, Any]:
-    """Plain labelled edits for a client that lacks ``changeAnnotationSupport``."""
-    changes = []
-    for change in edit["documentChanges"]:
-        change = {k: v for k, v in change.items() if k != "annotationId"}
-        if "edits" in change:
-            change["edits"] = [
-                {k: v for k, v in e.items() if k != "annotationId"} for e in change["edits"]
-            ]
-        changes.append(change)
-    return {"documentChanges": changes}
-
-
 class ClientLogHandler(logging.Handler):
     """Server logs go to the client's output (``window/logMessage``), never to stdout."""
 
@@ -165,14 +156,14 @@ def create_server() -> WaymarkServer:
     def initialize(ls: WaymarkServer, params: types.InitializeParams) -> None:
         options, warnings = load_options(params.initialization_options)
         capabilities = params.capabilities.workspace
-        annotations = bool(
-            capabilities
-            and capabilities.workspace_edit
-            and capabilities.workspace_edit.change_annotation_support
+        ls.edits = WorkspaceEdits(
+            annotations=bool(
+                capabilities
+                and capabilities.workspace_edit
+                and capabilities.workspace_edit.change_annotation_support
+            )
         )
-        ls.context = CommandContext.create(
-            ls.folder_paths(), options, editor=ClientEditor(ls, annotations)
-        )
+        ls.context = CommandContext.create(ls.folder_paths(), options, editor=ClientEditor(ls))
         ls.context.documents = BufferDocuments(ls)
         experimental = params.capabilities.experimental
         if isinstance(experimental, dict) and experimental.get("waymarkReview") is True:
@@ -221,7 +212,8 @@ def _register(server: WaymarkServer, command_id: str) -> None:
             return InvalidParams(
                 "Pass one JSON object: arguments: [{...}].", {"field": "arguments"}
             ).to_result()
-        return await execute(ls.context, command_id, arguments[0] if arguments else None)
+        result = await execute(ls.context, command_id, arguments[0] if arguments else None)
+        return await lsp_result(result, ls.context.pending, ls.edits)
 
 
 def main(argv: list[str] | None = None) -> None:
