@@ -52,7 +52,7 @@ class WorkspaceEdits:
     """Builds one client's ``WorkspaceEdit``\\s.
 
     ``annotations`` is the client's ``changeAnnotationSupport``, read once at initialize: a
-    client without it gets plain edits, since an annotated one may be refused outright.
+    client without it gets the same edits plain, labelled only by the request.
     """
 
     annotations: bool
@@ -117,7 +117,7 @@ async def lsp_result(
         return result
     # Read on the loop: the store is not shared with worker threads.
     proposal: Proposal | None = pending.get(result["token"])
-    if proposal is None:
+    if proposal is None:  # already pushed out by newer previews: its token is spent anyway
         return result
     targets = edit_targets([c for c in proposal.changes if c.changed])
     # Diffing a large file takes a while: off the loop, as the preview's unified diff is.
