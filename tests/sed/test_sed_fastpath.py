@@ -1,4 +1,4 @@
-"""The whole-buffer program path (``waymark.sed.fastpath``): one addressed ``d``, ``-n … p``,
+"""The whole-buffer program path (``waymark.engine.sed.fastpath``): one addressed ``d``, ``-n … p``,
 ``s`` or ``{s…}`` block. Every shape runs against the real GNU sed over several files in one
 ``sed -i`` run, and against the line-by-line cycle (``execute.run_file``) file by file, so a
 difference from either is caught; the bench shapes must actually take the fast path.
@@ -17,7 +17,8 @@ from sed_oracle import gnu_args_for_line, gnu_sed_in_place
 
 from waymark.engine.sed import SedDecline, apply_files, parse_command_line, pieces
 from waymark.engine.sed.execute import run_file
-from waymark.engine.sed.fastpath import fast_program, run_fast
+from waymark.engine.sed.fastpath import run_fast
+from waymark.engine.sed.fastprogram import fast_program
 from waymark.engine.sed.simulate import decode
 
 INPUTS = [

@@ -8,7 +8,8 @@ from __future__ import annotations
 from functools import partial
 
 from waymark.engine.sed.execute import run_file
-from waymark.engine.sed.fastpath import FastProgram, fast_program, run_fast
+from waymark.engine.sed.fastpath import run_fast
+from waymark.engine.sed.fastprogram import FastProgram, fast_program
 from waymark.engine.sed.pieces import by_pieces
 from waymark.engine.sed.script import SedScript
 from waymark.engine.sed.simulate import apply_buffer_script, decode
