@@ -22,8 +22,9 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from waymark.commands.edit import plan_edit
+from waymark.commands.edit_ops import parse_operations
 from waymark.engine.anchors import LOW, AnchoredLine, annotate
-from waymark.engine.edits.anchored import parse_operations, plan_anchored_edit
 from waymark.engine.errors import WaymarkError
 from waymark.engine.text import TextFile
 
@@ -139,7 +140,7 @@ def replay(workdir: Path) -> dict[str, Any]:
             for op in ops:
                 tally["ops"][op["op"]] = tally["ops"].get(op["op"], 0) + 1
             try:
-                edit = plan_anchored_edit(old_tf, parse_operations(ops))
+                edit = plan_edit(old_tf, parse_operations(ops))
             except WaymarkError as exc:
                 tally["rejected"] += 1
                 tally["problems"].append(f"{package} {name}: {exc.code}: {exc.message}")

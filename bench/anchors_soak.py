@@ -17,8 +17,9 @@ import sys
 import time
 from typing import Any
 
+from waymark.commands.edit import plan_edit
+from waymark.commands.edit_ops import parse_operations
 from waymark.engine.anchors import annotate
-from waymark.engine.edits.anchored import parse_operations, plan_anchored_edit
 from waymark.engine.errors import WaymarkError
 from waymark.engine.text import TextFile
 
@@ -106,7 +107,7 @@ def run_case(rng: random.Random, swap: bool) -> str:
         raw["content"] = "\n".join(NEW)
     mutated = _mutate(rng, lines, first)
     try:
-        edit = plan_anchored_edit(
+        edit = plan_edit(
             TextFile.from_text(_text(mutated)), parse_operations([raw]), swap_reversed_ranges=swap
         )
     except WaymarkError:

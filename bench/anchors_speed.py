@@ -21,8 +21,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from waymark.commands.edit_ops import parse_operations
 from waymark.engine.anchors import annotate, render
-from waymark.engine.edits.anchored import parse_operations, plan_anchored_edit
+from waymark.engine.edits.anchored import plan_anchored_edit
 from waymark.engine.text import TextFile
 
 LINES = 200_000

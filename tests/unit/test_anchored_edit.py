@@ -8,15 +8,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from waymark.commands.edit import PlannedEdit, plan_edit
+from waymark.commands.edit_ops import parse_operations
 from waymark.engine.anchors import annotate, context_hash, line_hash
-from waymark.engine.edits.anchored import (
-    RANGE_OPS,
-    SINGLE_OPS,
-    AnchoredEdit,
-    parse_operations,
-    plan_anchored_edit,
-    split_content,
-)
+from waymark.engine.edits.operations import RANGE_OPS, SINGLE_OPS, split_content
 from waymark.engine.errors import (
     AnchorAmbiguous,
     AnchorContextAmbiguous,
@@ -38,8 +33,8 @@ def h(text: str) -> str:
     return line_hash(text)[:6]
 
 
-def plan(data: bytes, ops: list[dict[str, Any]]) -> AnchoredEdit:
-    return plan_anchored_edit(TextFile.decode(data), parse_operations(ops))
+def plan(data: bytes, ops: list[dict[str, Any]]) -> PlannedEdit:
+    return plan_edit(TextFile.decode(data), parse_operations(ops))
 
 
 def result(data: bytes, ops: list[dict[str, Any]]) -> bytes:
@@ -612,7 +607,7 @@ def test_random_valid_batches_match_a_reference_model(
     raw = [_raw_op(anchored, op, first, last, n) for n, (op, first, last) in enumerate(batch)]
     expected = _reference(lines, batch)
     try:
-        edit = plan_anchored_edit(tf, parse_operations(raw))
+        edit = plan_edit(tf, parse_operations(raw))
     except SafetyCheckFailed as exc:
         # The pool has no brackets, so only a true new adjacent duplicate may be reported.
         for warning in exc.details["safety_warnings"]:
@@ -664,7 +659,7 @@ def test_external_mutations_never_cause_a_wrong_line_edit(
     if data.draw(st.booleans()):
         raw.pop("line", None)
     try:
-        edit = plan_anchored_edit(TextFile.from_text(_text(mutated)), parse_operations([raw]))
+        edit = plan_edit(TextFile.from_text(_text(mutated)), parse_operations([raw]))
     except WaymarkError:
         return  # rejected: always acceptable
     after = list(edit.text_file.lines)
@@ -695,7 +690,7 @@ def test_reversed_range_is_refused_when_swapping_is_off() -> None:
         [{"op": "delete_range", "start_hash": h("    return value"), "end_hash": h("def main():")}]
     )
     with pytest.raises(InvalidRangeOrder) as info:
-        plan_anchored_edit(TextFile.decode(SOURCE), ops, swap_reversed_ranges=False)
+        plan_edit(TextFile.decode(SOURCE), ops, swap_reversed_ranges=False)
     assert info.value.details["line"] == 5
     assert info.value.details["end_line"] == 2
     assert info.value.details["reversed"] is True
@@ -704,7 +699,7 @@ def test_reversed_range_is_refused_when_swapping_is_off() -> None:
 @st.composite
 def _splices(draw: st.DrawFn, n: int) -> list[Any]:
     """Non-overlapping splices as the planner makes them."""
-    from waymark.engine.edits.anchored import _Splice
+    from waymark.engine.edits.splice import Splice
 
     out = []
     pos = 0
@@ -714,10 +709,10 @@ def _splices(draw: st.DrawFn, n: int) -> list[Any]:
         new = tuple(draw(st.lists(st.sampled_from(["a", "b", ""]), max_size=3)))
         if start == end and not new:
             break
-        out.append(_Splice(start, end, new))
+        out.append(Splice(start, end, new))
         # The planner puts an insert at a region's start only from insert_after the line above.
         if end > start > 0 and draw(st.booleans()):
-            out.append(_Splice(start, start, ("ins",)))
+            out.append(Splice(start, start, ("ins",)))
         pos = end + 1
     return out
 
@@ -726,7 +721,7 @@ def _splices(draw: st.DrawFn, n: int) -> list[Any]:
 @given(st.data(), st.lists(st.sampled_from(["x", "y", ""]), min_size=1, max_size=12))
 def test_one_pass_apply_equals_splicing_one_by_one(data: st.DataObject, lines: list[str]) -> None:
     from waymark.engine.anchors import hash_lines
-    from waymark.engine.edits.anchored import _apply
+    from waymark.engine.edits.splice import apply_splices
 
     eol = data.draw(st.sampled_from(["\n", "\r\n"]))
     final = data.draw(st.booleans())
@@ -737,13 +732,13 @@ def test_one_pass_apply_equals_splicing_one_by_one(data: st.DataObject, lines: l
     # file with none (deleting every terminated line, then inserting).
     for sp in sorted(splices, key=lambda s: (s.start, s.end > s.start), reverse=True):
         expected = expected.splice(sp.start, sp.end, sp.lines, eol=tf.eol)
-    after, hashes = _apply(tf, hash_lines(tf.lines), splices)
+    after, hashes = apply_splices(tf, hash_lines(tf.lines), splices)
     assert after == expected
     assert hashes == hash_lines(expected.lines)
 
 
 def test_more_operations_than_the_limit_is_invalid_params() -> None:
-    from waymark.engine.edits.anchored import MAX_OPERATIONS
+    from waymark.commands.edit_ops import MAX_OPERATIONS
 
     raw = [{"op": "delete_line", "hash": "abcdef"}] * (MAX_OPERATIONS + 1)
     with pytest.raises(InvalidParams) as info:

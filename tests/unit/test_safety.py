@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from waymark.commands.edit_ops import parse_operations
 from waymark.engine.anchors import line_hash
-from waymark.engine.edits.anchored import parse_operations, plan_anchored_edit
+from waymark.engine.edits.anchored import plan_anchored_edit
 from waymark.engine.edits.safety import Change, check_safety
 from waymark.engine.errors import SafetyCheckFailed
 from waymark.engine.text import TextFile

@@ -1,41 +1,49 @@
-"""``waymark.edit``: anchored line edits (DESIGN.md section 3)."""
+"""``waymark.edit``: anchored line edits (DESIGN.md section 3).
+
+The engine places the operations and reports failures as data; the messages agents read
+(``operations[2].hash: anchor … is not in the file any more``) are worded here.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import attrs
 
 from waymark.commands.changes import FileChange, Proposal, encode_as, load_path
 from waymark.commands.context import CommandContext
-from waymark.commands.descriptions import ANCHOR, CONTENT, PATH, PREVIEW
+from waymark.commands.descriptions import PATH, PREVIEW
+from waymark.commands.edit_ops import EditOperation, to_operations
 from waymark.commands.schema import param
-from waymark.engine.edits.anchored import parse_operations, plan_anchored_edit
-from waymark.engine.errors import InvalidParams
+from waymark.engine.edits.anchored import plan_anchored_edit
+from waymark.engine.edits.operations import (
+    AdvisoryLineIgnored,
+    AmbiguousAnchor,
+    Failure,
+    LowEntropyAnchor,
+    OneLineRange,
+    Operation,
+    OperationsRefused,
+    Overlap,
+    RangeSwapped,
+    ReversedRange,
+    StaleAnchor,
+)
+from waymark.engine.errors import (
+    AnchorAmbiguous,
+    AnchorContextAmbiguous,
+    AnchorLowEntropy,
+    AnchorStale,
+    InvalidParams,
+    InvalidRangeOrder,
+    OperationsOverlap,
+    WaymarkError,
+)
+from waymark.engine.text import TextFile
 
-
-@attrs.define(kw_only=True)
-class OperationShape:
-    """One item of ``operations`` as the schema shows it; :func:`parse_operations` checks it."""
-
-    op: Literal[
-        "replace_line",
-        "replace_range",
-        "insert_after",
-        "insert_before",
-        "delete_line",
-        "delete_range",
-    ]
-    hash: str | None = param(ANCHOR, default=None)
-    start_hash: str | None = param(ANCHOR, default=None)
-    end_hash: str | None = param(ANCHOR, default=None)
-    content: str | None = param(CONTENT, default=None)
-    occurrence: int | None = param(
-        "Single-line ops: which of several lines sharing the hash.", default=None, minimum=1
-    )
-    line: int | None = param(
-        "Single-line ops: advisory line number (the hash wins).", default=None, minimum=1
-    )
+_PREVIEW = 80
 
 
 @attrs.define(kw_only=True)
@@ -43,15 +51,124 @@ class EditParams:
     # path is required; it has a default only so the deprecated alias can stand in.
     path: str | None = param(PATH, default=None, required=True)
     file_path: str | None = param(default=None, hidden=True)
-    operations: Any = param(
-        type="array",
-        minItems=1,
-        items=OperationShape,
-        default=None,
-        required=True,
-        flags=("--ops",),
+    operations: list[EditOperation] = param(
+        minItems=1, default=attrs.Factory(list), required=True, flags=("--ops",)
     )
     preview: bool = param(PREVIEW, default=False)
+
+
+@dataclass(frozen=True)
+class PlannedEdit:
+    """An anchored edit as ``waymark.edit`` answers it: details, diff and warnings worded."""
+
+    text_file: TextFile
+    details: dict[str, Any]
+    diff: list[dict[str, Any]]
+    warnings: list[str]
+
+
+def _preview(text: str) -> str:
+    return text if len(text) <= _PREVIEW else text[: _PREVIEW - 1] + "…"
+
+
+def _worded(f: Failure) -> tuple[type[WaymarkError], str, dict[str, Any]]:
+    """The error class, message and extra details of one failure."""
+    where = f"operations[{f.index}]"
+    if isinstance(f, StaleAnchor):
+        if f.occurrence is None:
+            problem = "is not in the file any more"
+        else:
+            problem = f"has {f.found} candidate(s), not an occurrence {f.occurrence}"
+        message = f"{where}.{f.field}: anchor {f.token} {problem}; re-read the file"
+        return AnchorStale, message, {"hash": f.token, "field": f.field}
+    if isinstance(f, AmbiguousAnchor):
+        hint = "add occurrence (or line)" if f.single else "use the .N form of the anchor"
+        message = (
+            f"{where}.{f.field}: anchor {f.token} matches {len(f.candidates)} lines; "
+            f"{hint} to pick one"
+        )
+        extra: dict[str, Any] = {
+            "hash": f.token,
+            "field": f.field,
+            "candidates": [{"line": n, "preview": _preview(text)} for n, text in f.candidates],
+        }
+        if f.single:
+            return AnchorAmbiguous, message, extra
+        return AnchorContextAmbiguous, message, {**extra, "endpoint": f.field}
+    if isinstance(f, LowEntropyAnchor):
+        message = (
+            f"{where}: line {f.line} ({f.content.strip()!r}) is a low-quality anchor; use a "
+            "range whose ends are the neighbor anchors"
+        )
+        extra = {"line": f.line, "content": f.content, "neighbor_anchors": list(f.neighbors)}
+        return AnchorLowEntropy, message, extra
+    if isinstance(f, OneLineRange):
+        message = (
+            f"{where}: the range starts and ends on line {f.line}; "
+            f"use {f.op.replace('range', 'line')} for one line"
+        )
+        return InvalidRangeOrder, message, {"line": f.line}
+    if isinstance(f, ReversedRange):
+        message = (
+            f"{where}: start_hash is on line {f.start_line}, after end_hash on line "
+            f"{f.end_line}, and the file changed since it was read; re-read the file"
+        )
+        extra = {"line": f.start_line, "end_line": f.end_line, "reversed": True}
+        return InvalidRangeOrder, message, extra
+    assert isinstance(f, Overlap)
+    message = (
+        f"{where} and operations[{f.other}] touch the same lines; merge them into one operation"
+    )
+    return OperationsOverlap, message, {"conflicts_with": f.other, "lines": list(f.lines)}
+
+
+def refusal(refused: OperationsRefused) -> WaymarkError:
+    """The error for a refused batch: the first failure's, every failure in the details."""
+    worded = [_worded(f) for f in refused.failures]
+    failures = [
+        {"index": f.index, "op": f.op, "reason": cls.code, "message": message, **extra}
+        for f, (cls, message, extra) in zip(refused.failures, worded, strict=True)
+    ]
+    cls, message, extra = worded[0]
+    details: dict[str, Any] = {**extra, "failures": failures}
+    if cls is AnchorStale:
+        details["suggested_action"] = "re-read_file"
+    more = len(failures) - 1
+    tail = f" ({more} more problem(s) in details.failures)" if more else ""
+    return cls(f"{message}{tail}.", details)
+
+
+def _advisory(note: AdvisoryLineIgnored) -> str:
+    return (
+        f"operations[{note.index}].{note.field}: anchor {note.token} is on line {note.line}, "
+        f"not on the advisory line {note.advisory}; the hash wins"
+    )
+
+
+def _correction(note: RangeSwapped) -> dict[str, Any]:
+    return {
+        "type": "range_order_swapped",
+        "index": note.index,
+        "detail": f"operations[{note.index}]: start_hash is on line {note.start_line} and "
+        f"end_hash on line {note.end_line}; used lines {note.end_line}-{note.start_line}",
+    }
+
+
+def plan_edit(
+    tf: TextFile, operations: Sequence[Operation], *, swap_reversed_ranges: bool = True
+) -> PlannedEdit:
+    """:func:`plan_anchored_edit`, its refusals and notes worded for the wire."""
+    try:
+        plan = plan_anchored_edit(tf, operations, swap_reversed_ranges=swap_reversed_ranges)
+    except OperationsRefused as exc:
+        raise refusal(exc) from None
+    details = {
+        **plan.details,
+        "auto_corrections": [_correction(note) for note in plan.swapped],
+        "safety_status": "ok",
+    }
+    warnings = [_advisory(note) for note in plan.advisories]
+    return PlannedEdit(plan.text_file, details, plan.diff, warnings)
 
 
 def edit(ctx: CommandContext, params: EditParams) -> Proposal:
@@ -64,21 +181,21 @@ def edit(ctx: CommandContext, params: EditParams) -> Proposal:
     path = params.path if params.path is not None else params.file_path
     if path is None:
         raise InvalidParams("The parameter `path` is required.", {"field": "path"})
-    operations = parse_operations(params.operations)
+    operations = to_operations(params.operations)
     loaded = load_path(ctx, path)
     real = loaded.resolved.real
     # A reversed range is only safely "meant the other way round" on the very text the agent
     # read; on a file that moved on, it may be a block someone else moved: refuse it.
     as_read = ctx.session.read_is_current(real, loaded.digest)
     ctx.session.observe(real, loaded.digest)
-    plan = plan_anchored_edit(loaded.text_file(), operations, swap_reversed_ranges=as_read)
+    plan = plan_edit(loaded.text_file(), operations, swap_reversed_ranges=as_read)
     details = dict(plan.details)
     details["baseline_continuity"] = ctx.session.continuity(real)
     details["writer_type"] = "edit"
     result: dict[str, Any] = {
         "details": details,
         "anchoredDiff": plan.diff,
-        "warnings": warnings + list(plan.warnings),
+        "warnings": warnings + plan.warnings,
     }
     after = encode_as(plan.text_file, plan.text_file.text, "operations")
     return Proposal("edit", "Waymark: anchored edit", [FileChange(loaded, after)], result)

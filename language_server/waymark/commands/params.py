@@ -4,17 +4,22 @@ cattrs alone would turn ``3`` into ``"3"`` and ``true`` into ``1``; an agent tha
 wrong type should hear about it, so str/int/bool/float are checked exactly and the error
 names the offending field. An unknown field is refused too (naming it and the known ones):
 a misspelled ``preveiw`` silently dropped would write what was meant as a preview.
+
+A field whose items need more than types (``operations``, ``edits``) registers its own hook
+with :func:`register_hook`; the hook words its refusals as an :class:`InvalidParams`, which
+:func:`structure` passes on as it is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar, cast
 
 import attrs
 import cattrs
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError
 
+from waymark.commands.schema import minimum
 from waymark.engine.errors import InvalidParams
 
 T = TypeVar("T")
@@ -58,6 +63,9 @@ def structure(raw: object, cls: type[T]) -> T:
     try:
         return _converter.structure(raw, cls)
     except (ClassValidationError, ForbiddenExtraKeysError) as exc:
+        worded = next(_leaves(exc))
+        if isinstance(worded, InvalidParams):
+            raise worded from None
         problems = cattrs.transform_error(exc)
         unknown = _unknown_fields(exc, problems)
         if unknown is not None:
@@ -97,6 +105,48 @@ def _extras(exc: BaseException) -> Iterator[ForbiddenExtraKeysError]:
         yield exc
     for inner in getattr(exc, "exceptions", ()):
         yield from _extras(inner)
+
+
+def _leaves(exc: BaseException) -> Iterator[BaseException]:
+    inner = getattr(exc, "exceptions", ())
+    if not inner:
+        yield exc
+    for each in inner:
+        yield from _leaves(each)
+
+
+def register_hook(kind: Any, hook: Callable[[Any], Any]) -> None:
+    """Structure values of type ``kind`` with ``hook(raw)``; it raises worded InvalidParams."""
+    _converter.register_structure_hook_func(lambda t: t == kind, lambda raw, _: hook(raw))
+
+
+class BadFields(Exception):
+    """Fields of one item that failed :func:`structure_item`, in the order of the class."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__(", ".join(names))
+        self.names = names
+
+
+def structure_item(raw: dict[str, Any], cls: type[T]) -> T:
+    """``raw`` as ``cls``, with the exact types of :func:`structure` and each field's schema
+    ``minimum``; a hook words the refusal (:class:`BadFields`) for its own wire shape."""
+    fields = attrs.fields(cast(Any, cls))
+    bad = {
+        f.name
+        for f in fields
+        if (least := minimum(f)) is not None
+        and type(value := raw.get(f.name)) in (int, float)
+        and value < least
+    }
+    try:
+        item = _converter.structure(raw, cls)
+    except ClassValidationError as exc:
+        with_notes, _ = exc.group_exceptions()
+        bad |= {note.name for _, note in with_notes}
+    if bad:
+        raise BadFields([f.name for f in fields if f.name in bad])
+    return item
 
 
 def require(condition: bool, field: str, message: str) -> None:

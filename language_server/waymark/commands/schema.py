@@ -60,6 +60,11 @@ def is_cli_file(field: attrs.Attribute[Any]) -> bool:
     return bool(field.metadata.get(_CLI_FILE, False))
 
 
+def minimum(field: attrs.Attribute[Any]) -> Any:
+    """The ``minimum`` the schema declares for ``field``, or None."""
+    return field.metadata.get(_SCHEMA, {}).get("minimum")
+
+
 def is_hidden(field: attrs.Attribute[Any]) -> bool:
     return bool(field.metadata.get(_HIDDEN, False))
 
@@ -81,6 +86,8 @@ def type_schema(annotation: Any) -> dict[str, Any]:
     if annotation is Any:
         return {}
     origin = typing.get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        return _tagged_union(typing.get_args(annotation))
     if origin is Literal:
         values = list(typing.get_args(annotation))
         kinds = {_SCALARS[type(v)] for v in values}
@@ -93,6 +100,26 @@ def type_schema(annotation: Any) -> dict[str, Any]:
     ):
         return object_schema(annotation)
     raise TypeError(f"no JSON Schema for {annotation!r}")
+
+
+def _tagged_union(members: tuple[Any, ...]) -> dict[str, Any]:
+    """Classes told apart by their first field, a ``Literal``: each variant lists only the
+    fields it takes, and the tag's values are listed up front so that a model sees every
+    kind before it picks one."""
+    variants = [object_schema(cls) for cls in members]
+    tag = next(iter(variants[0]["properties"]))
+    values = []
+    for variant in variants:
+        first = variant["properties"].get(tag, {})
+        if tag not in variant["required"] or "enum" not in first:
+            raise TypeError(f"no JSON Schema for a union without the tag field {tag!r}")
+        values += first["enum"]
+    return {
+        "type": "object",
+        "properties": {tag: {"type": "string", "enum": values}},
+        "required": [tag],
+        "oneOf": variants,
+    }
 
 
 def _keyword(value: Any) -> Any:
