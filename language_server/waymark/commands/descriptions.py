@@ -12,6 +12,14 @@ PREVIEW = "true: write nothing; return the diff and a token for approval."
 ANCHOR = "HASH from LINE#HASH, e.g. 'a1b2c3' or 'a1b2c3.2'."
 CONTENT = "New text; several lines separated by \\n; one trailing \\n is dropped."
 
+# What an agent reads when the user rejects its change in an editor: one sentence for every
+# approval path (the server asking the editor, the editor bridge, the VS Code diff editor), so
+# agents learn one reaction.
+DECLINED = (
+    "The user declined the change in the editor; nothing was written. Ask before trying a "
+    "different change."
+)
+
 READ = """Read a text file. With hashes=true every line comes back as LINE#HASH|content: \
 HASH is a short content hash that names the line for waymark_edit.
 

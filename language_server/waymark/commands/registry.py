@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import traceback
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import attrs
@@ -31,8 +31,10 @@ Handler = Callable[[CommandContext, Any], "dict[str, Any] | Proposal"]
 
 @dataclass(frozen=True)
 class Command:
-    """One command. ``tool``/``description`` make it a model-facing tool; ``verb`` a CLI verb
-    whose positional arguments are ``args`` (every other field becomes a ``--flag``)."""
+    """One command. ``tool``/``description`` make it a model-facing tool (``title`` is its name
+    in an IDE); ``verb`` a CLI verb whose positional arguments are ``args`` (every other field
+    becomes a ``--flag``). ``tool_defaults`` are filled in by the IDE's language-model tools
+    when the model leaves them out."""
 
     id: str
     params: type[Any]
@@ -42,6 +44,8 @@ class Command:
     description: str | None = None
     verb: str | None = None
     args: tuple[str, ...] = ()
+    title: str | None = None
+    tool_defaults: Mapping[str, Any] = field(default_factory=dict)
 
     def input_schema(self) -> dict[str, Any]:
         return object_schema(self.params)
@@ -73,6 +77,9 @@ _SPEC = (
         read.read,
         mutating=False,
         tool="waymark_read",
+        title="Read File with Line Anchors",
+        # Anchored edits need the hashes, so a model reading through the IDE gets them.
+        tool_defaults={"hashes": True},
         description=text.READ,
         verb="read",
         args=("path",),
@@ -83,6 +90,7 @@ _SPEC = (
         edit.edit,
         mutating=True,
         tool="waymark_edit",
+        title="Anchored Edit",
         description=text.EDIT,
         verb="edit",
         args=("path",),
@@ -93,6 +101,7 @@ _SPEC = (
         replace.replace,
         mutating=True,
         tool="waymark_replace",
+        title="Replace String in File",
         description=text.REPLACE,
         verb="replace",
         args=("path", "old_string", "new_string"),
@@ -103,6 +112,7 @@ _SPEC = (
         replace.multi_replace,
         mutating=True,
         tool="waymark_multi_replace",
+        title="Multiple String Replacements",
         description=text.MULTI_REPLACE,
         verb="multi-replace",
         args=("path",),
@@ -113,6 +123,7 @@ _SPEC = (
         replace.write,
         mutating=True,
         tool="waymark_write",
+        title="Write File",
         description=text.WRITE,
         verb="write",
         args=("path",),
@@ -123,6 +134,7 @@ _SPEC = (
         sed.sed,
         mutating=True,
         tool="waymark_sed",
+        title="Simulated sed -i",
         description=text.SED,
         verb="sed",
         args=("command",),
@@ -133,6 +145,7 @@ _SPEC = (
         patch.patch,
         mutating=True,
         tool="waymark_patch",
+        title="Apply Patch",
         description=text.PATCH,
         verb="patch",
         args=("patch",),
@@ -143,6 +156,7 @@ _SPEC = (
         history.snapshot,
         mutating=False,
         tool="waymark_snapshot",
+        title="Start Turn Snapshot",
         description=text.SNAPSHOT,
         verb="snapshot",
         args=("promptId",),
@@ -153,6 +167,7 @@ _SPEC = (
         history.turns,
         mutating=False,
         tool="waymark_turns",
+        title="List Turns",
         description=text.TURNS,
         verb="turns",
     ),
@@ -162,6 +177,7 @@ _SPEC = (
         history.diff_stats,
         mutating=False,
         tool="waymark_diff_stats",
+        title="Changes Since Turn",
         description=text.DIFF_STATS,
         verb="diff-stats",
         args=("promptId",),
@@ -172,6 +188,7 @@ _SPEC = (
         history.rewind,
         mutating=True,
         tool="waymark_rewind",
+        title="Rewind to Turn",
         description=text.REWIND,
         verb="rewind",
         args=("promptId",),
