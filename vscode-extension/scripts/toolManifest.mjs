@@ -1,48 +1,50 @@
-// The `languageModelTools` contribution, derived from `waymark describe-tools` (the server's
-// command spec) so the model sees exactly the server's descriptions and schemas. Shared by
-// `npm run sync-tools` (writes package.json) and the drift unit test (compares), which CI runs.
-import { execFileSync } from "node:child_process";
+// What package.json contributes that the server's spec (src/generated/spec.ts) decides: the
+// `languageModelTools` (names, titles, descriptions, schemas) and the defaults of the settings
+// that are server options. Shared by `npm run sync-tools` (writes package.json) and the drift
+// unit test (compares), which CI runs.
+import { readFileSync } from "node:fs";
 
-const DISPLAY_NAMES = {
-  waymark_read: "Read File with Line Anchors",
-  waymark_edit: "Anchored Edit",
-  waymark_replace: "Replace String in File",
-  waymark_multi_replace: "Multiple String Replacements",
-  waymark_write: "Write File",
-  waymark_sed: "Simulated sed -i",
-  waymark_patch: "Apply Patch",
-  waymark_snapshot: "Start Turn Snapshot",
-  waymark_turns: "List Turns",
-  waymark_diff_stats: "Changes Since Turn",
-  waymark_rewind: "Rewind to Turn",
-};
+import { transform } from "esbuild";
 
-export function describeTools(command = process.env.WAYMARK_CLI ?? "waymark") {
-  let stdout;
-  try {
-    stdout = execFileSync(command, ["describe-tools"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
-  } catch (error) {
-    const detail = error.code === "ENOENT" ? `"${command}" is not on PATH` : (error.stderr || error.message).toString().trim();
-    throw new Error(`cannot run "${command} describe-tools" (install the server: pip install -e <repo>): ${detail}`, { cause: error });
-  }
-  const parsed = JSON.parse(stdout);
-  if (parsed.ok !== true || !Array.isArray(parsed.tools)) {
-    throw new Error(`"${command} describe-tools" did not answer {"ok": true, "tools": [...]}`);
-  }
-  return parsed.tools;
+const SPEC_PATH = new URL("../src/generated/spec.ts", import.meta.url);
+
+// Settings passed to the server unchanged, so their default (and minimum) are the server's.
+const SERVER_SETTINGS = ["checkpointing", "protectedPaths", "maxSnapshots"];
+
+/** The generated module's exports, compiled on the fly so scripts need no build step. */
+export async function loadSpec() {
+  const { code } = await transform(readFileSync(SPEC_PATH, "utf8"), { loader: "ts", format: "esm" });
+  return import(`data:text/javascript,${encodeURIComponent(code)}`);
 }
 
-export function manifestTools(tools) {
-  return tools.map((tool) => ({
-    name: tool.name,
-    displayName: DISPLAY_NAMES[tool.name] ?? tool.name,
-    toolReferenceName: tool.name.replace(/^waymark_/, "waymark-").replace(/_/g, "-"),
-    canBeReferencedInPrompt: true,
-    userDescription: firstSentence(tool.description),
-    modelDescription: tool.description,
-    tags: ["waymark"],
-    inputSchema: tool.inputSchema,
-  }));
+export function manifestTools(commands) {
+  return commands
+    .filter((command) => command.tool !== null)
+    .map((command) => ({
+      name: command.tool,
+      displayName: command.title ?? command.tool,
+      toolReferenceName: command.tool.replace(/^waymark_/, "waymark-").replace(/_/g, "-"),
+      canBeReferencedInPrompt: true,
+      userDescription: firstSentence(command.description),
+      modelDescription: command.description,
+      tags: ["waymark"],
+      inputSchema: structuredClone(command.inputSchema),
+    }));
+}
+
+/** `manifest` with every spec-derived part rewritten from `spec`; the input is left as it is. */
+export function syncedManifest(manifest, spec) {
+  const synced = structuredClone(manifest);
+  synced.contributes.languageModelTools = manifestTools(spec.COMMAND_SPECS);
+  for (const name of SERVER_SETTINGS) {
+    const setting = synced.contributes.configuration.properties[`waymark.${name}`];
+    const option = spec.SERVER_OPTIONS[name];
+    setting.default = structuredClone(option.default);
+    if ("minimum" in option) {
+      setting.minimum = option.minimum;
+    }
+  }
+  return synced;
 }
 
 function firstSentence(text) {

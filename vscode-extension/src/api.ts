@@ -11,7 +11,8 @@
 import type * as vscode from "vscode";
 
 import type { ConversationHost, ConversationHosts } from "./conversationHosts";
-import { type CommandId, Commands, type DidRewindEvent, type Result } from "./protocol";
+import { COMMAND_SPECS } from "./generated/spec";
+import type { CommandId, DidRewindEvent, Result } from "./protocol";
 import type { ToolSpec } from "./tools/toolCatalog";
 import { type ForwardDeps, forwardCommand, type ToolResult } from "./tools/toolForwarder";
 
@@ -22,52 +23,40 @@ export interface CallOptions {
   origin?: string;
 }
 
-export interface WaymarkApi {
+type CommandSpec = (typeof COMMAND_SPECS)[number];
+/** Mutating tools follow the approval mode; applyPending/discardPending settle it, so run directly. */
+type ApprovedSpec = Extract<CommandSpec, { mutating: true; tool: string }>;
+
+export type ApprovedCall = (params: Params, options?: CallOptions) => Promise<ToolResult>;
+export type DirectCall = (params?: Params) => Promise<ToolResult>;
+
+/** One method per server command (named as in `Commands`), plus the API's own members. */
+export type WaymarkApi = {
+  readonly [K in CommandSpec["key"]]: K extends ApprovedSpec["key"] ? ApprovedCall : DirectCall;
+} & {
   readonly apiVersion: 1;
-  read(params: Params): Promise<ToolResult>;
-  edit(params: Params, options?: CallOptions): Promise<ToolResult>;
-  replace(params: Params, options?: CallOptions): Promise<ToolResult>;
-  multiReplace(params: Params, options?: CallOptions): Promise<ToolResult>;
-  write(params: Params, options?: CallOptions): Promise<ToolResult>;
-  sed(params: Params, options?: CallOptions): Promise<ToolResult>;
-  rewind(params: Params, options?: CallOptions): Promise<ToolResult>;
-  applyPending(params: Params): Promise<ToolResult>;
-  discardPending(params: Params): Promise<ToolResult>;
-  snapshot(params: Params): Promise<ToolResult>;
-  turns(): Promise<ToolResult>;
-  diffStats(params: Params): Promise<ToolResult>;
-  describeTools(): Promise<ToolResult>;
   /** Fires for every rewind the server reports (waymark/didRewind). */
   readonly onDidRewind: vscode.Event<DidRewindEvent>;
   /** Enables "code and conversation" / "conversation only" in the rewind picker while registered. */
   registerConversationHost(host: ConversationHost): vscode.Disposable;
-}
+};
 
 export function createApi(
   deps: ForwardDeps,
   onDidRewind: vscode.Event<DidRewindEvent>,
   hosts: ConversationHosts,
 ): WaymarkApi {
-  const direct = (command: CommandId) => (params: Params = {}) => deps.execute(command, params) as Promise<Result & ToolResult>;
-  const approved = (command: CommandId) => (params: Params, options?: CallOptions) => {
+  const direct = (command: CommandId): DirectCall => (params: Params = {}) => deps.execute(command, params) as Promise<Result & ToolResult>;
+  const approved = (command: CommandId): ApprovedCall => (params, options) => {
     const spec: ToolSpec = { command, mutating: true };
     return forwardCommand(spec, params, options?.origin ?? "extension API", deps);
   };
+  const calls = Object.fromEntries(
+    COMMAND_SPECS.map((spec) => [spec.key, spec.mutating && spec.tool !== null ? approved(spec.id) : direct(spec.id)]),
+  ) as Pick<WaymarkApi, CommandSpec["key"]>;
   return {
+    ...calls,
     apiVersion: 1,
-    read: direct(Commands.read),
-    edit: approved(Commands.edit),
-    replace: approved(Commands.replace),
-    multiReplace: approved(Commands.multiReplace),
-    write: approved(Commands.write),
-    sed: approved(Commands.sed),
-    rewind: approved(Commands.rewind),
-    applyPending: direct(Commands.applyPending),
-    discardPending: direct(Commands.discardPending),
-    snapshot: direct(Commands.snapshot),
-    turns: () => direct(Commands.turns)(),
-    diffStats: direct(Commands.diffStats),
-    describeTools: () => direct(Commands.describeTools)(),
     onDidRewind,
     registerConversationHost: (host) => hosts.register(host),
   };

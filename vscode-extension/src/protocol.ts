@@ -1,8 +1,10 @@
 /**
  * The server's wire contract (shared/DESIGN.md section 2) as TypeScript types. Only the fields
  * the extension reads are typed; everything else is passed through untouched so a newer
- * server's extra fields reach API callers and agents.
+ * server's extra fields reach API callers and agents. Command ids and other lists the server
+ * defines come from the generated spec.
  */
+import { Commands, REWIND_OPTIONS } from "./generated/spec";
 
 // A type alias, not an interface, so results stay assignable to Record<string, unknown>.
 export type Failure = {
@@ -63,7 +65,7 @@ export interface PathReason {
   reason: string;
 }
 
-export type RewindOption = "code" | "conversation" | "both";
+export type RewindOption = (typeof REWIND_OPTIONS)[number];
 
 export interface RewindOutcome {
   restored: string[];
@@ -88,22 +90,7 @@ export interface ToolDescription {
 }
 
 /** Server command ids; the language client registers these, so UI commands use other ids. */
-export const Commands = {
-  read: "waymark.read",
-  edit: "waymark.edit",
-  replace: "waymark.replace",
-  multiReplace: "waymark.multiReplace",
-  write: "waymark.write",
-  sed: "waymark.sed",
-  patch: "waymark.patch",
-  applyPending: "waymark.applyPending",
-  discardPending: "waymark.discardPending",
-  snapshot: "waymark.snapshot",
-  turns: "waymark.turns",
-  diffStats: "waymark.diffStats",
-  rewind: "waymark.rewind",
-  describeTools: "waymark.describeTools",
-} as const;
+export { Commands };
 
 export type CommandId = (typeof Commands)[keyof typeof Commands];
 

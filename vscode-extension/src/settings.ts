@@ -1,9 +1,20 @@
 /**
  * Settings → server launch command and initializationOptions. Pure so the mapping (the part
- * users get wrong and bug reports hinge on) is unit-tested without VS Code.
+ * users get wrong and bug reports hinge on) is unit-tested without VS Code; the cases in
+ * tests/fixtures/initialization-options.json are checked here and against the server.
  */
+import { SERVER_OPTIONS } from "./generated/spec";
 
 export type ApprovalMode = "diff" | "refactorPreview" | "auto";
+
+type ServerApproval = (typeof SERVER_OPTIONS.approval.enum)[number];
+
+/**
+ * In "diff" mode the extension itself asks for previews and shows them in its diff editor, so
+ * the server must not also ask through workspace/applyEdit: it runs in "auto" and the approval
+ * happens before waymark.applyPending. Only "refactorPreview" hands approval to the server.
+ */
+const SERVER_APPROVAL: Readonly<Record<ApprovalMode, ServerApproval>> = { diff: "auto", refactorPreview: "editor", auto: "auto" };
 
 export interface WaymarkSettings {
   serverCommand: string[];
@@ -20,7 +31,7 @@ export interface ConfigReader {
 }
 
 export interface InitializationOptions {
-  approval: "auto" | "editor";
+  approval: ServerApproval;
   checkpointing: boolean;
   protectedPaths: string[];
   sessionId: string;
@@ -43,21 +54,29 @@ export const RESTART_SETTINGS = [
   "waymark.maxSnapshots",
 ];
 
-const APPROVAL_MODES: readonly ApprovalMode[] = ["diff", "refactorPreview", "auto"];
-
+/**
+ * A missing or malformed value of a server option gets the server's own default (from the
+ * generated spec), so a typo never weakens the server: a malformed protectedPaths protects the
+ * default paths, not nothing. The extension's own settings (the server command, the approval
+ * mode) fall back to the extension's defaults.
+ */
 export function readSettings(config: ConfigReader): WaymarkSettings {
   const command = config.get<unknown>("server.command");
-  const approval = config.get<string>("approval");
+  const approval = config.get<unknown>("approval");
+  const checkpointing = config.get<unknown>("checkpointing");
   const protectedPaths = config.get<unknown>("protectedPaths");
-  const maxSnapshots = config.get<number>("maxSnapshots");
+  const maxSnapshots = config.get<unknown>("maxSnapshots");
+  const { minimum, default: defaultSnapshots } = SERVER_OPTIONS.maxSnapshots;
   return {
     serverCommand: isStringArray(command) ? command : [],
-    pythonPath: (config.get<string>("server.pythonPath") ?? "").trim(),
-    approval: APPROVAL_MODES.includes(approval as ApprovalMode) ? (approval as ApprovalMode) : "diff",
-    checkpointing: config.get<boolean>("checkpointing") ?? true,
-    protectedPaths: isStringArray(protectedPaths) ? protectedPaths : [],
-    historyDir: (config.get<string>("historyDir") ?? "").trim(),
-    maxSnapshots: typeof maxSnapshots === "number" && maxSnapshots >= 1 ? Math.floor(maxSnapshots) : 100,
+    pythonPath: trimmed(config.get<unknown>("server.pythonPath")),
+    approval: typeof approval === "string" && Object.hasOwn(SERVER_APPROVAL, approval) ? (approval as ApprovalMode) : "diff",
+    checkpointing: typeof checkpointing === "boolean" ? checkpointing : SERVER_OPTIONS.checkpointing.default,
+    // A valid empty list stays empty: protecting nothing is the user's explicit choice.
+    protectedPaths: isStringArray(protectedPaths) ? protectedPaths : [...SERVER_OPTIONS.protectedPaths.default],
+    historyDir: trimmed(config.get<unknown>("historyDir")),
+    maxSnapshots:
+      typeof maxSnapshots === "number" && Number.isFinite(maxSnapshots) && maxSnapshots >= minimum ? Math.floor(maxSnapshots) : defaultSnapshots,
   };
 }
 
@@ -70,14 +89,10 @@ export function serverLaunch(settings: WaymarkSettings): ServerLaunch | undefine
   return command ? { command, args } : undefined;
 }
 
-/**
- * In "diff" mode the extension itself asks for previews and shows them in its diff editor, so
- * the server must not also ask through workspace/applyEdit: it runs in "auto" and the approval
- * happens before waymark.applyPending. Only "refactorPreview" hands approval to the server.
- */
+/** An empty history dir is left out, so the server's XDG default applies. */
 export function initializationOptions(settings: WaymarkSettings, sessionId: string): InitializationOptions {
   const options: InitializationOptions = {
-    approval: settings.approval === "refactorPreview" ? "editor" : "auto",
+    approval: SERVER_APPROVAL[settings.approval],
     checkpointing: settings.checkpointing,
     protectedPaths: settings.protectedPaths,
     sessionId,
@@ -87,6 +102,10 @@ export function initializationOptions(settings: WaymarkSettings, sessionId: stri
     options.historyDir = settings.historyDir;
   }
   return options;
+}
+
+function trimmed(value: unknown): string {
+  return typeof value === "string" ? value.trim() : "";
 }
 
 function isStringArray(value: unknown): value is string[] {

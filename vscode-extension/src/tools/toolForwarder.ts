@@ -4,6 +4,7 @@
  * accepted (possibly with their own changes) or rejected it. Pure: VS Code comes in via deps.
  */
 import type { Decision } from "../approval/pendingStore";
+import { DECLINED_MESSAGE } from "../generated/spec";
 import { type CommandId, failure, isPreview, type Preview, type Result } from "../protocol";
 import type { ApprovalMode } from "../settings";
 import { TOOL_SPECS, type ToolSpec } from "./toolCatalog";
@@ -49,7 +50,7 @@ export function decisionResult(decision: Decision): ToolResult {
     case "failed":
       return { ...decision.result, ok: false };
     case "rejected":
-      return failure("declined", "The user rejected the proposed change in the diff editor; nothing was written.");
+      return failure("declined", DECLINED_MESSAGE);
   }
 }
 

@@ -1,35 +1,43 @@
 /**
- * The tool manifest must say exactly what the server says. This test needs the `waymark` CLI:
- * without it it fails (with the reason) rather than skipping, so CI cannot go green unchecked.
+ * package.json must say exactly what the server's spec says. The chain is checked end to end:
+ * tests/unit/test_ts_spec.py holds src/generated/spec.ts to the Python command spec, and this
+ * test holds package.json to the generated spec.
  */
 import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 
+import * as spec from "../../src/generated/spec";
 import { TOOL_NAMES } from "../../src/tools/toolCatalog";
 
 type ToolManifestModule = typeof import("../../scripts/toolManifest.mjs", { with: { "resolution-mode": "import" } });
 
 const root = path.resolve(__dirname, "../../..");
 
-describe("languageModelTools manifest", () => {
-  let described: { name: string }[];
-  let generated: Record<string, unknown>[];
+describe("package.json contributions", () => {
+  let module: ToolManifestModule;
+  let manifest: { contributes: { languageModelTools: { name: string }[] } };
 
   before(async () => {
-    const module = (await import(pathToFileURL(path.join(root, "scripts/toolManifest.mjs")).href)) as ToolManifestModule;
-    const tools = module.describeTools();
-    described = tools;
-    generated = module.manifestTools(tools);
+    module = (await import(pathToFileURL(path.join(root, "scripts/toolManifest.mjs")).href)) as ToolManifestModule;
+    manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
   });
 
-  it("matches `waymark describe-tools` (run `npm run sync-tools` after changing the server's tools)", () => {
-    const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
-    assert.deepEqual(manifest.contributes.languageModelTools, generated);
+  it("match the generated spec (run `npm run sync-tools` after `npm run gen-spec`)", () => {
+    assert.deepEqual(manifest, module.syncedManifest(manifest, spec));
   });
 
-  it("has a forwarding rule for every described tool and no others", () => {
-    assert.deepEqual([...described.map((tool) => tool.name)].sort(), [...TOOL_NAMES].sort());
+  it("contribute a tool for every forwarding rule and no others", () => {
+    assert.deepEqual(
+      manifest.contributes.languageModelTools.map((tool) => tool.name),
+      TOOL_NAMES,
+    );
+  });
+
+  it("are what the scripts see when they compile the spec themselves", async () => {
+    const compiled = await module.loadSpec();
+    assert.deepEqual(compiled.COMMAND_SPECS, spec.COMMAND_SPECS);
+    assert.deepEqual(compiled.SERVER_OPTIONS, spec.SERVER_OPTIONS);
   });
 });

@@ -1,9 +1,32 @@
 import * as assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
 
+import { SERVER_OPTIONS } from "../../src/generated/spec";
 import { missingServerMessage, resolveExecutable } from "../../src/launchCheck";
 import { initializationOptions, readSettings, serverLaunch } from "../../src/settings";
 
 const reader = (values: Record<string, unknown>) => ({ get: <T>(key: string) => values[key] as T | undefined });
+
+interface FixtureCase {
+  name: string;
+  settings: Record<string, unknown>;
+  sessionId: string;
+  initializationOptions: Record<string, unknown>;
+}
+
+// Shared with tests/unit/test_options_fixture.py, which feeds each output to the server.
+const fixture = JSON.parse(readFileSync(path.resolve(__dirname, "../../../../tests/fixtures/initialization-options.json"), "utf8")) as {
+  cases: FixtureCase[];
+};
+
+describe("settings → initializationOptions (tests/fixtures/initialization-options.json)", () => {
+  for (const fixtureCase of fixture.cases) {
+    it(fixtureCase.name, () => {
+      assert.deepEqual(initializationOptions(readSettings(reader(fixtureCase.settings)), fixtureCase.sessionId), fixtureCase.initializationOptions);
+    });
+  }
+});
 
 describe("settings", () => {
   it("falls back to defaults for missing or malformed values", () => {
@@ -12,6 +35,15 @@ describe("settings", () => {
     assert.equal(settings.approval, "diff");
     assert.equal(settings.checkpointing, true);
     assert.equal(settings.maxSnapshots, 100);
+  });
+
+  it("falls back to the server's defaults from the generated spec", () => {
+    const settings = readSettings(reader({ checkpointing: 1, protectedPaths: { "0": ".git/**" }, maxSnapshots: Number.POSITIVE_INFINITY }));
+    assert.equal(settings.checkpointing, SERVER_OPTIONS.checkpointing.default);
+    assert.deepEqual(settings.protectedPaths, SERVER_OPTIONS.protectedPaths.default);
+    assert.equal(settings.maxSnapshots, SERVER_OPTIONS.maxSnapshots.default);
+    settings.protectedPaths.push("mine/**");
+    assert.equal(SERVER_OPTIONS.protectedPaths.default.length, 5, "each settings object gets its own copy of the defaults");
   });
 
   it("launches the bundled server by default, else the configured command or <python> -m waymark serve", () => {
