@@ -13,13 +13,8 @@ from typing import Any
 
 import pytest
 
-from waymark.engine.edits.replace import (
-    ReplaceEdit,
-    ReplaceResult,
-    parse_edits,
-    plan_replace,
-    plan_write,
-)
+from waymark.commands.replace import EditShape, replace_text, structure_edits, write_bytes
+from waymark.engine.edits.replace import ReplaceEdit, ReplaceResult
 from waymark.engine.errors import WaymarkError
 from waymark.engine.text import TextFile
 
@@ -29,7 +24,7 @@ CRLF = b"[core]\r\n\tname = x\r\n\tsize = 1\r\n[extra]\r\n\tflag = on\r\n"
 
 def apply(data: bytes, old: str, new: str, expected: int = 1) -> tuple[bytes, ReplaceResult]:
     tf = TextFile.decode(data)
-    result = plan_replace(tf.text, ReplaceEdit(old, new, expected))
+    result = replace_text(tf.text, ReplaceEdit(old, new, expected))
     return tf.encode_text(result.text), result
 
 
@@ -44,7 +39,7 @@ def refused(data: bytes, code: str, plan: Callable[[str], object]) -> WaymarkErr
 
 
 def refuse_replace(data: bytes, code: str, old: str, new: str, expected: int = 1) -> WaymarkError:
-    return refused(data, code, lambda text: plan_replace(text, ReplaceEdit(old, new, expected)))
+    return refused(data, code, lambda text: replace_text(text, ReplaceEdit(old, new, expected)))
 
 
 # --- exact replacement -------------------------------------------------------------------
@@ -351,10 +346,10 @@ def test_miss_suggestions_stay_cheap_on_a_big_file() -> None:
     body = "".join(f"    value_{n} = compute({n}, {n * 7})\n" for n in range(200_000))
     text = body + "    target = 1\n"
     with pytest.raises(WaymarkError) as info:
-        plan_replace(text, ReplaceEdit("\ttarget = 1\n", "\ttarget = 2\n"))
+        replace_text(text, ReplaceEdit("\ttarget = 1\n", "\ttarget = 2\n"))
     assert info.value.details["start_line"] == 200_001
     with pytest.raises(WaymarkError) as info:
-        plan_replace(text, ReplaceEdit("value_17 = compute(17, 118)\nvalue_18", "x"))
+        replace_text(text, ReplaceEdit("value_17 = compute(17, 118)\nvalue_18", "x"))
     assert info.value.code == "old_string_not_found"
     assert info.value.details["closest"]
 
@@ -376,7 +371,7 @@ def test_warns_when_new_lines_indent_against_the_file_style() -> None:
     assert "indents with tabs" in result.warnings[0]
 
 
-# --- parse_edits ----------------------------------------------------------------------------
+# --- structure_edits ------------------------------------------------------------------------
 
 
 def test_parse_edits_accepts_the_wire_shape() -> None:
@@ -384,7 +379,10 @@ def test_parse_edits_accepts_the_wire_shape() -> None:
         {"old_string": "a", "new_string": "b"},
         {"old_string": "c", "new_string": "", "expected_replacements": 2},
     ]
-    assert parse_edits(raw) == [ReplaceEdit("a", "b"), ReplaceEdit("c", "", 2)]
+    assert structure_edits(raw) == [
+        EditShape(old_string="a", new_string="b"),
+        EditShape(old_string="c", new_string="", expected_replacements=2),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -414,7 +412,7 @@ def test_parse_edits_accepts_the_wire_shape() -> None:
 )
 def test_parse_edits_names_the_bad_field(raw: Any, field: str) -> None:
     with pytest.raises(WaymarkError) as info:
-        parse_edits(raw)
+        structure_edits(raw)
     assert info.value.code == "invalid_params"
     assert info.value.details == {"field": field}
     assert f"`{field}`" in info.value.message
@@ -422,7 +420,7 @@ def test_parse_edits_names_the_bad_field(raw: Any, field: str) -> None:
 
 def test_replace_all_gets_a_hint() -> None:
     with pytest.raises(WaymarkError) as info:
-        parse_edits([{"old_string": "a", "new_string": "b", "replace_all": True}])
+        structure_edits([{"old_string": "a", "new_string": "b", "replace_all": True}])
     assert "expected_replacements" in info.value.message
 
 
@@ -430,8 +428,8 @@ def test_replace_all_gets_a_hint() -> None:
 
 
 def test_write_new_file_is_utf8_as_given() -> None:
-    assert plan_write(None, "größe\nx") == "größe\nx".encode()
-    assert plan_write(None, "a\r\nb\r\n") == b"a\r\nb\r\n"
+    assert write_bytes(None, "größe\nx") == "größe\nx".encode()
+    assert write_bytes(None, "a\r\nb\r\n") == b"a\r\nb\r\n"
 
 
 @pytest.mark.parametrize(
@@ -459,14 +457,14 @@ def test_write_new_file_is_utf8_as_given() -> None:
 def test_write_over_existing_keeps_encoding_bom_and_eol(
     data: bytes, content: str, expected: bytes
 ) -> None:
-    assert plan_write(TextFile.decode(data), content) == expected
+    assert write_bytes(TextFile.decode(data), content) == expected
 
 
 def test_write_round_trips_undecodable_bytes() -> None:
     tf = TextFile.decode(b"caf\xe9\n")
-    assert plan_write(tf, tf.text + "more\n") == b"caf\xe9\nmore\n"
+    assert write_bytes(tf, tf.text + "more\n") == b"caf\xe9\nmore\n"
 
 
 def test_write_refuses_a_lone_surrogate() -> None:
-    err = refused(b"a\n", "invalid_params", lambda _: plan_write(None, "ok\ud800"))
+    err = refused(b"a\n", "invalid_params", lambda _: write_bytes(None, "ok\ud800"))
     assert err.details == {"field": "content", "offset": 2}

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from waymark.engine.edits.replace import ReplaceEdit, plan_multi_replace
+from waymark.commands.replace import multi_replace_text
+from waymark.engine.edits.replace import ReplaceEdit
 from waymark.engine.errors import WaymarkError
 from waymark.engine.text import TextFile
 
@@ -23,7 +24,7 @@ CONF = "[a]\nx = 1\ny = 2\n[b]\nx = 1\nz = 3\n"
 
 def conflicts(text: str, edits: Sequence[ReplaceEdit]) -> list[dict[str, object]]:
     with pytest.raises(WaymarkError) as info:
-        plan_multi_replace(text, edits)
+        multi_replace_text(text, edits)
     assert info.value.code == "edit_conflict", info.value.message
     result: list[dict[str, object]] = info.value.details["conflicts"]
     return result
@@ -31,7 +32,7 @@ def conflicts(text: str, edits: Sequence[ReplaceEdit]) -> list[dict[str, object]
 
 def refused(text: str, edits: Sequence[ReplaceEdit], code: str) -> WaymarkError:
     with pytest.raises(WaymarkError) as info:
-        plan_multi_replace(text, edits)
+        multi_replace_text(text, edits)
     assert info.value.code == code, info.value.message
     return info.value
 
@@ -40,7 +41,7 @@ def refused(text: str, edits: Sequence[ReplaceEdit], code: str) -> WaymarkError:
 
 
 def test_edits_apply_in_order_to_one_text() -> None:
-    result = plan_multi_replace(
+    result = multi_replace_text(
         CONF, [E("[a]\nx = 1", "[a]\nx = 10"), E("z = 3\n", "z = 30\nw = 4\n"), E("[b]", "[B]")]
     )
     assert result.text == "[a]\nx = 10\ny = 2\n[B]\nx = 1\nz = 30\nw = 4\n"
@@ -51,12 +52,12 @@ def test_edits_apply_in_order_to_one_text() -> None:
 
 
 def test_adjacent_targets_are_not_a_conflict() -> None:
-    result = plan_multi_replace("abcd", [E("ab", "X"), E("cd", "Y")])
+    result = multi_replace_text("abcd", [E("ab", "X"), E("cd", "Y")])
     assert result.text == "XY"
 
 
 def test_counts_sum_over_edits() -> None:
-    result = plan_multi_replace(CONF, [E("x = 1", "x = 9", 2), E("y", "Y")])
+    result = multi_replace_text(CONF, [E("x = 1", "x = 9", 2), E("y", "Y")])
     assert result.text == CONF.replace("x = 1", "x = 9").replace("y", "Y")
     assert result.replacements == 3
 
@@ -64,7 +65,7 @@ def test_counts_sum_over_edits() -> None:
 def test_crlf_batch_keeps_crlf() -> None:
     data = CONF.replace("\n", "\r\n").encode()
     tf = TextFile.decode(data)
-    result = plan_multi_replace(tf.text, [E("y = 2\n", "y = 2\nv = 5\n"), E("[b]\nx", "[b]\nq")])
+    result = multi_replace_text(tf.text, [E("y = 2\n", "y = 2\nv = 5\n"), E("[b]\nx", "[b]\nq")])
     expected = "[a]\nx = 1\ny = 2\nv = 5\n[b]\nq = 1\nz = 3\n".replace("\n", "\r\n").encode()
     assert tf.encode_text(result.text) == expected
 
@@ -238,7 +239,7 @@ def test_multi_replace_is_the_sequential_application_or_fails(
 ) -> None:
     text, edits = batch
     try:
-        result = plan_multi_replace(text, edits)
+        result = multi_replace_text(text, edits)
     except WaymarkError as exc:
         assert exc.code in REFUSALS
         return
@@ -257,7 +258,7 @@ def test_multi_replace_on_crlf_is_the_lf_result_with_crlf(
     assume("\n" in lf)  # a file without line breaks has no style to keep: new lines are LF
     crlf = lf.replace("\n", "\r\n")
     try:
-        result = plan_multi_replace(crlf, edits)
+        result = multi_replace_text(crlf, edits)
     except WaymarkError as exc:
         assert exc.code in REFUSALS
         return
@@ -274,7 +275,7 @@ def test_a_batch_succeeding_means_every_single_step_succeeds(
     text, edits = batch
     fold = naive_fold(text, edits)
     try:
-        plan_multi_replace(text, edits)
+        multi_replace_text(text, edits)
     except WaymarkError:
         return
     assert fold is not None

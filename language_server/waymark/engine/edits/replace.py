@@ -26,15 +26,14 @@ from waymark.engine.edits.matching import LineIndex, Span, file_eol, find_spans,
 from waymark.engine.edits.snippet import Change, render_snippet, trimmed_change
 from waymark.engine.edits.suggest import explain_miss
 from waymark.engine.errors import (
-    EditConflict,
     InvalidParams,
     NoOp,
     OldStringNotFound,
     ReplacementCountMismatch,
+    WaymarkError,
 )
 from waymark.engine.text import TextFile, convert_newlines, split_lines
 
-_EDIT_KEYS = ("old_string", "new_string", "expected_replacements")
 _MAX_LISTED_LINES = 50
 
 
@@ -59,43 +58,34 @@ class ReplaceEdit:
         _check_count(self.expected_replacements, "expected_replacements")
 
 
-def _parse_edit(raw: object, field: str) -> ReplaceEdit:
-    if not isinstance(raw, dict):
-        raise InvalidParams(
-            f"`{field}` must be an object with old_string, new_string and optionally "
-            "expected_replacements.",
-            {"field": field},
-        )
-    for key in raw:
-        if key not in _EDIT_KEYS:
-            hint = (
-                "set expected_replacements to the number of occurrences instead"
-                if key == "replace_all"
-                else "an edit has old_string, new_string and expected_replacements"
-            )
-            raise InvalidParams(
-                f"`{field}.{key}` is not supported; {hint}.", {"field": f"{field}.{key}"}
-            )
-    strings = []
-    for key in ("old_string", "new_string"):
-        value = raw.get(key)
-        if not isinstance(value, str):
-            problem = "is required" if value is None else "must be a string"
-            raise InvalidParams(f"`{field}.{key}` {problem}.", {"field": f"{field}.{key}"})
-        strings.append(value)
-    count = _check_count(raw.get("expected_replacements", 1), f"{field}.expected_replacements")
-    return ReplaceEdit(strings[0], strings[1], count)
+class EmptyOldString(Exception):
+    """An edit's ``old_string`` is empty: there is nothing to find."""
 
 
-def parse_edits(raw: object) -> list[ReplaceEdit]:
-    """The ``edits`` parameter of ``waymark.multiReplace``; errors name the field."""
-    if not isinstance(raw, list) or not raw:
-        raise InvalidParams(
-            "`edits` must be a non-empty array of {old_string, new_string, "
-            "expected_replacements?} objects.",
-            {"field": "edits"},
-        )
-    return [_parse_edit(item, f"edits[{i}]") for i, item in enumerate(raw)]
+class UnencodableText(Exception):
+    """The text has a lone surrogate at ``offset``, which ``encoding`` cannot write."""
+
+    def __init__(self, encoding: str, offset: int) -> None:
+        super().__init__(f"cannot encode as {encoding} at offset {offset}")
+        self.encoding = encoding
+        self.offset = offset
+
+
+class ConflictingEdits(Exception):
+    """Edits of a batch overlap or depend on each other; ``conflicts`` lists every pair."""
+
+    def __init__(self, conflicts: list[dict[str, Any]]) -> None:
+        super().__init__(f"{len(conflicts)} conflicting pair(s)")
+        self.conflicts = conflicts
+
+
+class BatchEditFailed(Exception):
+    """Edit ``index`` of a batch failed with ``error``, as it would have on its own."""
+
+    def __init__(self, index: int, error: WaymarkError | EmptyOldString) -> None:
+        super().__init__(f"edit {index}: {error}")
+        self.index = index
+        self.error = error
 
 
 @dataclass(frozen=True)
@@ -196,14 +186,6 @@ def _run(text: str, edits: Sequence[ReplaceEdit]) -> _Run:
     return _Run(work, regions, depends, unchanged)
 
 
-_REASONS = {
-    "overlapping_targets": "their old_strings overlap in the file",
-    "same_target": "they replace the same text in two different ways",
-    "duplicate_edit": "they are the same edit twice",
-    "depends_on_earlier_output": "the later old_string matches text the earlier edit writes",
-}
-
-
 def _conflicts(
     text: str, edits: Sequence[ReplaceEdit], found: Sequence[Sequence[Span]], run: _Run
 ) -> list[dict[str, Any]]:
@@ -264,45 +246,26 @@ def _warnings(text: str, index: LineIndex, changed_lines: Sequence[int]) -> list
 
 
 def _plan(text: str, edits: Sequence[ReplaceEdit], batch: bool) -> ReplaceResult:
-    def where(i: int) -> str:
-        return f"edits[{i}]: " if batch else ""
-
-    def tagged(i: int, details: dict[str, Any]) -> dict[str, Any]:
-        return {"edit_index": i, **details} if batch else details
+    def fail(i: int, error: WaymarkError | EmptyOldString) -> Exception:
+        return BatchEditFailed(i, error) if batch else error
 
     for i, edit in enumerate(edits):
         if not edit.old_string:
-            field = f"edits[{i}].old_string" if batch else "old_string"
-            raise InvalidParams(
-                f"`{field}` is empty; to create a file or replace all of its content, use "
-                "waymark.write.",
-                tagged(i, {"field": field, "use": "waymark.write"}),
-            )
+            raise fail(i, EmptyOldString())
         if edit.old_string == edit.new_string:
-            raise NoOp(
-                f"{where(i)}old_string and new_string are identical, so the edit would change "
-                "nothing.",
-                tagged(i, {}),
-            )
+            identical = "old_string and new_string are identical, so the edit would change nothing."
+            raise fail(i, NoOp(identical))
 
     found = [find_spans(text, edit.old_string) for edit in edits]
     run = _run(text, edits)
     conflicts = _conflicts(text, edits, found, run) if batch else []
     if conflicts:
-        listed = "; ".join(
-            f"edits[{c['edits'][0]}] and edits[{c['edits'][1]}]: {_REASONS[c['reason']]}"
-            for c in conflicts[:5]
-        )
-        raise EditConflict(
-            f"The edits conflict ({listed}); make every old_string match the file as read and "
-            "touch a different place (merge edits that touch the same lines).",
-            {"conflicts": conflicts},
-        )
+        raise ConflictingEdits(conflicts)
 
     for i, (edit, spans) in enumerate(zip(edits, found, strict=True)):
         if not spans:
             message, details = explain_miss(text, edit.old_string, edit.new_string)
-            raise OldStringNotFound(where(i) + message, tagged(i, details))
+            raise fail(i, OldStringNotFound(message, details))
         if len(spans) != edit.expected_replacements:
             lines = LineIndex(text).lines_of(spans)
             shown = ", ".join(map(str, lines[:10])) + (", …" if len(lines) > 10 else "")
@@ -312,11 +275,11 @@ def _plan(text: str, edits: Sequence[ReplaceEdit], batch: bool) -> ReplaceResult
                 if edit.expected_replacements == 1
                 else f"set expected_replacements to {len(spans)} or make old_string more specific"
             )
-            raise ReplacementCountMismatch(
-                f"{where(i)}old_string occurs {len(spans)} time(s) (line(s) {shown}), but "
-                f"expected_replacements is {edit.expected_replacements}; {advice}.",
-                tagged(
-                    i,
+            raise fail(
+                i,
+                ReplacementCountMismatch(
+                    f"old_string occurs {len(spans)} time(s) (line(s) {shown}), but "
+                    f"expected_replacements is {edit.expected_replacements}; {advice}.",
                     {
                         "expected": edit.expected_replacements,
                         "found": len(spans),
@@ -325,10 +288,12 @@ def _plan(text: str, edits: Sequence[ReplaceEdit], batch: bool) -> ReplaceResult
                 ),
             )
         if run.unchanged[i]:
-            raise NoOp(
-                f"{where(i)}old_string and new_string differ only in line endings, and "
-                "replacements keep the file's line endings, so the edit would change nothing.",
-                tagged(i, {}),
+            raise fail(
+                i,
+                NoOp(
+                    "old_string and new_string differ only in line endings, and replacements "
+                    "keep the file's line endings, so the edit would change nothing."
+                ),
             )
 
     index = LineIndex(run.text)
@@ -348,9 +313,8 @@ def plan_replace(text: str, edit: ReplaceEdit) -> ReplaceResult:
 
 
 def plan_multi_replace(text: str, edits: Sequence[ReplaceEdit]) -> ReplaceResult:
-    """Apply ``edits`` in order, all or nothing; conflicting batches are refused up front."""
-    if not edits:
-        raise InvalidParams("`edits` must not be empty.", {"field": "edits"})
+    """Apply ``edits`` in order, all or nothing: :class:`ConflictingEdits` up front, else
+    :class:`BatchEditFailed` naming the first edit that cannot apply."""
     return _plan(text, edits, batch=True)
 
 
@@ -365,8 +329,4 @@ def plan_write(existing: TextFile | None, content: str) -> bytes:
     try:
         return target.encode_text(text)
     except UnicodeEncodeError as exc:
-        raise InvalidParams(
-            f"`content` cannot be written as {target.encoding}: it has a lone surrogate at "
-            f"offset {exc.start}.",
-            {"field": "content", "offset": exc.start},
-        ) from exc
+        raise UnencodableText(target.encoding, exc.start) from exc
