@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "language_server"))
 
 from waymark.commands.history import rewind_json, stats_json  # noqa: E402
 from waymark.store.files import atomic_write, digest  # noqa: E402
-from waymark.store.history import History  # noqa: E402
+from waymark.store.history import History, history_workspace  # noqa: E402
 
 GIT = [
     "git",
@@ -105,7 +105,11 @@ def checkpoint_runs(
         "checkout": [],
     }
     for run in range(runs):
-        history = History.open(base / f"history-{run}", [ws], session="bench")
+        history = History.open(
+            base / f"history-{run}",
+            history_workspace(base / f"history-{run}", [ws]),
+            session="bench",
+        )
         history.make_snapshot("t0")
         spent = tracking = 0.0
         for path, before in originals.items():
@@ -145,7 +149,7 @@ def diffstats_child(ws: Path, history_root: Path) -> dict[str, Any]:
     """Run in a fresh process: resume the session, run diffStats, report time and peak RSS."""
     rss_start = _status_kb("VmRSS")
     start = time.perf_counter()
-    history = History.open(history_root, [ws], session="stats")
+    history = History.open(history_root, history_workspace(history_root, [ws]), session="stats")
     resume = time.perf_counter() - start
     rss_open = _status_kb("VmRSS")
     runs = []
@@ -176,7 +180,9 @@ def _status_kb(field: str) -> int:
 def diffstats_runs(
     ws: Path, base: Path, paths: list[Path], changed: int
 ) -> tuple[dict[str, Any], list[float]]:
-    history = History.open(base / "history", [ws], session="stats")
+    history = History.open(
+        base / "history", history_workspace(base / "history", [ws]), session="stats"
+    )
     history.make_snapshot("t0")
     rng = random.Random(7)
     targets = paths[:changed]

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "language_server"))
 
 from waymark.store.files import atomic_write, digest  # noqa: E402
-from waymark.store.history import History  # noqa: E402
+from waymark.store.history import History, history_workspace  # noqa: E402
 
 RESUMES = 5
 
@@ -54,7 +54,9 @@ def build_large(base: Path, turns: int, files: int, keep: int) -> dict[str, Any]
     for path in paths:
         path.parent.mkdir(exist_ok=True)
         path.write_bytes(f"file {path.name}\n".encode() * 20)
-    history = History.open(base / "h", [ws], session="bench", max_snapshots=keep)
+    history = History.open(
+        base / "h", history_workspace(base / "h", [ws]), session="bench", max_snapshots=keep
+    )
     # Every file tracked in the first turn, so each later snapshot records all of them.
     history.make_snapshot("t0")
     for path in paths:
@@ -91,7 +93,7 @@ def build_large(base: Path, turns: int, files: int, keep: int) -> dict[str, Any]
 
 def resume_child(ws: Path, root: Path, keep: int) -> dict[str, Any]:
     start = time.perf_counter()
-    history = History.open(root, [ws], max_snapshots=keep)
+    history = History.open(root, history_workspace(root, [ws]), max_snapshots=keep)
     seconds = time.perf_counter() - start
     return {"s": seconds, "turns": len(history.turns()), "peak_rss_mb": _hwm_mb()}
 
@@ -120,7 +122,12 @@ def _child(*args: str) -> dict[str, Any]:
 def budget_run(base: Path, turns: int = 200, budget: int = 1 << 20) -> dict[str, Any]:
     ws = base / "budget-ws"
     ws.mkdir()
-    history = History.open(base / "budget-h", [ws], session="bench", max_bytes=budget)
+    history = History.open(
+        base / "budget-h",
+        history_workspace(base / "budget-h", [ws]),
+        session="bench",
+        max_bytes=budget,
+    )
     rng = random.Random(9)
     moments: dict[str, dict[str, bytes]] = {}
     peak = 0
@@ -142,7 +149,12 @@ def budget_run(base: Path, turns: int = 200, budget: int = 1 << 20) -> dict[str,
 def compaction_run(base: Path, turns: int = 600, keep: int = 3) -> dict[str, Any]:
     ws = base / "compact-ws"
     ws.mkdir()
-    history = History.open(base / "compact-h", [ws], session="bench", max_snapshots=keep)
+    history = History.open(
+        base / "compact-h",
+        history_workspace(base / "compact-h", [ws]),
+        session="bench",
+        max_snapshots=keep,
+    )
     journal = history.dir / "journal.jsonl"
     at_20 = peak = 0
     for turn in range(turns):
@@ -155,7 +167,9 @@ def compaction_run(base: Path, turns: int = 600, keep: int = 3) -> dict[str, Any
         if turn >= 19:
             peak = max(peak, size)
     history.close()
-    resumed = History.open(base / "compact-h", [ws], max_snapshots=keep)
+    resumed = History.open(
+        base / "compact-h", history_workspace(base / "compact-h", [ws]), max_snapshots=keep
+    )
     newest = resumed.turns()[-1].prompt_id
     return {"at_20": at_20, "peak": peak, "ratio": peak / at_20, "newest": newest}
 

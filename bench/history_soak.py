@@ -27,7 +27,7 @@ from waymark.commands.changes import FileChange, load_path, write_changes  # noq
 from waymark.commands.context import CommandContext  # noqa: E402
 from waymark.commands.history import rewind_json  # noqa: E402
 from waymark.store.files import digest  # noqa: E402
-from waymark.store.history import History  # noqa: E402
+from waymark.store.history import History, history_workspace  # noqa: E402
 from waymark.store.session import Session  # noqa: E402
 
 NAMES = [f"f{n:02d}.txt" if n % 3 else f"sub{n % 4}/f{n:02d}.txt" for n in range(40)]
@@ -40,7 +40,11 @@ Content = bytes | None
 
 def _open(root: Path, ws: Path) -> History:
     return History.open(
-        root, [ws], session="soak", max_snapshots=MAX_SNAPSHOTS, max_bytes=MAX_BYTES
+        root,
+        history_workspace(root, [ws]),
+        session="soak",
+        max_snapshots=MAX_SNAPSHOTS,
+        max_bytes=MAX_BYTES,
     )
 
 
@@ -99,7 +103,11 @@ class Soak:
             root = Path(tmp) / "history"
             ws.mkdir()
             history = History.open(
-                root, [ws], session="soak", max_snapshots=MAX_SNAPSHOTS, max_bytes=MAX_BYTES
+                root,
+                history_workspace(root, [ws]),
+                session="soak",
+                max_snapshots=MAX_SNAPSHOTS,
+                max_bytes=MAX_BYTES,
             )
             model = Model({name: None for name in NAMES})
             history.make_snapshot("t0")
@@ -123,7 +131,11 @@ class Soak:
                     self.compactions += history.compactions
                     history.close()
                     history = History.open(
-                        root, [ws], session="soak", max_snapshots=MAX_SNAPSHOTS, max_bytes=MAX_BYTES
+                        root,
+                        history_workspace(root, [ws]),
+                        session="soak",
+                        max_snapshots=MAX_SNAPSHOTS,
+                        max_bytes=MAX_BYTES,
                     )
                     self.resumes += 1
                     if history.warnings:

@@ -33,7 +33,7 @@ sys.path.insert(0, str(BENCH_DIR.parent / "language_server"))
 sys.path.insert(0, str(BENCH_DIR))
 
 from history_bench import make_workspace  # noqa: E402
-from waymark.store.history import History  # noqa: E402
+from waymark.store.history import History, history_workspace  # noqa: E402
 from waymark.store.shelltrack.track import begin, finish  # noqa: E402
 
 GIT_ENV = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
@@ -101,7 +101,9 @@ def figures(files: int = 5000, mb: int = 200, runs: int = 5) -> list[dict[str, A
         status()
         command_runs = [_time(command) for _ in range(runs)]
         status_runs = [_time(status) for _ in range(runs)]
-        history = History.open(tmp / "history", [ws], session="bench")
+        history = History.open(
+            tmp / "history", history_workspace(tmp / "history", [ws]), session="bench"
+        )
         tracked, grown = _tracked_runs(ws, history, target, runs)
         history.close()
 
@@ -114,7 +116,11 @@ def figures(files: int = 5000, mb: int = 200, runs: int = 5) -> list[dict[str, A
 
         plain = tmp / "plain"
         shutil.copytree(ws, plain, ignore=shutil.ignore_patterns(".git"))
-        plain_history = History.open(tmp / "history-plain", [plain], session="bench")
+        plain_history = History.open(
+            tmp / "history-plain",
+            history_workspace(tmp / "history-plain", [plain]),
+            session="bench",
+        )
         plain_target = plain / target.relative_to(ws)
         walk_runs, walk_grown = _tracked_runs(plain, plain_history, plain_target, runs)
         plain_history.close()

@@ -12,7 +12,6 @@ buffer).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -31,6 +30,7 @@ from waymark.store.files import (
     locked,
     read_state,
 )
+from waymark.store.history import write_locks
 from waymark.store.workspace import ResolvedPath
 
 
@@ -238,10 +238,8 @@ def write_changes(
         if change.after is not None and change.source.disk is None:
             create_parents(change.source.resolved.real)
     touched = [c for c in planned if c.after is not None or c.source.disk is not None]
-    # The workspace's history first, then the files: the order a rewind takes them in, so an
-    # edit and a rewind in two processes never wait for each other crosswise.
-    history_lock = ctx.history.lock if ctx.history is not None else contextlib.nullcontext()
-    with history_lock, locked(*(c.source.resolved.real for c in touched)):
+    # The one lock order a rewind takes too, so the two never wait for each other crosswise.
+    with write_locks(ctx.history, [c.source.resolved.real for c in touched]):
         # Under the lock no other Waymark process writes these files: what is re-read here
         # is what the writes below replace (and each write compares once more).
         current = [load(ctx, c.source.resolved, must_exist=False) for c in planned]

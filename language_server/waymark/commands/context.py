@@ -148,11 +148,10 @@ class CommandContext:
         if options.checkpointing:
             history = History.open(
                 root,
-                workspace.folders,
+                workspace,
                 session=session.id if tag_writes else None,
                 max_snapshots=options.maxSnapshots,
                 max_bytes=options.maxHistoryBytes,
-                protected=tuple(options.protectedPaths),
             )
             warnings.extend(history.warnings)
         return cls(

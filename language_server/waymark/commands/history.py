@@ -6,6 +6,8 @@ itself answers in typed values keyed by absolute path (``waymark.history``).
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +18,19 @@ from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import PREVIEW
 from waymark.commands.params import require
 from waymark.commands.schema import param
-from waymark.engine.errors import InvalidParams, WaymarkError
+from waymark.engine.errors import InvalidParams, RewindInProgress, UnknownPrompt, WaymarkError
 from waymark.store.files import read_state
-from waymark.store.history import History, RewindPlan, RewindResult
+from waymark.store.history import (
+    OPTIONS,
+    History,
+    PlanMismatch,
+    RewindPlan,
+    RewindResult,
+    RewindRunning,
+    UnknownOption,
+    UnknownTurn,
+)
 from waymark.store.history.snapshots import Snapshot
-
-REWIND_OPTIONS = ("code", "conversation", "both")
 
 
 @attrs.define(kw_only=True)
@@ -43,7 +52,7 @@ class DiffStatsParams:
 @attrs.define(kw_only=True)
 class RewindParams:
     promptId: str = param("The turn to go back to.")
-    option: str = param(default="code", enum=list(REWIND_OPTIONS))
+    option: str = param(default="code", enum=list(OPTIONS))
     preview: bool = param(PREVIEW, default=False)
     force: bool = param("Also restore files changed by someone else.", default=False)
 
@@ -56,6 +65,39 @@ def _history(ctx: CommandContext) -> History:
             {"field": "checkpointing"},
         )
     return ctx.history
+
+
+_Refusal = UnknownTurn | RewindRunning | UnknownOption | PlanMismatch
+
+
+def worded(exc: _Refusal) -> WaymarkError:
+    """History's refusal in the contract's words (codes, wire field and command names)."""
+    if isinstance(exc, UnknownTurn):
+        return UnknownPrompt(
+            f"No snapshot has promptId {exc.prompt_id!r}; list the turns with waymark.turns.",
+            {"promptId": exc.prompt_id, "known": exc.known[-10:]},
+        )
+    if isinstance(exc, RewindRunning):
+        return RewindInProgress(
+            "A rewind is already running in this session; wait for it to finish.",
+            {"promptId": exc.prompt_id},
+        )
+    if isinstance(exc, UnknownOption):
+        return InvalidParams(
+            f"`option` must be one of {', '.join(exc.options)}.", {"field": "option"}
+        )
+    return InvalidParams(
+        "The pending rewind was planned for another promptId.", {"field": "promptId"}
+    )
+
+
+@contextlib.contextmanager
+def history_errors() -> Iterator[None]:
+    """Answer history's refusals in the contract's words."""
+    try:
+        yield
+    except (UnknownTurn, RewindRunning, UnknownOption, PlanMismatch) as exc:
+        raise worded(exc) from exc
 
 
 def _paths(history: History, keys: list[str] | tuple[str, ...]) -> list[str]:
@@ -116,7 +158,9 @@ def diff_stats(ctx: CommandContext, params: DiffStatsParams) -> dict[str, Any]:
 def stats_json(history: History, prompt_id: str) -> dict[str, Any]:
     files: list[dict[str, Any]] = []
     unavailable: list[dict[str, Any]] = []
-    for stat in history.diff_stats(prompt_id):
+    with history_errors():
+        counted = history.diff_stats(prompt_id)
+    for stat in counted:
         path = history.display(stat.key)
         if stat.reason is not None or stat.counts is None:
             item: dict[str, Any] = {"path": path, "reason": stat.reason}
@@ -191,24 +235,26 @@ def rewind_json(history: History, result: RewindResult) -> dict[str, Any]:
 
 
 def rewind(ctx: CommandContext, params: RewindParams) -> Proposal:
-    require(params.option in REWIND_OPTIONS, "option", "must be one of code, conversation, both")
+    require(params.option in OPTIONS, "option", f"must be one of {', '.join(OPTIONS)}")
     history = _history(ctx)
     # Only a preview needs the whole plan (and its bytes) up front; a direct rewind lets
     # history plan and restore file by file.
-    plan = (
-        history.plan_rewind(params.promptId, force=params.force, blocked=_unsaved(ctx, history))
-        if params.preview
-        else None
-    )
+    plan = None
+    if params.preview:
+        with history_errors():
+            plan = history.plan_rewind(
+                params.promptId, force=params.force, blocked=_unsaved(ctx, history)
+            )
 
     def apply(ctx: CommandContext) -> dict[str, Any]:
-        result = history.rewind(
-            params.promptId,
-            option=params.option,
-            force=params.force,
-            plan=plan,
-            blocked=_unsaved(ctx, history),
-        )
+        with history_errors():
+            result = history.rewind(
+                params.promptId,
+                option=params.option,
+                force=params.force,
+                plan=plan,
+                blocked=_unsaved(ctx, history),
+            )
         for key in result.keys("restored", "deleted"):
             real = Path(key)
             ctx.session.note_rewind(real, read_state(real).digest)

@@ -7,8 +7,14 @@ from typing import Any
 
 from waymark.commands.changes import FileChange, load_path, write_changes
 from waymark.commands.context import CommandContext
-from waymark.commands.history import rewind_json, snapshot_json, stats_json, turns_json
-from waymark.store.history import History
+from waymark.commands.history import (
+    history_errors,
+    rewind_json,
+    snapshot_json,
+    stats_json,
+    turns_json,
+)
+from waymark.store.history import History, history_workspace
 from waymark.store.session import Session
 
 
@@ -31,11 +37,12 @@ class Wire:
         return stats_json(self.raw, prompt_id)
 
     def rewind(self, prompt_id: str, **kwargs: Any) -> dict[str, Any]:
-        return rewind_json(self.raw, self.raw.rewind(prompt_id, **kwargs))
+        with history_errors():
+            return rewind_json(self.raw, self.raw.rewind(prompt_id, **kwargs))
 
 
 def open_history(root: Path, workspace: Path, session: str | None = "s1", **kwargs: Any) -> Wire:
-    return Wire(History.open(root, [workspace], session=session, **kwargs))
+    return Wire(History.open(root, history_workspace(root, [workspace]), session=session, **kwargs))
 
 
 class Agent:

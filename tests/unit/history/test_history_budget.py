@@ -13,7 +13,7 @@ import pytest
 from helpers_history import Agent, open_history, tree
 
 from waymark.store.files import digest
-from waymark.store.history import History, workspace_dir
+from waymark.store.history import History, history_workspace, workspace_dir
 from waymark.store.history.journal import Journal
 
 
@@ -39,10 +39,9 @@ def test_budget_bounds_the_directory_and_the_oldest_kept_turn_rewinds_exactly(
     result = agent.history.rewind(kept[0])
     assert result["conflicts"] == [] and result["failed"] == []
     assert tree(workspace) == moments[kept[0]]
-    # Evicted turns say so exactly.
-    gone = agent.history.raw
+    # Evicted turns say so exactly (in the command layer's words).
     with pytest.raises(Exception, match="No snapshot has promptId 't0'"):
-        gone.rewind("t0")
+        agent.history.rewind("t0")
 
 
 def test_journal_stays_compact_and_resume_restores_the_newest_turn(
@@ -93,8 +92,9 @@ def test_a_failed_compaction_leaves_the_old_journal(
 CHILD = """
 import sys
 from pathlib import Path
-from waymark.store.history import History
-h = History.open(Path(sys.argv[1]), [Path(sys.argv[2])], session="child")
+from waymark.store.history import History, history_workspace
+root = Path(sys.argv[1])
+h = History.open(root, history_workspace(root, [Path(sys.argv[2])]), session="child")
 h.make_snapshot("from-child")
 path = Path(sys.argv[2]) / "child.txt"
 h.track_edit(path)
@@ -134,7 +134,7 @@ def test_untouched_workspace_histories_are_removed_after_the_retention(
         *workspace_dir(history_root, [old]).rglob("*"),
     ]:
         os.utime(path, (stale, stale))
-    History.open(history_root, [tmp_path / "third"])
+    History.open(history_root, history_workspace(history_root, [tmp_path / "third"]))
     assert not workspace_dir(history_root, [old]).exists()
     assert workspace_dir(history_root, [recent]).exists()
 
@@ -150,8 +150,9 @@ def test_resume_streams(tmp_path: Path) -> None:
 COMPACT_FOREVER = """
 import sys
 from pathlib import Path
-from waymark.store.history import History
-h = History.open(Path(sys.argv[1]), [Path(sys.argv[2])], session="s1")
+from waymark.store.history import History, history_workspace
+root = Path(sys.argv[1])
+h = History.open(root, history_workspace(root, [Path(sys.argv[2])]), session="s1")
 print("ready", flush=True)
 while True:
     h.compact()

@@ -267,23 +267,26 @@ async def test_rewind_never_follows_a_swapped_directory(workspace: Path, tmp_pat
 def test_a_write_between_plan_and_restore_is_a_conflict(
     workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from waymark.store.history import History, store
+    from waymark.store.files import read_state
+    from waymark.store.history import History, history_workspace, sync
 
-    history = History.open(tmp_path / "h", [workspace], session="s1")
+    history = History.open(
+        tmp_path / "h", history_workspace(tmp_path / "h", [workspace]), session="s1"
+    )
     path = workspace / "a.txt"
     path.write_bytes(b"a\n")
     history.make_snapshot("t0")
     with history.lock:
         history.track_edit(path)
         path.write_bytes(b"agent\n")
-        history.record_write(path, store.read_state(path).digest)
-    real_locked = store.locked
+        history.record_write(path, read_state(path).digest)
+    real_locked = sync.locked
 
     def locked_after_a_race(*paths: Path, timeout: float) -> Any:
         path.write_bytes(b"another process\n")  # lands after the plan, before the lock
         return real_locked(*paths, timeout=timeout)
 
-    monkeypatch.setattr(store, "locked", locked_after_a_race)
+    monkeypatch.setattr(sync, "locked", locked_after_a_race)
     result = history.rewind("t0")
     [outcome] = result.outcomes
     assert (outcome.kind, outcome.reason) == ("conflict", "changed_during_rewind")

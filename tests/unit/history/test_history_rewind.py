@@ -177,14 +177,14 @@ def test_second_rewind_while_one_runs(agent: Agent, monkeypatch: pytest.MonkeyPa
     agent.history.make_snapshot("t1")
     agent.write("a.txt", b"b\n")
     inside, release = threading.Event(), threading.Event()
-    real_write = __import__("waymark.store.history.store", fromlist=["x"]).atomic_write
+    real_write = __import__("waymark.store.history.rewind", fromlist=["x"]).atomic_write
 
     def slow_write(path: Path, data: bytes, **kwargs: Any) -> None:
         inside.set()
         release.wait(10)
         real_write(path, data, **kwargs)
 
-    monkeypatch.setattr("waymark.store.history.store.atomic_write", slow_write)
+    monkeypatch.setattr("waymark.store.history.rewind.atomic_write", slow_write)
     results: list[dict[str, Any]] = []
     worker = threading.Thread(target=lambda: results.append(agent.history.rewind("t1")))
     worker.start()
@@ -260,7 +260,7 @@ def test_unchanged_files_are_not_reread_unless_racily_clean(
     agent: Agent, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from waymark.store import files
-    from waymark.store.history import store as core
+    from waymark.store.history import backups as core
 
     reads: list[str] = []
     real_read = files.read_state

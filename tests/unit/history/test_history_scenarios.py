@@ -103,8 +103,9 @@ def test_resume_in_a_fresh_process_then_rewind(
         "import json, sys\n"
         "from pathlib import Path\n"
         "from waymark.commands.history import rewind_json\n"
-        "from waymark.store.history import History\n"
-        "h = History.open(Path(sys.argv[1]), [Path(sys.argv[3])], session='s1')\n"
+        "from waymark.store.history import History, history_workspace\n"
+        "root = Path(sys.argv[1])\n"
+        "h = History.open(root, history_workspace(root, [Path(sys.argv[3])]), session='s1')\n"
         "result = rewind_json(h, h.rewind(sys.argv[2]))\n"
         "print(json.dumps({'warnings': h.warnings, 'result': result}))\n"
     )

@@ -11,7 +11,8 @@ import pytest
 from helpers_history import Agent
 
 from waymark.store.history import stats
-from waymark.store.history.stats import LineCounts, bounded_map, count_lines
+from waymark.store.history.pool import bounded_map
+from waymark.store.history.stats import LineCounts, count_lines
 
 
 def test_statuses_counts_and_totals(agent: Agent, workspace: Path) -> None:

@@ -19,7 +19,7 @@ from typing import cast
 import pytest
 
 from waymark.commands.context import CommandContext
-from waymark.store.history import History
+from waymark.store.history import History, history_workspace
 from waymark.store.shelltrack.track import Report, begin, finish
 
 GIT = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
@@ -52,7 +52,9 @@ def ws(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def history(tmp_path: Path, ws: Path) -> Iterator[History]:
-    opened = History.open(tmp_path / "history", [ws], session="s1")
+    opened = History.open(
+        tmp_path / "history", history_workspace(tmp_path / "history", [ws]), session="s1"
+    )
     yield opened
     opened.close()
 

@@ -183,8 +183,6 @@ def create_server() -> WaymarkServer:
     def folders_changed(ls: WaymarkServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
         if ls.context is not None:
             ls.context.workspace.set_folders(ls.folder_paths())
-            if ls.context.history is not None:
-                ls.context.history.workspace.set_folders(ls.folder_paths())
         ls.bridge.set_folders(ls.folder_paths())
 
     @server.feature(types.SHUTDOWN)

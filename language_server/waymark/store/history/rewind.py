@@ -1,16 +1,52 @@
-"""Rewind plans: what a rewind would do to each file, decided before anything is written.
+"""Rewind: planning what a rewind would do to each file, then doing it.
 
 A plan is made per file from three states: the target (the file's entry in the snapshot
 rewound to, or its first backup), the current bytes on disk, and what the agent last wrote.
 Bytes are held only for files the rewind would change (or would change with ``force``), so a
 plan over thousands of unchanged files stays small.
+
+A rewind first opens an undo turn (so it can itself be rewound), then restores file by file
+under the history's lock and each file's own (:func:`~.sync.write_locks`): a file is replaced
+only if it still holds exactly the bytes planned, which the undo turn holds.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Final, Literal
+
+from waymark.engine.errors import (
+    FileChangedSinceRead,
+    IoError,
+    IsDirectory,
+    NotRegularFile,
+    PathOutsideWorkspace,
+    ProtectedPath,
+    WaymarkError,
+)
+from waymark.store.files import atomic_write, create_parents, delete_file, read_state
+from waymark.store.history.backups import Unfetched, error_errno, fetch_backup
+from waymark.store.history.budget import evict
+from waymark.store.history.capture import note_writes
+from waymark.store.history.errors import PlanMismatch, RewindRunning, UnknownOption
+from waymark.store.history.model import Model
+from waymark.store.history.pool import IO_WORKERS, bounded_map
+from waymark.store.history.snapshots import FileEntry, Snapshot
+from waymark.store.history.sync import FileLocks, write_locks
+from waymark.store.history.turns import open_turn, require
+from waymark.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from waymark.store.history.store import History
+
+# What a rewind may do: restore files, drop the later turns, or both.
+OPTIONS: Final = ("code", "conversation", "both")
+# A rewind waits this long for a file another process is writing, then leaves it alone.
+_LOCK_TIMEOUT: Final = 2.0
 
 Outcome = Literal["restore", "delete", "unchanged", "conflict", "failed"]
 
@@ -95,3 +131,239 @@ class RewindResult:
     def keys(self, *kinds: Done) -> list[str]:
         """Absolute paths of the files whose outcome is one of ``kinds``."""
         return [o.key for o in self.outcomes if o.kind in kinds]
+
+
+class _Unknown:
+    """What a file should hold, when even that is not known."""
+
+
+UNKNOWN: Final = _Unknown()
+Expected = str | _Unknown | None
+
+
+def expected(model: Model, key: str) -> Expected:
+    """What the file should hold if nobody but Waymark's writers touched it.
+
+    Without a recorded write, nobody changed it through Waymark: it should still hold its
+    first backup. Later snapshots are no guide, since they record whatever the file held.
+    """
+    write = model.writes.get(key)
+    if write is not None:
+        return write.digest
+    entry = model.first[key][1]
+    if entry.state == "absent":
+        return None
+    return entry.digest if entry.digest is not None else UNKNOWN
+
+
+def plan_rewind(h: History, prompt_id: str, force: bool, blocked: Mapping[str, str]) -> RewindPlan:
+    """What a rewind to ``prompt_id`` would do to each tracked file; writes nothing."""
+    model = h.ledger.model
+    snap = require(model, prompt_id)
+    return RewindPlan(
+        prompt_id,
+        force,
+        tuple(_plan_file(h, key, snap, force, blocked) for key in sorted(model.first)),
+    )
+
+
+def _plan_file(
+    h: History, key: str, snap: Snapshot, force: bool, blocked: Mapping[str, str]
+) -> FilePlan:
+    shown = h.display(key)
+    target = h.ledger.model.target(snap, key)
+    refused = _refusal(h.workspace, key)
+    if refused is not None:
+        return FilePlan(key, shown, "failed", reason=refused)
+    try:
+        current = read_state(Path(key))
+    except WaymarkError as exc:
+        return FilePlan(
+            key, shown, "failed", reason=_reason(exc, "unreadable"), errno=error_errno(exc)
+        )
+    base = FilePlan(
+        key,
+        shown,
+        "unchanged",
+        target_exists=target.state == "present",
+        target_digest=target.digest,
+        current_digest=current.digest,
+    )
+    if target.state == "failed":
+        if target.digest is not None and current.digest == target.digest:
+            return base
+        return replace(base, outcome="failed", reason="backup_failed", errno=target.error)
+    if current.digest == target.digest:
+        return base
+    data: bytes | None = None
+    if target.state == "present" and target.digest is not None:
+        fetched = fetch_backup(h.ledger.blobs, target.digest)
+        if isinstance(fetched, Unfetched):
+            return replace(base, outcome="failed", reason=fetched.reason, errno=fetched.errno)
+        data = fetched
+    if key in blocked:
+        return replace(base, outcome="conflict", reason=blocked[key], target=data)
+    should = expected(h.ledger.model, key)
+    why = None
+    if isinstance(should, _Unknown) or current.digest != should:
+        why = "changed_since_agent_write"
+    elif _other_session(h, key, snap.seq):
+        why = "written_by_other_session"
+    if why is not None and not force:
+        return replace(base, outcome="conflict", reason=why, target=data, current=current.data)
+    if data is None:
+        return replace(base, outcome="delete", current=current.data)
+    return replace(base, outcome="restore", target=data, current=current.data)
+
+
+def _refusal(workspace: Workspace, key: str) -> str | None:
+    """Why the journal's ``key`` may not be written: it passes the client-path policy."""
+    try:
+        resolved = workspace.resolve(key)
+    except WaymarkError as exc:
+        return exc.code
+    if os.fspath(resolved.real) != key or not os.path.isabs(key):
+        return "path_outside_workspace"
+    return None
+
+
+def _other_session(h: History, key: str, since: int) -> bool:
+    """Whether another session wrote ``key`` last, in turn ``since`` or later."""
+    write = h.ledger.model.writes.get(key)
+    return (
+        write is not None
+        and write.session is not None
+        and h.session is not None
+        and write.session != h.session
+        and write.seq >= since
+    )
+
+
+def rewind(
+    h: History,
+    prompt_id: str,
+    option: str,
+    force: bool,
+    plan: RewindPlan | None,
+    blocked: Mapping[str, str],
+) -> RewindResult:
+    """Rewind to the start of turn ``prompt_id`` (see :meth:`History.rewind`)."""
+    if option not in OPTIONS:
+        raise UnknownOption(option, OPTIONS)
+    if plan is not None and plan.prompt_id != prompt_id:
+        raise PlanMismatch(plan.prompt_id, prompt_id)
+    if not h.gate.acquire(blocking=False):
+        raise RewindRunning(prompt_id)
+    try:
+        with write_locks(h) as files:
+            return _rewind(h, files, prompt_id, option, force, plan, blocked)
+    finally:
+        h.gate.release()
+
+
+def _rewind(
+    h: History,
+    files: FileLocks,
+    prompt_id: str,
+    option: str,
+    force: bool,
+    plan: RewindPlan | None,
+    blocked: Mapping[str, str],
+) -> RewindResult:
+    ledger, backups = h.ledger, h.backups
+    target = require(ledger.model, prompt_id)
+    if plan is not None:
+        force = plan.force
+    # Eviction waits until the end so the turn being restored keeps its blobs meanwhile.
+    undo, warnings = open_turn(
+        ledger,
+        backups,
+        f"undo-{uuid.uuid4().hex[:12]}",
+        f"before rewind to {prompt_id}",
+        evict_after=False,
+    )
+    result = RewindResult(prompt_id, option, undo.prompt_id, warnings=warnings)
+    if option != "conversation":
+        planned = {f.key: f for f in plan.files} if plan is not None else None
+
+        def step(key: str) -> FileOutcome:
+            fresh = _plan_file(h, key, target, force, blocked)
+            if planned is not None:
+                fresh = _against_preview(planned.get(key), fresh)
+            return _carry_out(files, fresh, undo.files.get(key))
+
+        writes: dict[str, str | None] = {}
+        # Restores are fsynced writes: a few in flight share the filesystem's commits.
+        for done in bounded_map(step, sorted(ledger.model.first), IO_WORKERS):
+            result.add(done)
+            if done.kind in ("restored", "deleted"):
+                writes[done.key] = done.digest
+        if writes:
+            note_writes(ledger, backups, h.session, writes)
+    if option != "code":
+        for snap in ledger.model.ordered():
+            if target.seq < snap.seq < undo.seq:
+                ledger.commit(ledger.model.drop_record(snap))
+                result.dropped_turns.append(snap.prompt_id)
+    evict(ledger)
+    return result
+
+
+def _carry_out(files: FileLocks, plan: FilePlan, undo: FileEntry | None) -> FileOutcome:
+    """Do what the plan says for one file, unless the undo snapshot cannot cover it."""
+    if plan.outcome == "unchanged":
+        return FileOutcome(plan.key, plan.path, "unchanged")
+    if plan.outcome == "conflict":
+        return FileOutcome(plan.key, plan.path, "conflict", plan.reason)
+    if plan.outcome == "failed":
+        return FileOutcome(plan.key, plan.path, "failed", plan.reason, plan.errno)
+    if plan.current_digest is not None:
+        # Never replace bytes the undo snapshot does not hold: that would lose them.
+        if undo is None or undo.state == "failed":
+            return FileOutcome(
+                plan.key, plan.path, "failed", "undo_backup_failed", undo.error if undo else None
+            )
+        if undo.digest != plan.current_digest:
+            return FileOutcome(plan.key, plan.path, "conflict", "changed_during_rewind")
+    changed = FileOutcome(plan.key, plan.path, "conflict", "changed_during_rewind")
+    try:
+        if plan.outcome == "restore":
+            create_parents(plan.real)
+        # Under the file's lock no other Waymark process writes it: re-read, compare, and
+        # replace only exactly the bytes planned (which the undo turn holds). Every step
+        # walks the path without following symlinks.
+        with files.hold(plan.real, timeout=_LOCK_TIMEOUT):
+            if read_state(plan.real).digest != plan.current_digest:
+                return changed
+            if plan.outcome == "restore" and plan.target is not None:
+                atomic_write(plan.real, plan.target, expected=plan.current_digest)
+                return FileOutcome(plan.key, plan.path, "restored", digest=plan.target_digest)
+            delete_file(plan.real, expected=plan.current_digest)
+            return FileOutcome(plan.key, plan.path, "deleted")
+    except FileChangedSinceRead:
+        return changed
+    except WaymarkError as exc:
+        if isinstance(exc, IoError) and exc.details.get("errno") == "EAGAIN":
+            # Another process is writing it right now: its change wins, as any later one.
+            return FileOutcome(plan.key, plan.path, "conflict", "being_written_elsewhere")
+        return FileOutcome(plan.key, plan.path, "failed", _reason(exc), error_errno(exc))
+
+
+def _reason(exc: WaymarkError, default: str = "write_failed") -> str:
+    """A per-file failure's reason: the policy's code when the path itself was refused."""
+    if isinstance(exc, IsDirectory):
+        return "is_directory"
+    if isinstance(exc, PathOutsideWorkspace | NotRegularFile | ProtectedPath):
+        return exc.code
+    return default
+
+
+def _against_preview(planned: FilePlan | None, fresh: FilePlan) -> FilePlan:
+    """Only what the preview showed may be written; anything else changed since is a conflict."""
+    if fresh.outcome in ("unchanged", "failed", "conflict"):
+        return fresh
+    if planned is None:
+        return FilePlan(fresh.key, fresh.path, "conflict", reason="tracked_after_preview")
+    if not planned.matches(fresh):
+        return FilePlan(fresh.key, fresh.path, "conflict", reason="changed_since_preview")
+    return fresh

@@ -1,31 +1,29 @@
-"""Line statistics for what a rewind would undo, in bounded time and memory.
+"""Lines a rewind would undo, per file, in bounded time and memory.
 
 Each file is compared on its own and its bytes are dropped before the next is read, so the
-peak is a few files' worth whatever the number of tracked files. Files run on a small thread
-pool (hashing and reading release the GIL) with a bounded number in flight.
+peak is a few files' worth whatever the number of tracked files. Files run on the small
+pool of :mod:`~.pool`.
 """
 
 from __future__ import annotations
 
 import difflib
-import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TypeVar
+from pathlib import Path
 
 from waymark.engine.diff import common_ends
-from waymark.engine.errors import BinaryFile
+from waymark.engine.errors import BinaryFile, WaymarkError
 from waymark.engine.text import TextFile
+from waymark.store.files import read_state
+from waymark.store.history.backups import Unfetched, error_errno, fetch_backup
+from waymark.store.history.blobs import BlobStore
+from waymark.store.history.pool import bounded_map
+from waymark.store.history.rewind import UNKNOWN, Expected, expected
+from waymark.store.history.snapshots import FileEntry
+from waymark.store.history.sync import HistoryLock, Ledger
+from waymark.store.history.turns import require
 
-T = TypeVar("T")
-R = TypeVar("R")
-
-MAX_WORKERS = 4
-# Backups and restores wait on the filesystem, not the CPU, so they use this many regardless
-# of the core count.
-IO_WORKERS = 4
 # Past this many differing lines difflib's quadratic worst case is not worth it: the counts
 # then come from line multisets (exact unless lines were reordered).
 _EXACT_LINES = 20_000
@@ -38,23 +36,52 @@ class LineCounts:
     binary: bool = False
 
 
-def bounded_map(
-    fn: Callable[[T], R], items: Iterable[T], workers: int | None = None
-) -> Iterator[R]:
-    """``map`` on a small pool, at most ``2 * workers`` items in flight; results in order."""
-    count = workers or min(MAX_WORKERS, os.cpu_count() or 1)
-    if count <= 1:
-        yield from map(fn, items)
-        return
-    window = 2 * count
-    pending: list[Future[R]] = []
-    with ThreadPoolExecutor(max_workers=count, thread_name_prefix="waymark-stats") as pool:
-        for item in items:
-            pending.append(pool.submit(fn, item))
-            if len(pending) >= window:
-                yield pending.pop(0).result()
-        for future in pending:
-            yield future.result()
+@dataclass(frozen=True)
+class FileStat:
+    """Lines a rewind would undo in one file, or why they cannot be counted (``reason``)."""
+
+    key: str
+    status: str = ""
+    counts: LineCounts | None = None
+    conflict: bool = False
+    reason: str | None = None
+    errno: str | None = None
+
+
+def diff_stats(ledger: Ledger, lock: HistoryLock, prompt_id: str) -> list[FileStat]:
+    """Lines a rewind to ``prompt_id`` would undo, per changed file.
+
+    The lock is held only to list the work, so a long count never blocks edits; a blob
+    evicted meanwhile shows up with a ``reason``, never as a wrong count.
+    """
+    with lock:
+        model = ledger.model
+        snap = require(model, prompt_id)
+        jobs = [(key, model.target(snap, key), expected(model, key)) for key in sorted(model.first)]
+    blobs = ledger.blobs
+    counted = bounded_map(lambda job: _stat_file(blobs, *job), jobs)
+    return [item for item in counted if item is not None]
+
+
+def _stat_file(blobs: BlobStore, key: str, target: FileEntry, should: Expected) -> FileStat | None:
+    try:
+        current = read_state(Path(key))
+    except WaymarkError as exc:
+        return FileStat(key, reason="unreadable", errno=error_errno(exc))
+    if current.digest == target.digest:
+        return None
+    if target.state == "failed":
+        return FileStat(key, reason="backup_failed", errno=target.error)
+    old: bytes | None = None
+    if target.state == "present" and target.digest is not None:
+        fetched = fetch_backup(blobs, target.digest)
+        if isinstance(fetched, Unfetched):
+            # diffStats names only why; the errno is the rewind's to report.
+            return FileStat(key, reason=fetched.reason)
+        old = fetched
+    status = "created" if old is None else "deleted" if current.data is None else "modified"
+    conflict = should is UNKNOWN or should != current.digest
+    return FileStat(key, status, count_lines(old, current.data), conflict)
 
 
 def _lines(data: bytes) -> list[str] | None:

@@ -1,0 +1,164 @@
+"""Backing a file up into a blob, and fetching a backup back with why it failed.
+
+A backup is the file's bytes stored under their digest. Backing up a file whose stat proves
+it unchanged since we last read it reuses that digest without reading it again.
+"""
+
+from __future__ import annotations
+
+import errno as errno_mod
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from waymark.engine.errors import IsDirectory, WaymarkError
+from waymark.store.files import StatKey, read_state
+from waymark.store.files import digest as content_digest
+from waymark.store.history.blobs import BlobCorrupt, BlobMissing, BlobStore
+from waymark.store.history.snapshots import FileEntry
+from waymark.store.workspace import Workspace
+
+# A stat only stands for "unchanged" if the file was already this much older than our read.
+_RACY_NS = 2_000_000_000
+
+
+def errno_name(exc: OSError) -> str:
+    return errno_mod.errorcode.get(exc.errno or 0, "EIO")
+
+
+def error_errno(exc: WaymarkError) -> str:
+    if isinstance(exc, IsDirectory):
+        return "EISDIR"
+    value = exc.details.get("errno")
+    return value if isinstance(value, str) else exc.code
+
+
+@dataclass(frozen=True)
+class Unfetched:
+    """Why a backup's bytes could not be had: ``backup_missing``/``_corrupt``/``_unreadable``."""
+
+    reason: str
+    errno: str | None = None
+
+
+MISSING: Final = Unfetched("backup_missing", "ENOENT")
+CORRUPT: Final = Unfetched("backup_corrupt")
+
+
+def fetch_backup(blobs: BlobStore, digest: str) -> bytes | Unfetched:
+    """The backup's bytes, or why they cannot be had (a torn blob is never returned)."""
+    try:
+        return blobs.get(digest)
+    except BlobMissing:
+        return MISSING
+    except BlobCorrupt:
+        return CORRUPT
+    except OSError as exc:
+        return Unfetched("backup_unreadable", errno_name(exc))
+
+
+def display(workspace: Workspace, key: str) -> str:
+    """The workspace-relative path of ``key`` (the key itself outside every folder)."""
+    real = Path(key)
+    folder = workspace._folder_of(real)
+    return key if folder is None else real.relative_to(folder).as_posix()
+
+
+def no_rewind(display: str, why: str) -> str:
+    return f"{display}: its backup failed ({why}), so this change cannot be rewound."
+
+
+class Backups:
+    """Backs files up into ``blobs``; remembers what it read for the unchanged fast path."""
+
+    def __init__(self, blobs: BlobStore, workspace: Workspace) -> None:
+        self.blobs = blobs
+        self.workspace = workspace
+        # Per file: stat signature, digest and when we read it.
+        self._stats: dict[str, tuple[tuple[int, ...], str, int]] = {}
+
+    def capture(self, key: str, *, reuse: bool = False) -> tuple[FileEntry, list[str]]:
+        """Back up the file's current state; a failure becomes a ``failed`` entry + warning."""
+        shown = display(self.workspace, key)
+        now = time.time()
+        if reuse:
+            entry = self._unchanged(key, shown, now)
+            if entry is not None:
+                return entry, []
+        try:
+            before = os.stat(key)
+        except OSError:
+            before = None
+        try:
+            state = read_state(Path(key))
+        except WaymarkError as exc:
+            name = error_errno(exc)
+            return FileEntry(shown, "failed", None, now, name), [no_rewind(shown, name)]
+        if state.data is None or state.digest is None:
+            return FileEntry(shown, "absent", None, now), []
+        try:
+            self.blobs.put(state.digest, state.data)
+        except OSError as exc:
+            name = errno_name(exc)
+            entry = FileEntry(shown, "failed", state.digest, now, name)
+            return entry, [no_rewind(shown, name)]
+        if before is not None and StatKey.of(before) == state.stat:
+            self._stats[key] = (_stat_signature(before), state.digest, time.time_ns())
+        return FileEntry(shown, "present", state.digest, now, size=len(state.data)), []
+
+    def _unchanged(self, key: str, shown: str, now: float) -> FileEntry | None:
+        """The file's entry without reading it, when its stat proves the bytes unchanged."""
+        cached = self._stats.get(key)
+        if cached is None:
+            return None
+        signature, digest, read_ns = cached
+        try:
+            st = os.stat(key)
+            if _stat_signature(st) != signature:
+                return None
+            # Racily clean (git's term): changed within a timestamp tick of our read, a file
+            # could keep its stat; only a file already older than that is trusted.
+            if max(st.st_mtime_ns, st.st_ctime_ns) > read_ns - _RACY_NS:
+                return None
+            if os.stat(self.blobs.path_for(digest)).st_size != st.st_size:
+                return None
+        except OSError:
+            return None
+        return FileEntry(shown, "present", digest, now, size=st.st_size)
+
+    def heal(self, key: str, failed: FileEntry) -> FileEntry | None:
+        """Store a failed backup now, if the file still holds exactly the bytes we missed."""
+        if failed.digest is None:
+            return None
+        try:
+            state = read_state(Path(key))
+        except WaymarkError:
+            return None
+        if state.data is None or state.digest != failed.digest:
+            return None
+        try:
+            self.blobs.put(failed.digest, state.data)
+        except OSError:
+            return None
+        shown = display(self.workspace, key)
+        return FileEntry(shown, "present", failed.digest, failed.time, size=len(state.data))
+
+    def keep(self, key: str, before: bytes | None) -> FileEntry:
+        """An entry for bytes read elsewhere (``None``: the file was absent); stored now."""
+        shown = display(self.workspace, key)
+        now = time.time()
+        if before is None:
+            return FileEntry(shown, "absent", None, now)
+        digest = content_digest(before)
+        try:
+            self.blobs.put(digest, before)
+        except OSError as exc:
+            return FileEntry(shown, "failed", digest, now, errno_name(exc))
+        return FileEntry(shown, "present", digest, now, size=len(before))
+
+
+def _stat_signature(st: os.stat_result) -> tuple[int, ...]:
+    """What a change of the bytes always changes: ctime moves even under ``touch -d``/``cp -p``."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)

@@ -1,0 +1,116 @@
+"""Recording writes: the pre-image before a write, the digest after, a shell command's changes.
+
+The write pipeline calls :func:`track_edit` before and :func:`record_write` right after every
+file it writes. The first write of a file in a turn backs up what it held at the turn's start;
+later writes in the same turn keep that backup.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from waymark.store.history.backups import Backups, display, no_rewind
+from waymark.store.history.budget import evict
+from waymark.store.history.snapshots import FileEntry, SnapshotRecord
+from waymark.store.history.sync import Ledger
+from waymark.store.history.turns import current
+
+
+def track_edit(ledger: Ledger, backups: Backups, path: Path) -> list[str]:
+    """Back up ``path``'s pre-image on its first write in this turn; return warnings."""
+    key = os.fspath(path)
+    snap, warnings = current(ledger, backups)
+    entry = snap.files.get(key)
+    if entry is not None and entry.state != "failed":
+        return warnings
+    shown = display(backups.workspace, key)
+    if entry is not None:
+        healed = backups.heal(key, entry)
+        if healed is None:
+            return [*warnings, no_rewind(shown, entry.error or "backup_failed")]
+        new = healed
+    else:
+        new, failures = backups.capture(key)
+        warnings.extend(failures)
+    record = SnapshotRecord(
+        snap.prompt_id, snap.label, snap.timestamp, snap.seq, True, {key: new}, {}
+    )
+    if not ledger.commit(record):
+        warnings.append(_journal_lost(shown))
+    evict(ledger)
+    return warnings
+
+
+def record_write(
+    ledger: Ledger, backups: Backups, session: str | None, path: Path, digest: str | None
+) -> None:
+    """Note what was just written to ``path`` (``None``: deleted) and by which session."""
+    note_writes(ledger, backups, session, {os.fspath(path): digest})
+    evict(ledger)
+
+
+def note_writes(
+    ledger: Ledger, backups: Backups, session: str | None, writes: dict[str, str | None]
+) -> None:
+    snap, _ = current(ledger, backups)
+    ledger.commit(
+        SnapshotRecord(
+            snap.prompt_id,
+            snap.label,
+            snap.timestamp,
+            snap.seq,
+            True,
+            {},
+            writes,
+            session=session,
+        )
+    )
+
+
+def track_shell(
+    ledger: Ledger,
+    backups: Backups,
+    session: str | None,
+    changes: Mapping[str, tuple[bytes | None, str | None]],
+    unreached: Mapping[str, str],
+) -> list[str]:
+    """Record what a shell command changed into the open turn; return warnings.
+
+    ``changes`` maps each file to its bytes before the command (``None``: absent) and its
+    digest after (``None``: deleted); ``unreached`` names what the command may have
+    changed but could not be backed up, with why. A file already in the turn keeps its
+    earlier backup (the turn's start), like any second write.
+    """
+    snap, warnings = current(ledger, backups)
+    files: dict[str, FileEntry] = {}
+    for key, (before, _) in changes.items():
+        if key in snap.files:
+            continue
+        entry = backups.keep(key, before)
+        if entry.state == "failed":
+            warnings.append(no_rewind(entry.display, entry.error or "backup_failed"))
+        files[key] = entry
+    record = SnapshotRecord(
+        snap.prompt_id,
+        snap.label,
+        snap.timestamp,
+        snap.seq,
+        True,
+        files,
+        {key: after for key, (_, after) in changes.items()},
+        session=session,
+        unreached=dict(unreached),
+    )
+    if (changes or unreached) and not ledger.commit(record):
+        warnings.append(_journal_lost(f"{len(changes)} shell-changed file(s)"))
+    evict(ledger)
+    return warnings
+
+
+def _journal_lost(shown: str) -> str:
+    return (
+        f"{shown}: the history journal could not be written, so this change cannot be "
+        "rewound after a restart."
+    )

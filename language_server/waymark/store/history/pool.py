@@ -1,0 +1,39 @@
+"""``map`` on a small thread pool with a bounded number of items in flight.
+
+Hashing, reading and fsyncing release the GIL, so backups, restores and line counts run a
+few files at a time; the bound keeps memory at a few files' worth.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+MAX_WORKERS = 4
+# Backups and restores wait on the filesystem, not the CPU, so they use this many regardless
+# of the core count.
+IO_WORKERS = 4
+
+
+def bounded_map(
+    fn: Callable[[T], R], items: Iterable[T], workers: int | None = None
+) -> Iterator[R]:
+    """``map`` on a small pool, at most ``2 * workers`` items in flight; results in order."""
+    count = workers or min(MAX_WORKERS, os.cpu_count() or 1)
+    if count <= 1:
+        yield from map(fn, items)
+        return
+    window = 2 * count
+    pending: list[Future[R]] = []
+    with ThreadPoolExecutor(max_workers=count, thread_name_prefix="waymark-stats") as pool:
+        for item in items:
+            pending.append(pool.submit(fn, item))
+            if len(pending) >= window:
+                yield pending.pop(0).result()
+        for future in pending:
+            yield future.result()

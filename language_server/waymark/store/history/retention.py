@@ -1,0 +1,72 @@
+"""Where a workspace's history lives, and removing histories nobody opened for long."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+# Histories of workspaces nobody opened for this long are removed when a history opens.
+RETENTION_DAYS: Final = 30
+
+
+def workspace_dir(history_root: Path, folders: Sequence[Path]) -> Path:
+    """The one history directory of the workspace whose first folder is ``folders[0]``."""
+    first = os.path.realpath(folders[0]) if folders else ""
+    key = hashlib.sha256(os.fsencode(first)).hexdigest()[:16]
+    return Path(history_root) / f"ws-{key}"
+
+
+def remove_stale(root: Path, *, keep: Path, days: int = RETENTION_DAYS) -> list[Path]:
+    """Delete workspace histories under ``root`` untouched for ``days``; never ``keep``."""
+    removed: list[Path] = []
+    cutoff = time.time() - days * 86400
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return removed
+    for entry in entries:
+        if not entry.name.startswith("ws-") or entry.path == os.fspath(keep):
+            continue
+        if not entry.is_dir(follow_symlinks=False):
+            continue
+        if _last_used(Path(entry.path)) >= cutoff:
+            continue
+        if delete_history(Path(entry.path), wait=False):
+            removed.append(Path(entry.path))
+    return removed
+
+
+def _last_used(directory: Path) -> float:
+    newest = 0.0
+    for name in ("journal.jsonl", "lock", "."):
+        with contextlib.suppress(OSError):
+            newest = max(newest, os.stat(directory / name, follow_symlinks=False).st_mtime)
+    return newest
+
+
+def delete_history(directory: Path, *, wait: bool = True) -> bool:
+    """Remove one workspace history, under its lock; False if another process holds it."""
+    try:
+        fd = os.open(directory / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        fd = -1
+    try:
+        if fd >= 0:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError:
+                return False
+        shutil.rmtree(directory, ignore_errors=True)
+        return True
+    finally:
+        if fd >= 0:
+            os.close(fd)

@@ -1,0 +1,198 @@
+"""The history's lock, catching up with other processes, and the one order of write locks.
+
+Every process working in a workspace (editor server, CLI, MCP server, hooks) opens the same
+history directory. Each operation holds an advisory ``flock`` on its ``lock`` file and first
+catches up with what other processes appended to the journal (or replays from the start when
+one compacted it: a new inode), so all of them see one history. See docs/history.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from stat import S_ISREG
+from typing import TYPE_CHECKING
+
+from waymark.store.files import DEFAULT_LOCK_TIMEOUT, locked
+from waymark.store.history.blobs import FILE_MODE, BlobStore
+from waymark.store.history.journal import Journal
+from waymark.store.history.model import Model
+from waymark.store.history.snapshots import SnapshotRecord, record_json
+
+if TYPE_CHECKING:
+    from waymark.store.history.store import History
+
+log = logging.getLogger("waymark.history")
+
+
+class Ledger:
+    """The state every process shares: the model folded over the journal, and the blobs.
+
+    ``offset``/``lines``/``inode`` say how far this process has read the journal;
+    ``usable`` is false when the directory could not be created (nothing is journaled then).
+    """
+
+    def __init__(self, directory: Path, *, max_snapshots: int, max_bytes: int) -> None:
+        self.dir = directory
+        self.max_snapshots = max_snapshots
+        self.max_bytes = max_bytes
+        self.blobs = BlobStore(directory / "blobs")
+        self.journal = Journal(directory / "journal.jsonl")
+        self.model = Model()
+        self.warnings: list[str] = []
+        self.usable = True
+        self.inode: int | None = None
+        self.offset = 0
+        self.lines = 0
+        self.live_bytes = 0
+        self.replay_evicted = False
+        # How many times this process rewrote the journal (the soak checks it compacts).
+        self.compactions = 0
+        self._lock_fd: int | None = None
+
+    def lock_files(self) -> None:
+        if not self.usable:
+            return
+        if self._lock_fd is None:
+            self._lock_fd = os.open(
+                self.dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, FILE_MODE
+            )
+        fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+        self.catch_up()
+
+    def unlock_files(self) -> None:
+        if self._lock_fd is not None:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    def catch_up(self) -> None:
+        """Fold in what other processes appended; replay anew if one compacted the journal."""
+        try:
+            st = os.stat(self.journal.path)
+        except FileNotFoundError:
+            st = None
+        if st is not None and st.st_ino == self.inode and st.st_size == self.offset:
+            return
+        if (st is None and self.inode is None) or (st is not None and not S_ISREG(st.st_mode)):
+            # Nothing to catch up with; a journal that is not a file is no one's new state.
+            return
+        if st is None or st.st_ino != self.inode or st.st_size < self.offset:
+            self.model = Model()
+            self.offset = self.lines = 0
+            self.journal.close()
+            if st is None:
+                self.inode = None
+                return
+        replay = self.journal.replay(self._fold, offset=self.offset, number=self.lines)
+        self.inode = replay.inode
+        self.offset = replay.offset
+        self.lines += replay.records
+        self.warnings.extend(replay.warnings)
+
+    def _fold(self, record: SnapshotRecord) -> None:
+        """Replay one record; evict on the way so resume holds only what is kept.
+
+        A live rewind holds one turn more than the limit (its undo turn) until it drops the
+        turns it undid, so only a turn beyond that was certainly evicted.
+        """
+        self.model.apply(record)
+        if not record.is_update and len(self.model.snaps) > self.max_snapshots + 1:
+            oldest = self.model.oldest()
+            assert oldest is not None
+            # Unreferenced blobs are swept after the replay, once every record is in.
+            self.model.apply(self.model.drop_record(oldest))
+            self.replay_evicted = True
+
+    def append(self, records: list[SnapshotRecord]) -> bool:
+        if not self.usable:
+            return False
+        written = self.journal.append(record_json(records))
+        if written:
+            self.offset += written
+            self.lines += 1
+            try:
+                self.inode = os.stat(self.journal.path).st_ino
+            except OSError:
+                self.inode = None
+        return bool(written)
+
+    def commit(self, record: SnapshotRecord) -> bool:
+        """Journal ``record`` first, then fold it in and delete the blobs it freed."""
+        ok = self.append([record])
+        for digest in self.model.apply(record):
+            try:
+                self.blobs.delete(digest)
+            except OSError as exc:
+                log.warning("history blob %s could not be deleted: %s", digest, exc)
+        return ok
+
+    def close(self) -> None:
+        """Release the journal's and the lock's descriptors."""
+        self.journal.close()
+        if self._lock_fd is not None:
+            fd, self._lock_fd = self._lock_fd, None
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+@dataclass
+class HistoryLock:
+    """The history's lock: a thread lock plus, outermost, the cross-process ``flock``."""
+
+    ledger: Ledger
+    thread: threading.RLock = field(default_factory=threading.RLock)
+    depth: int = 0
+
+    def __enter__(self) -> None:
+        self.thread.acquire()
+        self.depth += 1
+        if self.depth == 1:
+            try:
+                self.ledger.lock_files()
+            except BaseException:
+                self.depth -= 1
+                self.thread.release()
+                raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.depth -= 1
+        if self.depth == 0:
+            self.ledger.unlock_files()
+        self.thread.release()
+
+
+class FileLocks:
+    """Handed out by :func:`write_locks` once the history's lock is held.
+
+    More files are locked through it (from worker threads too: the history's lock stays with
+    the thread that took it), so no file lock is ever taken before the history's.
+    """
+
+    def hold(
+        self, *paths: Path, timeout: float = DEFAULT_LOCK_TIMEOUT
+    ) -> contextlib.AbstractContextManager[None]:
+        return locked(*paths, timeout=timeout)
+
+
+@contextlib.contextmanager
+def write_locks(
+    history: History | None, paths: Sequence[Path] = (), *, timeout: float = DEFAULT_LOCK_TIMEOUT
+) -> Iterator[FileLocks]:
+    """The one order every write takes its locks in: the history's, then the files'.
+
+    The files' directory locks are taken in :func:`~waymark.store.files.locked`'s fixed
+    order, so an edit and a rewind in two processes never wait for each other crosswise.
+    ``history`` is ``None`` when history is off.
+    """
+    files = FileLocks()
+    with contextlib.ExitStack() as stack:
+        if history is not None:
+            stack.enter_context(history.lock)
+        if paths:
+            stack.enter_context(files.hold(*paths, timeout=timeout))
+        yield files

@@ -1,0 +1,116 @@
+"""Turns: opening one (a snapshot of every tracked file), the open one, and listing them."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from waymark.store.history.backups import Backups
+from waymark.store.history.budget import evict
+from waymark.store.history.errors import UnknownTurn
+from waymark.store.history.model import Model, delta, same
+from waymark.store.history.pool import IO_WORKERS, bounded_map
+from waymark.store.history.snapshots import FileEntry, Snapshot, SnapshotRecord
+from waymark.store.history.sync import Ledger
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One live turn as ``turns`` lists it (paths absolute)."""
+
+    prompt_id: str
+    label: str | None
+    timestamp: str
+    files: tuple[str, ...]
+    edited: tuple[str, ...]
+    can_restore: bool
+    # Paths a shell command may have changed that the turn could not back up, with why.
+    unreached: tuple[tuple[str, str], ...] = ()
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def make_snapshot(
+    ledger: Ledger, backups: Backups, prompt_id: str, label: str | None
+) -> tuple[Snapshot, list[str]]:
+    """Open turn ``prompt_id`` (the open one again if it is already that turn)."""
+    latest = ledger.model.latest()
+    if latest is not None and latest.prompt_id == prompt_id:
+        return latest, []
+    return open_turn(ledger, backups, prompt_id, label, evict_after=True)
+
+
+def current(ledger: Ledger, backups: Backups) -> tuple[Snapshot, list[str]]:
+    """The open turn; an implicit one when no snapshot was made yet."""
+    latest = ledger.model.latest()
+    if latest is not None:
+        return latest, []
+    return open_turn(ledger, backups, f"auto-{uuid.uuid4().hex[:12]}", "auto", evict_after=True)
+
+
+def open_turn(
+    ledger: Ledger, backups: Backups, prompt_id: str, label: str | None, *, evict_after: bool
+) -> tuple[Snapshot, list[str]]:
+    """Record every tracked file's current state as the start of turn ``prompt_id``."""
+    model = ledger.model
+    files: dict[str, FileEntry] = {}
+    warnings: list[str] = []
+    keys = sorted(model.first)
+    parent = model.latest()
+    inherited = parent.files if parent is not None else {}
+    # Backups wait on the filesystem (creating a blob), not the CPU: a few in parallel.
+    captured = bounded_map(lambda key: backups.capture(key, reuse=True), keys, IO_WORKERS)
+    for key, (entry, failures) in zip(keys, captured, strict=True):
+        previous = inherited.get(key)
+        files[key] = previous if previous is not None and same(previous, entry) else entry
+        warnings.extend(failures)
+    if parent is not None and parent.files.keys() <= files.keys():
+        record = SnapshotRecord(
+            prompt_id,
+            label,
+            _now_iso(),
+            model.seq,
+            False,
+            delta(parent.files, files),
+            {},
+            inherit=parent.prompt_id,
+        )
+    else:
+        record = SnapshotRecord(prompt_id, label, _now_iso(), model.seq, False, files, {})
+    if not ledger.commit(record):
+        warnings.append(
+            "the history journal could not be written; this turn cannot be rewound after a restart"
+        )
+    snap = ledger.model.snaps[prompt_id]
+    if evict_after:
+        evict(ledger)
+    return snap, warnings
+
+
+def listing(model: Model) -> list[Turn]:
+    """The live turns, oldest first."""
+    failed_firsts = {k for k, (_, e) in model.first.items() if e.state == "failed"}
+    return [
+        Turn(
+            snap.prompt_id,
+            snap.label,
+            snap.timestamp,
+            tuple(sorted(snap.files)),
+            tuple(sorted(snap.edited)),
+            all(e.state != "failed" for e in snap.files.values())
+            and all(k in snap.files for k in failed_firsts),
+            tuple(sorted(snap.unreached.items())),
+        )
+        for snap in model.ordered()
+    ]
+
+
+def require(model: Model, prompt_id: str) -> Snapshot:
+    """The live turn ``prompt_id``; :class:`UnknownTurn` when there is none."""
+    snap = model.snaps.get(prompt_id)
+    if snap is None:
+        raise UnknownTurn(prompt_id, [s.prompt_id for s in model.ordered()])
+    return snap
