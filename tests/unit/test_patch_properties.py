@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from waymark.engine.edits.patch import apply_file_patch, parse_patch
+from waymark.commands.patch import read_patch
+from waymark.engine.edits.patch import apply_file_patch
 from waymark.engine.errors import InvalidParams, PatchFailed
 from waymark.engine.text import TextFile
 
@@ -30,7 +31,7 @@ def _unified(old: list[str], new: list[str], context: int) -> str:
 
 
 def _apply(before: TextFile, patch: str) -> TextFile:
-    (file_patch,) = parse_patch(patch)
+    (file_patch,) = read_patch(patch, None)
     return apply_file_patch("f.txt", before, file_patch).text_file
 
 

@@ -12,8 +12,14 @@ from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import PREVIEW
 from waymark.commands.params import require
 from waymark.commands.schema import param
-from waymark.engine.edits.patch import FilePatch, apply_file_patch, parse_patch
-from waymark.engine.errors import PatchFailed
+from waymark.engine.edits.patch import (
+    FilePatch,
+    StripTooLong,
+    UnreadablePatch,
+    apply_file_patch,
+    parse_patch,
+)
+from waymark.engine.errors import InvalidParams, PatchFailed
 from waymark.engine.text import TextFile
 
 
@@ -33,6 +39,29 @@ class PatchParams:
         minimum=0,
     )
     preview: bool = param(PREVIEW, default=False)
+
+
+def read_patch(text: str, strip: int | None) -> list[FilePatch]:
+    """:func:`parse_patch`, a text it cannot read refused as the ``patch`` or ``strip`` param."""
+    try:
+        return parse_patch(text, strip)
+    except UnreadablePatch as exc:
+        if exc.problem is None:
+            message = (
+                "`patch` holds no file diff; send `diff -u` or `git diff` output with ---/+++ "
+                "headers and @@ hunks."
+            )
+        else:
+            message = (
+                f"`patch` is not a valid unified diff ({exc.problem}); send `diff -u` or "
+                "`git diff` output."
+            )
+        raise InvalidParams(message, {"field": "patch"}) from exc
+    except StripTooLong as exc:
+        raise InvalidParams(
+            f"`strip` {exc.strip} removes the whole path {exc.name!r}; use a smaller strip.",
+            {"field": "strip"},
+        ) from None
 
 
 def _existing(ctx: CommandContext, path: str, base: Path | None) -> Loaded:
@@ -90,7 +119,7 @@ def _file_changes(
 
 def patch(ctx: CommandContext, params: PatchParams) -> Proposal:
     require(params.strip is None or params.strip >= 0, "strip", "must be 0 or more")
-    file_patches = parse_patch(params.patch, params.strip)
+    file_patches = read_patch(params.patch, params.strip)
     base = ctx.workspace.resolve(params.cwd).real if params.cwd else None
     changes: list[FileChange] = []
     files: list[dict[str, Any]] = []

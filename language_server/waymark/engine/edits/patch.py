@@ -14,7 +14,7 @@ from unidiff.constants import LINE_TYPE_ADDED, LINE_TYPE_NO_NEWLINE, LINE_TYPE_R
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import Hunk, PatchedFile, PatchSet
 
-from waymark.engine.errors import InvalidParams, PatchFailed
+from waymark.engine.errors import PatchFailed
 from waymark.engine.text import TextFile
 
 DEV_NULL = "/dev/null"
@@ -42,13 +42,28 @@ class FilePatch:
         return "modified"
 
 
+class UnreadablePatch(Exception):
+    """The text is not a unified diff (``problem`` says why), or holds no file diff
+    (``problem`` None)."""
+
+    def __init__(self, problem: str | None) -> None:
+        super().__init__(problem or "no file diff")
+        self.problem = problem
+
+
+class StripTooLong(Exception):
+    """Dropping ``strip`` leading components leaves nothing of the path ``name``."""
+
+    def __init__(self, strip: int, name: str) -> None:
+        super().__init__(f"strip {strip} removes the whole path {name!r}")
+        self.strip = strip
+        self.name = name
+
+
 def _strip(name: str, strip: int) -> str:
     parts = name.split("/")
     if strip >= len(parts):
-        raise InvalidParams(
-            f"`strip` {strip} removes the whole path {name!r}; use a smaller strip.",
-            {"field": "strip"},
-        )
+        raise StripTooLong(strip, name)
     return "/".join(parts[strip:])
 
 
@@ -61,20 +76,13 @@ def _auto_strip(files: list[PatchedFile]) -> int:
 
 
 def parse_patch(text: str, strip: int | None = None) -> list[FilePatch]:
-    """Every file of a patch; a text that is not a unified diff is ``invalid_params``."""
+    """Every file of a patch; a text that is not one is :class:`UnreadablePatch`."""
     try:
         files = list(PatchSet(text))
     except UnidiffParseError as exc:
-        raise InvalidParams(
-            f"`patch` is not a valid unified diff ({exc}); send `diff -u` or `git diff` output.",
-            {"field": "patch"},
-        ) from exc
+        raise UnreadablePatch(str(exc)) from exc
     if not files:
-        raise InvalidParams(
-            "`patch` holds no file diff; send `diff -u` or `git diff` output with ---/+++ "
-            "headers and @@ hunks.",
-            {"field": "patch"},
-        )
+        raise UnreadablePatch(None)
     for f in files:
         # A patch saved with CRLF line ends keeps the \r in its header names.
         f.source_file = f.source_file.removesuffix("\r")
