@@ -15,7 +15,11 @@ from __future__ import annotations
 import random
 import sys
 import time
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for bench.goals when run as a script
+from bench.goals import Goal
 
 from waymark.commands.edit import plan_edit
 from waymark.commands.edit_ops import parse_operations
@@ -148,7 +152,7 @@ def figures(cases: int = CASES, seed: int = 1) -> list[dict[str, Any]]:
                 "unit": "mis-edits",
                 "baseline": "0",
                 "baseline_runs": [],
-                "goal": "≤ 0",
+                "goals": [Goal("value", "≤", 0)],
                 "met": r["wrong"] == 0,
                 "extra": {
                     "cases": r["cases"],

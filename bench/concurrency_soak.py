@@ -28,6 +28,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for bench.goals when run as a script
+from bench.goals import Goal
+
 ROOT = Path(__file__).resolve().parents[1]
 FILES = ["shared-a.txt", "shared-b.txt", "dir/shared-c.txt"]
 SWAP_EVERY = 10  # one create in the swapped directory per this many edits
@@ -172,7 +175,7 @@ def figures(
                 "value": new[key],
                 "unit": "",
                 "baseline": old[key] if old else "not run (pass --baseline-src)",
-                "goal": "≤ 0",
+                "goals": [Goal("value", "≤", 0)],
                 "extra": {"this tree": new, "baseline (before #20)": old},
             }
         )

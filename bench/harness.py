@@ -1,9 +1,10 @@
 """Run every bench module's ``figures()``, print a table, rewrite ``bench/results.md``.
 
 A bench module is any ``bench/*.py`` with a ``figures() -> list[dict]``; each figure is
-``{"name", "runs": [seconds…], "baseline": str, "baseline_runs": [seconds…], "goal": str,
-"extra": {...}}``. Counts and rates come as ``"value"`` (with ``"baseline"`` a number when
-the baseline is a count too), and a module may give its own verdict as ``"met": bool``.
+``{"name", "runs": [seconds…], "baseline": str, "baseline_runs": [seconds…],
+"goals": [Goal…], "extra": {...}}`` (goals: ``bench/goals.py``). Counts and rates come as
+``"value"`` (with ``"baseline"`` a number when the baseline is a count too), and a module may
+give its own verdict as ``"met": bool``.
 Modules named ``*_soak`` run only with ``--soak``.
 
 Each module runs in its own child process, one after the other: a crash, ``sys.exit`` or
@@ -17,8 +18,6 @@ import argparse
 import importlib
 import json
 import os
-import platform
-import re
 import shlex
 import signal
 import statistics
@@ -29,9 +28,21 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from bench.goals import (
+    Clause,
+    Condition,
+    Goal,
+    describe,
+    from_json,
+    number,
+    show_number,
+    to_json,
+    verdict,
+)
+from bench.machine import machine_info
 
 BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
@@ -50,7 +61,7 @@ ORDER = (
     "sed_soak",
     "history_soak",
 )
-NOT_BENCHES = {"__init__", "__main__", "harness"}
+NOT_BENCHES = {"__init__", "__main__", "harness", "goals", "machine"}
 TIMEOUT = {False: 600.0, True: 3600.0}  # seconds per module: normal, soak
 
 
@@ -61,7 +72,7 @@ class Figure:
     runs: list[float] = field(default_factory=list)
     baseline: str = ""
     baseline_runs: list[float] = field(default_factory=list)
-    goal: str = ""
+    goals: tuple[Clause, ...] = ()
     value: float | None = None
     baseline_value: float | None = None
     unit: str = ""
@@ -121,15 +132,9 @@ def select(names: list[str], *, soak: bool, only: list[str]) -> list[str]:
     return [n for n in names if soak or not is_soak(n)]
 
 
-def _number(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
-
-
 def _seconds(value: object) -> list[float]:
     if isinstance(value, list | tuple):
-        return [float(v) for v in value if _number(v) is not None]
+        return [float(v) for v in value if number(v) is not None]
     return []
 
 
@@ -140,152 +145,29 @@ def normalise(module: str, raw: dict[str, Any]) -> Figure:
     baseline = raw.get("baseline", "")
     baseline_runs = raw.get("baseline_runs")
     # Soak modules report how many trials they ran as an integer "runs".
-    if _number(runs) is not None:
+    if number(runs) is not None:
         extra.setdefault("cases", int(runs))
-    if _number(baseline_runs) is not None:
+    if number(baseline_runs) is not None:
         extra.setdefault("baseline_cases", int(baseline_runs))
     if isinstance(baseline, dict):
         baseline_runs = baseline.get("runs", baseline_runs)
         baseline = baseline.get("name", "")
-    goal = raw.get("goal", "")
     return Figure(
         module=module,
         name=str(raw.get("name") or raw.get("figure") or "(unnamed)"),
         runs=_seconds(runs),
-        baseline="" if _number(baseline) is not None else str(baseline),
+        baseline="" if number(baseline) is not None else str(baseline),
         baseline_runs=_seconds(baseline_runs),
-        goal=f"≤ {goal:g}" if _number(goal) is not None else str(goal or ""),
-        value=_number(raw.get("value")),
-        baseline_value=_number(baseline),
+        goals=tuple(from_json(goal) for goal in raw.get("goals") or ()),
+        value=number(raw.get("value")),
+        baseline_value=number(baseline),
         unit=str(raw.get("unit", "")),
         met=raw["met"] if isinstance(raw.get("met"), bool) else None,
         extra=extra,
     )
 
 
-# ---------------------------------------------------------------- goals
-
-CLAUSE = re.compile(
-    r"^\s*(?P<subject>[A-Za-z][\w ]*?)?\s*(?P<op>≤|<=|<|≥|>=|>|==|=)\s*"
-    r"(?P<target>\d+(?:\.\d+)?)\s*(?P<unit>×|x\b|µs|us\b|ms\b|s\b|min\w*|%|MB\b|MiB\b)?"
-    r"\s*(?P<after>[A-Za-z][\w ]*)?"
-)
-COUNT_CLAUSE = re.compile(r"^\s*(?P<limit>\d+)\s+(?P<what>[a-z][a-z_ ]*?)\s*$")
-CLAUSE_SEPARATOR = re.compile(r", |;| and ")
-FRACTION_KEYS = ("share", "rate", "fraction")  # a 0–1 share in extra answers a % clause
-TIME_UNITS = {"µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
-OPS = {
-    "≤": float.__le__,
-    "<=": float.__le__,
-    "<": float.__lt__,
-    "≥": float.__ge__,
-    ">=": float.__ge__,
-    ">": float.__gt__,
-    "=": float.__eq__,
-    "==": float.__eq__,
-}
-NO_DATA, UNCHECKABLE = "no data", "not checkable"
-
-
-def _percentile(runs: list[float], p: float) -> float:
-    ordered = sorted(runs)
-    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
-
-
-def _extra_number(fig: Figure, *names: str) -> float | None:
-    for name in names:
-        if name in fig.extra:
-            found = fig.extra[name]
-            return float(len(found)) if isinstance(found, list | tuple | dict) else _number(found)
-    return None
-
-
-def _percent(fig: Figure, key: str) -> float | None:
-    if fig.value is not None:
-        return fig.value if fig.unit == "%" else fig.value * 100
-    named = _extra_number(fig, f"{key}_pct", f"{key}_percent")
-    if named is not None:
-        return named
-    share = _extra_number(fig, *FRACTION_KEYS)
-    return None if share is None else share * 100
-
-
-def _clause_measure(fig: Figure, subject: str, unit: str) -> float | None:
-    """What a goal clause talks about, in the clause's unit."""
-    if unit in ("×", "x") or subject == "ratio":
-        return fig.ratio
-    key = subject.lower().replace(" ", "_")
-    if unit in TIME_UNITS:
-        percentile = re.fullmatch(r"p(\d+)", subject)
-        if percentile and fig.runs:
-            return _percentile(fig.runs, float(percentile[1])) / TIME_UNITS[unit]
-        seconds = statistics.median(fig.runs) if fig.runs else None
-        if fig.unit == "s" and fig.value is not None:
-            seconds = fig.value
-        return None if seconds is None else seconds / TIME_UNITS[unit]
-    if unit == "%":
-        return _percent(fig, key)
-    if key and (named := _extra_number(fig, f"{key}_{unit.lower()}", key)) is not None:
-        return named  # "peak RSS ≤ 150 MB" → extra["peak_rss_mb"]
-    return fig.median
-
-
-def _check(fig: Figure, clause: str) -> str | None:
-    """None when the clause holds, else its gap, NO_DATA or UNCHECKABLE."""
-    counted = COUNT_CLAUSE.match(clause)
-    if counted:  # "0 mismatches": at most that many of the extra entry so named
-        what = counted["what"]
-        found = _extra_number(fig, what.replace(" ", "_"))
-        if found is None:
-            return NO_DATA
-        limit = float(counted["limit"])
-        return None if found <= limit else f"{_num(found)} {what} vs {_num(limit)}"
-    c = CLAUSE.match(clause)
-    if not c:
-        return UNCHECKABLE
-    unit = c["unit"] or ""
-    unit = "min" if unit.startswith("min") else unit
-    subject = (c["subject"] or c["after"] or "").strip()
-    measured = _clause_measure(fig, subject, unit)
-    if measured is None:
-        return NO_DATA
-    target = float(c["target"])
-    if OPS[c["op"]](measured, target):
-        return None
-    if unit in ("×", "x") or subject == "ratio":
-        label = "ratio"
-    elif unit in TIME_UNITS:
-        label = subject if re.fullmatch(r"p\d+", subject) else "median"
-    else:
-        label = subject or ("value" if fig.value is not None else "median")
-    shown = unit if unit in ("", "×", "x", "%") else f" {unit}"
-    gap = f"{label} {_num(measured)}{shown} vs {c['op']} {_num(target)}{shown}"
-    return gap + (f" ({(measured / target - 1) * 100:+.0f}%)" if target else "")
-
-
-def verdict(fig: Figure) -> str:
-    """``MET``, ``MISSED: <gap>``, or why the goal could not be checked."""
-    results = [_check(fig, part) for part in CLAUSE_SEPARATOR.split(fig.goal) if part.strip()]
-    gaps = [r for r in results if r not in (None, NO_DATA, UNCHECKABLE)]
-    if gaps or fig.met is False:
-        return "MISSED: " + "; ".join(gaps or ["as the module reports"])
-    if fig.met:
-        return "MET"
-    if not results:
-        return "no goal"
-    for reason in (NO_DATA, UNCHECKABLE):
-        if reason in results:
-            return reason
-    return "MET"
-
-
 # ---------------------------------------------------------------- formatting
-
-
-def _num(x: float) -> str:
-    if x == int(x) and abs(x) < 1e15:
-        return str(int(x))
-    return f"{x:.3g}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
 def fmt_seconds(s: float | None) -> str:
@@ -303,7 +185,7 @@ def _fmt(fig: Figure, x: float | None, *, timed: bool) -> str:
         return "—"
     if timed or fig.unit == "s":
         return fmt_seconds(x)
-    return f"{_num(x)} {fig.unit}".rstrip()
+    return f"{show_number(x)} {fig.unit}".rstrip()
 
 
 def row(fig: Figure) -> dict[str, str]:
@@ -318,7 +200,7 @@ def row(fig: Figure) -> dict[str, str]:
         "baseline": fig.baseline or "—",
         "baseline median": _fmt(fig, fig.baseline_median, timed=timed),
         "ratio": "—" if ratio is None else f"{ratio:.2f}×" if ratio >= 0.1 else f"{ratio:.2g}×",
-        "goal": fig.goal or "—",
+        "goal": describe(fig.goals) or "—",
         "status": verdict(fig),
     }
 
@@ -338,7 +220,7 @@ def soak_row(fig: Figure) -> dict[str, str]:
         "cases": count("cases", "trials"),
         "failures": count("failures", "failed", "mismatches"),
         "data lost": count("data_lost", "lost", "torn"),
-        "goal": fig.goal or "—",
+        "goal": describe(fig.goals) or "—",
         "status": verdict(fig),
     }
 
@@ -432,53 +314,6 @@ def render_markdown(
     return "\n".join(out) + "\n"
 
 
-# ---------------------------------------------------------------- machine
-
-
-def _output(*cmd: str) -> str:
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=10, check=False)
-    except OSError:
-        return ""
-    return done.stdout.strip()
-
-
-def _first_line(*cmd: str) -> str:
-    lines = _output(*cmd).splitlines()
-    return lines[0] if lines else "unavailable"
-
-
-def _proc_field(path: str, key: str) -> str:
-    try:
-        for line in Path(path).read_text().splitlines():
-            if line.startswith(key):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
-
-
-def machine_info() -> dict[str, str]:
-    kib = _proc_field("/proc/meminfo", "MemTotal").split()[0]
-    dirty = _output("git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no")
-    try:
-        pygls = metadata.version("pygls")
-    except metadata.PackageNotFoundError:
-        pygls = "not installed"
-    return {
-        "CPU": _proc_field("/proc/cpuinfo", "model name"),
-        "cores": str(os.cpu_count()),
-        "RAM": f"{int(kib) / 2**20:.1f} GiB" if kib.isdigit() else "unknown",
-        "kernel": f"{platform.system()} {platform.release()}",
-        "Python": platform.python_version(),
-        "pygls": pygls,
-        "GNU sed": _first_line("sed", "--version"),
-        "git": _first_line("git", "--version"),
-        "commit": _first_line("git", "-C", str(ROOT), "rev-parse", "--short", "HEAD")
-        + (" + uncommitted changes" if dirty else ""),
-    }
-
-
 # ---------------------------------------------------------------- running
 
 
@@ -516,7 +351,13 @@ def run_module(name: str, timeout: float) -> Outcome:
 def _child(name: str, out: Path) -> None:
     module = importlib.import_module(f"bench.{name}")
     raws = module.figures()
-    out.write_text(json.dumps(raws, default=str))
+    out.write_text(json.dumps(raws, default=_jsonable))
+
+
+def _jsonable(value: object) -> object:
+    if isinstance(value, Goal | Condition):
+        return to_json(value)
+    return str(value)
 
 
 def main(argv: list[str] | None = None) -> int:

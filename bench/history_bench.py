@@ -29,6 +29,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "language_server"))
+sys.path.insert(0, str(ROOT))  # for bench.goals when run as a script
+from bench.goals import Goal, describe  # noqa: E402
 
 from waymark.commands.history import rewind_json, stats_json  # noqa: E402
 from waymark.store.files import atomic_write, digest  # noqa: E402
@@ -225,7 +227,7 @@ def figures(files: int = 5000, total_mb: int = 200, runs: int = 5) -> list[dict[
             "runs": times["history"],
             "baseline": "shadow git: git add -A && git commit, incremental after the 50 edits",
             "baseline_runs": times["commit"],
-            "goal": "≤ 0.1×",
+            "goals": [Goal("ratio", "≤", 0.1, "×")],
             "extra": {
                 "per_file_ms": round(history_median / 50 * 1000, 3),
                 "track_edit_50_ms": _ms(times["track_edit"]),
@@ -238,7 +240,7 @@ def figures(files: int = 5000, total_mb: int = 200, runs: int = 5) -> list[dict[
             "runs": times["history"],
             "baseline": "shadow git: git add -A && git commit, first commit of the tree",
             "baseline_runs": first,
-            "goal": "≤ 0.002×",
+            "goals": [Goal("ratio", "≤", 0.002, "×")],
             "extra": {"first_commit_runs": len(first)},
         },
         {
@@ -246,7 +248,7 @@ def figures(files: int = 5000, total_mb: int = 200, runs: int = 5) -> list[dict[
             "runs": times["rewind"],
             "baseline": "git checkout -f <previous commit>",
             "baseline_runs": times["checkout"],
-            "goal": "≤ 1×",
+            "goals": [Goal("ratio", "≤", 1, "×")],
             "extra": {"note": "rewind includes its undo snapshot and per-file conflict checks"},
         },
         {
@@ -254,7 +256,10 @@ def figures(files: int = 5000, total_mb: int = 200, runs: int = 5) -> list[dict[
             "runs": stats["runs"],
             "baseline": "git diff --numstat of the same changes",
             "baseline_runs": numstat,
-            "goal": "≤ 3×, peak RSS ≤ 150 MB",
+            "goals": [
+                Goal("ratio", "≤", 3, "×"),
+                Goal("peak_rss_mb", "≤", 150, "MB", label="peak RSS"),
+            ],
             "met": stats["peak_rss_mb"] <= 150,
             "extra": {
                 "peak_rss_mb": round(stats["peak_rss_mb"], 1),
@@ -289,7 +294,7 @@ def main() -> None:
         base = statistics.median(row["baseline_runs"])
         print(
             f"{row['name']:<74} {med * 1000:>8.1f}ms {base * 1000:>8.1f}ms "
-            f"{med / base:>7.4f}×  {row['goal']}"
+            f"{med / base:>7.4f}×  {describe(row['goals'])}"
         )
         for key, value in row["extra"].items():
             print(f"    {key}: {value}")

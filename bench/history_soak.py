@@ -22,6 +22,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "language_server"))
+sys.path.insert(0, str(ROOT))  # for bench.goals when run as a script
+from bench.goals import Goal  # noqa: E402
 
 from waymark.commands.changes import FileChange, load_path, write_changes  # noqa: E402
 from waymark.commands.context import CommandContext  # noqa: E402
@@ -225,7 +227,7 @@ def figures(edits: int = 10_000, seed: int | None = None) -> list[dict[str, Any]
             "name": f"history soak: {edits:,} edits, random rewinds vs a model",
             "value": len(soak.failures) + soak.data_lost,
             "unit": "failures + data lost",
-            "goal": "≤ 0",
+            "goals": [Goal("value", "≤", 0)],
             "met": not soak.failures and soak.data_lost == 0,
             "runs": [seconds],
             "extra": {

@@ -31,6 +31,9 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for bench.goals when run as a script
+from bench.goals import Goal
+
 LINES = 1000
 TARGET = 500  # the line the edits flip, in the middle so the whole file is split and joined
 CONTENTS = (f"value_{TARGET:04d} = {TARGET}", f"value_{TARGET:04d} = {TARGET + 1}")
@@ -300,7 +303,7 @@ def figures(calls: int = 500, starts: int = 7) -> list[dict[str, Any]]:
             "runs": edits,
             "baseline": noop,
             "baseline_runs": noops,
-            "goal": "≤ 2× no-op, p50 ≤ 5 ms",
+            "goals": [Goal("ratio", "≤", 2, "×", against="no-op"), Goal("p50", "≤", 5, "ms")],
             "extra": {
                 "setup": setup,
                 "server": " ".join(command),
@@ -314,7 +317,6 @@ def figures(calls: int = 500, starts: int = 7) -> list[dict[str, Any]]:
             "value": percentile(edits, 99),
             "unit": "s",
             "baseline": percentile(noops, 99),
-            "goal": "",
             "extra": {"baseline": f"p99 of {noop}"},
         },
         {
@@ -322,7 +324,7 @@ def figures(calls: int = 500, starts: int = 7) -> list[dict[str, Any]]:
             "runs": server,
             "baseline": f'python -c "{BARE_IMPORT}"',
             "baseline_runs": bare,
-            "goal": "≤ 1.3×",
+            "goals": [Goal("ratio", "≤", 1.3, "×")],
             "extra": {"server": " ".join(command)},
         },
         {
@@ -330,7 +332,6 @@ def figures(calls: int = 500, starts: int = 7) -> list[dict[str, Any]]:
             "value": round(statistics.median(rss), 1),
             "unit": "MB",
             "baseline": round(bare_rss, 1),
-            "goal": "",
             "extra": {
                 "baseline": f'process after "{BARE_IMPORT}"',
                 "rss_mb": [round(r, 1) for r in rss],

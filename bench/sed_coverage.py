@@ -15,6 +15,9 @@ import time
 from collections import Counter
 from typing import Any
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench.goals
+from bench.goals import Goal
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "sed"))
 
 from sed_oracle import gnu_args_for_line, gnu_sed_in_place
@@ -148,7 +151,7 @@ def figures() -> list[dict[str, Any]]:
                 "runs": [result["seconds"]],
                 "baseline": "",
                 "baseline_runs": [],
-                "goal": ">= 98% simulated, 0 wrong",
+                "goals": [Goal("share", "≥", 98, "%", label="simulated"), Goal("wrong", "≤", 0)],
                 "extra": {
                     "lines": result["lines"],
                     "simulated": result["simulated"],

@@ -18,6 +18,9 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench.goals
+from bench.goals import Goal
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "sed"))
 
 from sed_fuzzgen import RandomChooser, generate, generate_program
@@ -113,7 +116,7 @@ def figures(cases: int = 100_000) -> list[dict[str, Any]]:
                 "runs": [result["seconds"]],
                 "baseline": "",
                 "baseline_runs": [],
-                "goal": "0 mismatches",
+                "goals": [Goal("mismatches", "≤", 0)],
                 "extra": {
                     "cases": result["cases"],
                     "inputs": result["inputs"],

@@ -21,6 +21,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench.goals
+from bench.goals import Goal
+
 from waymark.engine.sed import apply_script, parse_command_line
 
 RUNS = 7
@@ -126,7 +129,7 @@ def _compare(size: int, label: str, script: str, shell: bool) -> dict[str, Any]:
         "runs": ours,
         "baseline": baseline,
         "baseline_runs": gnu,
-        "goal": "ratio <= 1.0",
+        "goals": [Goal("ratio", "≤", 1, "×")],
         "extra": {
             "script": script,
             "bytes": len(data),

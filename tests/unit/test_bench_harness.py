@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from bench.goals import Condition, Goal, describe, from_json, to_json
 from bench.harness import (
     Outcome,
     discover,
@@ -24,19 +26,26 @@ from bench.harness import (
 MS = 1e-3
 
 
-def timed(goal: str, runs: list[float], baseline_runs: list[float]) -> dict[str, object]:
+RATIO_2 = Goal("ratio", "≤", 2, "×")
+AT_MOST_0 = Goal("value", "≤", 0)
+WRONG_0 = Goal("wrong", "≤", 0)
+
+
+def timed(
+    goals: list[Goal | Condition], runs: list[float], baseline_runs: list[float]
+) -> dict[str, object]:
     return {
         "name": "edit",
         "runs": runs,
         "baseline": "no-op",
         "baseline_runs": baseline_runs,
-        "goal": goal,
+        "goals": goals,
         "extra": {},
     }
 
 
 def test_ratio_is_median_over_baseline_median() -> None:
-    fig = normalise("lsp_bench", timed("", [2 * MS, 9 * MS, 3 * MS], [1 * MS, 1 * MS, 50 * MS]))
+    fig = normalise("lsp_bench", timed([], [2 * MS, 9 * MS, 3 * MS], [1 * MS, 1 * MS, 50 * MS]))
     cells = row(fig)
     assert cells["ratio"] == "3.00×"
     assert (cells["median"], cells["min"], cells["max"]) == ("3 ms", "2 ms", "9 ms")
@@ -45,64 +54,73 @@ def test_ratio_is_median_over_baseline_median() -> None:
 
 
 @pytest.mark.parametrize(
-    ("goal", "status"),
+    ("goals", "status"),
     [
-        ("≤ 3×", "MET"),
-        ("<= 2x", "MISSED: ratio 3x vs <= 2x (+50%)"),
-        ("≤ 2× no-op, p50 ≤ 5 ms", "MISSED: ratio 3× vs ≤ 2× (+50%)"),
-        ("p50 ≤ 2 ms", "MISSED: p50 3 ms vs ≤ 2 ms (+50%)"),
-        ("p99 ≤ 10 ms", "MET"),
-        ("faster than before", "not checkable"),
-        ("", "no goal"),
+        ([Goal("ratio", "≤", 3, "×")], "MET"),
+        ([Goal("ratio", "<", 3, "×")], "MISSED: ratio 3× vs < 3× (+0%)"),
+        (
+            [Goal("ratio", "≤", 2, "×", against="no-op"), Goal("p50", "≤", 5, "ms")],
+            "MISSED: ratio 3× vs ≤ 2× (+50%)",
+        ),
+        ([Goal("p50", "≤", 2, "ms")], "MISSED: p50 3 ms vs ≤ 2 ms (+50%)"),
+        ([Goal("p99", "≤", 10, "ms")], "MET"),
+        ([Condition("faster than before")], "not checkable"),
+        ([], "no goal"),
     ],
 )
-def test_goal_met_or_gap(goal: str, status: str) -> None:
-    fig = normalise("m", timed(goal, [2 * MS, 3 * MS, 4 * MS], [1 * MS] * 3))
+def test_goal_met_or_gap(goals: list[Goal | Condition], status: str) -> None:
+    fig = normalise("m", timed(goals, [2 * MS, 3 * MS, 4 * MS], [1 * MS] * 3))
     assert verdict(fig) == status
 
 
 def test_missing_runs_show_dashes_and_no_data() -> None:
-    fig = normalise("m", timed("≤ 2×", [], [1 * MS] * 5))
+    fig = normalise("m", timed([RATIO_2], [], [1 * MS] * 5))
     cells = row(fig)
     assert (cells["n"], cells["median"], cells["ratio"]) == ("—", "—", "—")
     assert cells["status"] == "no data"
 
 
 def test_values_rates_and_module_verdicts() -> None:
-    rate = normalise("m", {"name": "coverage", "value": 0.93, "goal": "≥ 95%"})
+    rate = normalise(
+        "m", {"name": "coverage", "value": 0.93, "goals": [Goal("value", "≥", 95, "%")]}
+    )
     assert verdict(rate) == "MISSED: value 93% vs ≥ 95% (-2%)"
     memory = normalise("m", {"name": "rss", "value": 60, "unit": "MB", "baseline": 40})
     assert (row(memory)["median"], row(memory)["ratio"]) == ("60 MB", "1.50×")
     memory.extra["peak_rss_mb"] = 180
-    memory.goal = "≤ 2×, peak RSS ≤ 150 MB"
+    memory.goals = (RATIO_2, Goal("peak_rss_mb", "≤", 150, "MB", label="peak RSS"))
     assert verdict(memory) == "MISSED: peak RSS 180 MB vs ≤ 150 MB (+20%)"
-    soak = normalise("m", {"name": "soak", "value": 0, "runs": [42.0], "goal": "≤ 0"})
+    soak = normalise("m", {"name": "soak", "value": 0, "runs": [42.0], "goals": [AT_MOST_0]})
     assert verdict(soak) == "MET"
     assert (row(soak)["n"], row(soak)["median"]) == ("—", "0")
-    coverage = normalise("m", {"name": "cov", "runs": [0.6], "goal": ">= 90% simulated, 0 wrong"})
+    simulated = Goal("share", "≥", 90, "%", label="simulated")
+    coverage = normalise("m", {"name": "cov", "runs": [0.6], "goals": [simulated, WRONG_0]})
     coverage.extra.update(simulated=45, share=0.95, wrong=2)
-    assert verdict(coverage) == "MISSED: 2 wrong vs 0"
+    assert verdict(coverage) == "MISSED: wrong 2 vs ≤ 0"
     coverage.extra.update(share=0.8, wrong=0)
-    assert verdict(coverage) == "MISSED: simulated 80% vs >= 90% (-11%)"
+    assert verdict(coverage) == "MISSED: simulated 80% vs ≥ 90% (-11%)"
     assert row(coverage)["median"] == "600 ms"
-    told = normalise("m", {"name": "replay", "value": 1, "goal": "all cases", "met": False})
+    told = normalise(
+        "m", {"name": "replay", "value": 1, "goals": [Condition("all cases")], "met": False}
+    )
     assert verdict(told) == "MISSED: as the module reports"
 
 
-def test_soak_dialect_integer_runs_and_numeric_goal() -> None:
+def test_soak_dialect_integer_runs_and_value_goal() -> None:
     raw = {
         "name": "torn files",
         "runs": 5000,
         "value": 0,
         "baseline": 143,
         "baseline_runs": 200,
-        "goal": 0,
+        "goals": [AT_MOST_0],
         "extra": {"trials": 5000, "torn": 0, "failures": []},
     }
     fig = normalise("crash_soak", raw)
-    counted = normalise("sed_soak", {"name": "sed", "goal": "0 mismatches", "extra": {}})
+    mismatches = Goal("mismatches", "≤", 0)
+    counted = normalise("sed_soak", {"name": "sed", "goals": [mismatches], "extra": {}})
     counted.extra["mismatches"] = ["one case"]
-    assert verdict(counted) == "MISSED: 1 mismatches vs 0"
+    assert verdict(counted) == "MISSED: mismatches 1 vs ≤ 0"
     counted.extra["mismatches"] = 0
     assert verdict(counted) == "MET"
     assert fig.runs == [] and fig.baseline_value == 143
@@ -118,7 +136,7 @@ def test_soak_dialect_integer_runs_and_numeric_goal() -> None:
 
 def test_markdown_and_table_carry_everything() -> None:
     outcomes = [
-        Outcome("lsp_bench", 1.0, [normalise("lsp_bench", timed("≤ 2×", [3 * MS], [1 * MS]))]),
+        Outcome("lsp_bench", 1.0, [normalise("lsp_bench", timed([RATIO_2], [3 * MS], [1 * MS]))]),
         Outcome("sed_speed", 0.5, error="exit 1: boom"),
     ]
     machine = {"CPU": "Test CPU", "cores": "2"}
@@ -141,3 +159,20 @@ def test_discovery_order_and_soak_selection(tmp_path: Path) -> None:
     assert select(names, soak=False, only=["crash_soak"]) == ["crash_soak"]
     with pytest.raises(SystemExit):
         select(names, soak=False, only=["nope"])
+
+
+def test_goals_read_as_text_and_cross_the_child_boundary_as_json() -> None:
+    goals = [
+        Goal("ratio", "≤", 2, "×", against="no-op"),
+        Goal("p50", "≤", 5, "ms"),
+        Goal("peak_rss_mb", "≤", 150, "MB", label="peak RSS"),
+        Goal("value", "≥", 99, "%"),
+        Condition("resume restores the newest turn"),
+    ]
+    assert describe(goals) == (
+        "≤ 2× no-op, p50 ≤ 5 ms, peak RSS ≤ 150 MB, ≥ 99%, resume restores the newest turn"
+    )
+    crossed = json.loads(json.dumps([to_json(g) for g in goals]))
+    assert [from_json(g) for g in crossed] == goals
+    fig = normalise("m", {"name": "edit", "runs": [MS], "goals": crossed})
+    assert row(fig)["goal"] == describe(goals)
