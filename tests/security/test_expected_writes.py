@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from waymark.engine.errors import FileChangedSinceRead
-from waymark.store import files
+from waymark.engine.errors import FileChangedSinceRead, WaymarkError
+from waymark.store import files, locks
 
 
 def test_write_with_a_stale_digest_changes_nothing(tmp_path: Path) -> None:
@@ -52,8 +52,8 @@ def test_the_lock_excludes_another_process(tmp_path: Path) -> None:
         f"""
         import sys, time
         from pathlib import Path
-        from waymark.store import files
-        with files.locked(Path({str(target)!r})):
+        from waymark.store import locks
+        with locks.locked(Path({str(target)!r})):
             print("held", flush=True)
             sys.stdin.readline()
         """
@@ -63,7 +63,7 @@ def test_the_lock_excludes_another_process(tmp_path: Path) -> None:
     )
     try:
         assert proc.stdout is not None and proc.stdout.readline() == "held\n"
-        with pytest.raises(files.WaymarkError) as info, files.locked(target, timeout=0.2):
+        with pytest.raises(WaymarkError) as info, locks.locked(target, timeout=0.2):
             pass
         assert info.value.details["errno"] == "EAGAIN"
     finally:
@@ -71,5 +71,5 @@ def test_the_lock_excludes_another_process(tmp_path: Path) -> None:
         proc.stdin.write("\n")
         proc.stdin.close()
         proc.wait(timeout=10)
-    with files.locked(target, tmp_path / "b.txt", timeout=5), files.locked(target):
+    with locks.locked(target, tmp_path / "b.txt", timeout=5), locks.locked(target):
         pass  # reentrant within a process, one lock per directory

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from helpers_commands import Agent
+from waymark.engine.errors import WaymarkError
 from waymark.store import files
 
 
@@ -69,7 +70,7 @@ def test_every_primitive_refuses_a_symlinked_directory_on_the_way(
     ):
         try:
             action()
-        except files.WaymarkError as exc:
+        except WaymarkError as exc:
             assert exc.code == "path_outside_workspace", exc
         else:
             raise AssertionError("a symlinked directory was followed")

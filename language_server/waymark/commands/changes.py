@@ -27,10 +27,10 @@ from waymark.store.files import (
     create_parents,
     delete_file,
     digest,
-    locked,
     read_state,
 )
 from waymark.store.history import write_locks
+from waymark.store.locks import locked
 from waymark.store.workspace import ResolvedPath
 
 

@@ -19,11 +19,11 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import TYPE_CHECKING
 
-from waymark.store.files import DEFAULT_LOCK_TIMEOUT, locked
 from waymark.store.history.blobs import FILE_MODE, BlobStore
 from waymark.store.history.journal import Journal
 from waymark.store.history.model import Model
 from waymark.store.history.snapshots import SnapshotRecord, record_json
+from waymark.store.locks import DEFAULT_LOCK_TIMEOUT, locked
 
 if TYPE_CHECKING:
     from waymark.store.history.store import History
@@ -185,7 +185,7 @@ def write_locks(
 ) -> Iterator[FileLocks]:
     """The one order every write takes its locks in: the history's, then the files'.
 
-    The files' directory locks are taken in :func:`~waymark.store.files.locked`'s fixed
+    The files' directory locks are taken in :func:`~waymark.store.locks.locked`'s fixed
     order, so an edit and a rewind in two processes never wait for each other crosswise.
     ``history`` is ``None`` when history is off.
     """

@@ -1,0 +1,167 @@
+"""Reaching a path without following symlinks: the walk every file operation starts with.
+
+The absolute path is walked from ``/`` one component at a time with ``openat``-style calls
+(``dir_fd=`` and ``O_NOFOLLOW``), so the object checked is the object used: a directory
+swapped for a symlink between a path check and the write makes the walk fail; it never leads
+outside the workspace. Only regular files are read: a FIFO, socket or device is refused with
+``not_regular_file`` before it is opened for I/O (``O_NONBLOCK`` and ``fstat`` on the opened
+fd), so it can never block the server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+from waymark.engine.errors import (
+    FileNotFound,
+    IoError,
+    IsDirectory,
+    NotRegularFile,
+    PathOutsideWorkspace,
+    WaymarkError,
+)
+
+_O_PATH = getattr(os, "O_PATH", os.O_RDONLY)
+_DIR_FLAGS = _O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def split_path(path: Path, follow_links: bool) -> tuple[Path, list[str], str]:
+    """The absolute path to walk, its directory components and its final name."""
+    absolute = Path(os.path.realpath(path) if follow_links else os.path.abspath(path))
+    parts = list(absolute.parts[1:])
+    if not parts:
+        raise IsDirectory(f"{path} is a directory; pass a file path.", {"path": str(path)})
+    return absolute, parts[:-1], parts[-1]
+
+
+def symlink_refused(path: Path, where: str) -> PathOutsideWorkspace:
+    named = f"{where} (on the way to {path})" if where != str(path) else str(path)
+    return PathOutsideWorkspace(
+        f"{named} is a symbolic link that appeared after the path was checked; Waymark "
+        "never follows it, so nothing was touched. Run the command again.",
+        {"path": str(path), "symlink": where},
+    )
+
+
+def not_regular(path: Path, mode: int) -> WaymarkError:
+    if stat.S_ISDIR(mode):
+        return IsDirectory(f"{path} is a directory; pass a file path.", {"path": str(path)})
+    kind = (
+        "a named pipe"
+        if stat.S_ISFIFO(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "a symbolic link"
+        if stat.S_ISLNK(mode)
+        else "not a regular file"
+    )
+    return NotRegularFile(
+        f"{path} is {kind}, not a regular file; Waymark reads and writes only regular files, "
+        "pass another path.",
+        {"path": str(path), "kind": kind.removeprefix("a ").removeprefix("not a ")},
+    )
+
+
+@contextlib.contextmanager
+def walk(path: Path, dirs: list[str], *, create: bool = False) -> Iterator[int]:
+    """Yield an fd of the directory ``/dirs...``, reached without following any symlink."""
+    fd = os.open("/", _DIR_FLAGS)
+    try:
+        so_far = Path("/")
+        for name in dirs:
+            so_far = so_far / name
+            try:
+                child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o777, dir_fd=fd)
+                child = _open_dir(path, so_far, name, fd)
+            except (NotADirectoryError, OSError) as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise _component_error(path, so_far, name, fd) from exc
+                raise
+            os.close(fd)
+            fd = child
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _open_dir(path: Path, so_far: Path, name: str, parent: int) -> int:
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise _component_error(path, so_far, name, parent) from exc
+        raise
+
+
+def _component_error(path: Path, so_far: Path, name: str, parent: int) -> WaymarkError:
+    try:
+        mode = os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode
+    except OSError:
+        mode = 0
+    if stat.S_ISLNK(mode):
+        return symlink_refused(path, str(so_far))
+    return IoError(
+        f"{so_far} (on the way to {path}) is not a directory; nothing was changed, check the path.",
+        {"errno": "ENOTDIR", "path": str(path)},
+    )
+
+
+def lstat_at(name: str, dir_fd: int) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def read_at(path: Path, name: str, dir_fd: int) -> tuple[bytes, os.stat_result] | None:
+    """Read the regular file ``name`` in ``dir_fd``; ``None`` when absent. Never blocks."""
+    before = lstat_at(name, dir_fd)
+    if before is None:
+        return None
+    if stat.S_ISLNK(before.st_mode):
+        raise symlink_refused(path, str(path))
+    if not stat.S_ISREG(before.st_mode):
+        raise not_regular(path, before.st_mode)
+    try:
+        fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise symlink_refused(path, str(path)) from exc
+        raise
+    try:
+        # Swapped between the lstat and the open: judge the object actually opened.
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise not_regular(path, st.st_mode)
+        chunks = []
+        while chunk := os.read(fd, max(st.st_size + 1, 1 << 16)):
+            chunks.append(chunk)
+        return b"".join(chunks), st
+    finally:
+        os.close(fd)
+
+
+def os_error(exc: OSError, action: str, path: Path) -> WaymarkError:
+    if isinstance(exc, FileNotFoundError) and action == "read":
+        return FileNotFound(
+            f"{path} does not exist; check the path, or create it with waymark.write.",
+            {"path": str(path)},
+        )
+    if isinstance(exc, IsADirectoryError):
+        return IsDirectory(f"{path} is a directory; pass a file path.", {"path": str(path)})
+    return IoError.from_os_error(exc, action, str(path))
