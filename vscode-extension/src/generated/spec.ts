@@ -376,7 +376,6 @@ export const COMMAND_SPECS = [
         },
         "edits": {
           "type": "array",
-          "minItems": 1,
           "items": {
             "type": "object",
             "properties": {
@@ -397,7 +396,8 @@ export const COMMAND_SPECS = [
               "new_string"
             ],
             "additionalProperties": false
-          }
+          },
+          "minItems": 1
         },
         "preview": {
           "type": "boolean",
