@@ -13,8 +13,8 @@ from typing import Any
 import attrs
 import pytest
 
-from waymark.commands.context import Options, load_options
-from waymark.commands.export import OPTION_RULES, option_specs
+from waymark.commands.context import OPTION_RULES, Options, load_options
+from waymark.commands.export import option_specs
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "initialization-options.json"
 CASES = json.loads(FIXTURE.read_text(encoding="utf-8"))["cases"]

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.commands.context import CommandContext
+from waymark.commands.descriptions import DECLINED
 from waymark.engine.diff import EditTarget, FileDiff, diff_file
 from waymark.engine.errors import Declined, FileChangedSinceRead, InvalidParams
 from waymark.engine.text import TextFile
@@ -298,11 +299,7 @@ async def _apply_through_editor(
     confirm = ctx.options.approval == "editor"
     applied = await ctx.editor.apply_edit(edit_targets(changes), proposal.label, confirm=confirm)
     if not applied:
-        raise Declined(
-            "The user declined the change in the editor; nothing was written. Ask before "
-            "trying a different change.",
-            {"paths": [c.source.resolved.display for c in changes]},
-        )
+        raise Declined(DECLINED, {"paths": [c.source.resolved.display for c in changes]})
     for change in changes:
         # "Applied" means the client applied exactly our edit. Its buffer may not say so yet
         # (Neovim debounces didChange past the response), so the proposal is the truth.

@@ -20,7 +20,7 @@ import attrs
 from waymark.commands.params import structure
 from waymark.commands.pending import PendingStore
 from waymark.engine.diff import EditTarget
-from waymark.store.history import DEFAULT_MAX_BYTES, History
+from waymark.store.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_SNAPSHOTS, History
 from waymark.store.session import SESSION_ID_RULE, Session, valid_session_id
 from waymark.store.workspace import DEFAULT_MAX_FILE_SIZE, DEFAULT_PROTECTED, Workspace
 
@@ -36,9 +36,18 @@ class Options:
     approval: str = "auto"
     checkpointing: bool = True
     protectedPaths: list[str] = attrs.Factory(lambda: list(DEFAULT_PROTECTED))
-    maxSnapshots: int = 100
+    maxSnapshots: int = DEFAULT_MAX_SNAPSHOTS
     maxHistoryBytes: int = DEFAULT_MAX_BYTES
     maxFileSize: int = DEFAULT_MAX_FILE_SIZE
+
+
+# What an option must be beyond its type; load_options applies these and the extension gets
+# them through the generated spec (commands/export.py).
+OPTION_RULES: dict[str, dict[str, Any]] = {
+    "approval": {"enum": ["auto", "editor"]},
+    "maxSnapshots": {"minimum": 1},
+    "maxHistoryBytes": {"minimum": 1},
+}
 
 
 def load_options(raw: object) -> tuple[Options, list[str]]:
@@ -65,15 +74,16 @@ def load_options(raw: object) -> tuple[Options, list[str]]:
             "a fresh session id is used."
         )
         options.sessionId = None
-    if options.approval not in ("auto", "editor"):
-        warnings.append(f"approval {options.approval!r} is not auto|editor; using auto.")
-        options.approval = "auto"
-    if options.maxSnapshots < 1:
-        warnings.append("maxSnapshots must be at least 1; using 100.")
-        options.maxSnapshots = 100
-    if options.maxHistoryBytes < 1:
-        warnings.append(f"maxHistoryBytes must be at least 1; using {DEFAULT_MAX_BYTES}.")
-        options.maxHistoryBytes = DEFAULT_MAX_BYTES
+    defaults = Options()
+    for name, rule in OPTION_RULES.items():
+        value, default = getattr(options, name), getattr(defaults, name)
+        if "enum" in rule and value not in rule["enum"]:
+            warnings.append(f"{name} {value!r} is not {'|'.join(rule['enum'])}; using {default}.")
+        elif "minimum" in rule and value < rule["minimum"]:
+            warnings.append(f"{name} must be at least {rule['minimum']}; using {default}.")
+        else:
+            continue
+        setattr(options, name, default)
     return options, warnings
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import attrs
 
-from waymark.commands.context import Options
+from waymark.commands.context import OPTION_RULES, Options
 from waymark.commands.descriptions import DECLINED
 from waymark.commands.registry import COMMANDS, Command
 from waymark.commands.schema import type_schema
@@ -29,14 +29,6 @@ REGENERATE = "python -m waymark.commands.export --ts vscode-extension/src/genera
 
 ``npm run gen-spec`` in ``vscode-extension`` runs it and then ``npm run sync-tools``, which
 rewrites the parts of ``package.json`` that follow the spec."""
-
-# What load_options enforces beyond each field's type; test_options_fixture.py holds the two
-# to the same rules, so a change to one fails until the other follows.
-OPTION_RULES: dict[str, dict[str, Any]] = {
-    "approval": {"enum": ["auto", "editor"]},
-    "maxSnapshots": {"minimum": 1},
-    "maxHistoryBytes": {"minimum": 1},
-}
 
 
 def command_key(command: Command) -> str:

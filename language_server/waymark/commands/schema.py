@@ -105,7 +105,9 @@ def type_schema(annotation: Any) -> dict[str, Any]:
 def _tagged_union(members: tuple[Any, ...]) -> dict[str, Any]:
     """Classes told apart by their first field, a ``Literal``: each variant lists only the
     fields it takes, and the tag's values are listed up front so that a model sees every
-    kind before it picks one."""
+    kind before it picks one. ``anyOf``, not ``oneOf``: the tag makes the variants exclusive
+    anyway, and the model APIs that take a subset of JSON Schema (Gemini, OpenAI's strict
+    mode) know ``anyOf`` only."""
     variants = [object_schema(cls) for cls in members]
     tag = next(iter(variants[0]["properties"]))
     values = []
@@ -118,7 +120,7 @@ def _tagged_union(members: tuple[Any, ...]) -> dict[str, Any]:
         "type": "object",
         "properties": {tag: {"type": "string", "enum": values}},
         "required": [tag],
-        "oneOf": variants,
+        "anyOf": variants,
     }
 
 

@@ -27,6 +27,7 @@ from waymark.doors import history_admin
 from waymark.doors import run as shell_run
 from waymark.doors.bridge.client import execute_via_editor_or_local
 from waymark.doors.entry import open_door
+from waymark.doors.hosts import HOOK_HOSTS, HOSTS
 from waymark.store.files import sweep_temp_files
 from waymark.store.session import SESSION_ID_RULE, valid_session_id
 
@@ -67,9 +68,9 @@ def _parser() -> argparse.ArgumentParser:
     mcp = sub.add_parser("mcp", help="serve the tools over MCP on stdio")
     mcp.add_argument("--workspace", help="workspace folder (default: the current directory)")
     hook = sub.add_parser("hook", help="answer an agent host's hook call (JSON on stdin)")
-    hook.add_argument("host", choices=["claude-code", "qwen-code"])
+    hook.add_argument("host", choices=HOOK_HOSTS)
     init = sub.add_parser("init", help="register Waymark in a project's agent host config")
-    init.add_argument("host", choices=["claude-code", "qwen-code", "codex"])
+    init.add_argument("host", choices=list(HOSTS))
     init.add_argument("--workspace", help="project folder (default: the current directory)")
     init.add_argument("--print", action="store_true", dest="show", help="show, write nothing")
     for verb, command in VERBS.items():

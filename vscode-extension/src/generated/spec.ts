@@ -101,7 +101,7 @@ export const COMMAND_SPECS = [
             "required": [
               "op"
             ],
-            "oneOf": [
+            "anyOf": [
               {
                 "type": "object",
                 "properties": {

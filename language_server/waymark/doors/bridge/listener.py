@@ -24,6 +24,7 @@ from urllib.parse import unquote, urlsplit
 import attrs
 
 from waymark.commands.context import CommandContext
+from waymark.commands.descriptions import DECLINED
 from waymark.commands.registry import execute
 from waymark.doors.bridge import registry, wire
 from waymark.engine.errors import Declined, InvalidParams, UnknownToken
@@ -156,11 +157,7 @@ async def reviewed(
             _note_landed(ctx, preview["files"], result)
         return result
     _discard(ctx, preview["token"])
-    return Declined(
-        "The user rejected the change in the editor; nothing was written. Ask before trying "
-        "a different change.",
-        {"paths": [f["path"] for f in preview["files"]]},
-    ).to_result()
+    return Declined(DECLINED, {"paths": [f["path"] for f in preview["files"]]}).to_result()
 
 
 def _discard(ctx: CommandContext, token: str) -> None:

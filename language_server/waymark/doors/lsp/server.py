@@ -28,6 +28,7 @@ from waymark import __version__
 from waymark.commands.context import CommandContext, OpenDocument, load_options
 from waymark.commands.registry import COMMANDS, execute
 from waymark.doors.bridge.listener import Listener, Review, start_bridge
+from waymark.doors.entry import open_context
 from waymark.doors.lsp.edits import WorkspaceEdits, lsp_result
 from waymark.doors.wire_guard import REJECTED_METHOD, NestingGuard
 from waymark.engine.diff import EditTarget
@@ -163,7 +164,7 @@ def create_server() -> WaymarkServer:
                 and capabilities.workspace_edit.change_annotation_support
             )
         )
-        ls.context = CommandContext.create(ls.folder_paths(), options, editor=ClientEditor(ls))
+        ls.context = open_context(ls.folder_paths(), options, editor=ClientEditor(ls))
         ls.context.documents = BufferDocuments(ls)
         experimental = params.capabilities.experimental
         if isinstance(experimental, dict) and experimental.get("waymarkReview") is True:
