@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 
-from waymark.commands import approval, edit, history, patch, read, replace, sed
+from waymark.commands import approval, edit, history, patch, read, replace, sed, wording
 from waymark.commands import descriptions as text
 from waymark.commands.changes import Proposal, finish
 from waymark.commands.context import CommandContext
@@ -232,7 +232,7 @@ async def execute(ctx: CommandContext, command_id: str, raw_params: object) -> d
             return await finish(ctx, outcome, preview=bool(getattr(params, "preview", False)))
         return outcome
     except WaymarkError as exc:
-        return exc.to_result()
+        return wording.result(exc)
     except Exception as exc:  # a bug must not take the server down
         log.error("%s failed:\n%s", command_id, traceback.format_exc())
         return InternalError(

@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from waymark.commands import wording
 from waymark.commands.changes import FileChange, Loaded, Proposal, load_path
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import PREVIEW
@@ -76,14 +77,14 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
     except SedDecline as decline:
         return _declined(decline.reason)
     except WaymarkError as exc:
-        return _declined(exc.message, error=exc.code)
+        return _declined(wording.message(exc), error=exc.code)
     try:
         for path in paths:
             # GNU reports a missing file and goes on with the others, exiting 2: the agent
             # would see a failure, so the whole line is left to the real sed.
             loaded.append(load_path(ctx, path, base=base))
     except WaymarkError as exc:
-        return _declined(exc.message, error=exc.code)
+        return _declined(wording.message(exc), error=exc.code)
     if len({item.resolved.real for item in loaded}) < len(loaded):
         return _declined(
             "the line names the same file twice; GNU sed would edit it twice in a row, "
@@ -106,7 +107,7 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
                     error="line_too_long",
                 )
     except WaymarkError as exc:
-        return _declined(exc.message, error=exc.code)
+        return _declined(wording.message(exc), error=exc.code)
     if invocation.backup_suffix and any(
         (path + invocation.backup_suffix) in paths for path in paths
     ):
@@ -129,7 +130,7 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
                 )
                 changes.append(FileChange(backup, item.data))
     except WaymarkError as exc:
-        return _declined(exc.message, error=exc.code)
+        return _declined(wording.message(exc), error=exc.code)
     names = ", ".join(Path(path).name for path in paths)
     result = {"simulated": True, "details": {"writer_type": "sed"}}
     return Proposal("sed", f"Waymark: {names} (sed)", changes, result)

@@ -1,8 +1,10 @@
 """Typed errors shared by the engine and the command layer.
 
-Every error carries one of the contract's codes (shared/DESIGN.md section 2), a one-sentence
-message that tells an agent what to do next, and JSON-safe details. The engine raises these;
-the command layer turns them into ``{"ok": false, "error": code, ...}`` without guessing.
+Every error carries one of the contract's codes (docs/protocol.md), a one-sentence message
+and JSON-safe details. Where what to do next is another command, the error names the step
+as data (``next_step``) and the command layer words it (``commands/wording.py``): the engine
+and the store never name a command. The command layer turns errors into
+``{"ok": false, "error": code, ...}`` without guessing.
 """
 
 from __future__ import annotations
@@ -15,10 +17,18 @@ class WaymarkError(Exception):
 
     code: ClassVar[str] = "internal_error"
 
-    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        details: dict[str, Any] | None = None,
+        *,
+        next_step: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.details: dict[str, Any] = dict(details or {})
+        # "read": the file must be read first; "create": it can be created with a write.
+        self.next_step = next_step
 
     def to_result(self) -> dict[str, Any]:
         return {"ok": False, "error": self.code, "message": self.message, "details": self.details}

@@ -31,6 +31,7 @@ import xxhash
 
 from waymark.engine.errors import FileChangedSinceRead, FileNotFound, IoError
 from waymark.store.walk import (
+    SKIP_DIRS,
     lstat_at,
     not_regular,
     os_error,
@@ -96,10 +97,7 @@ def read_bytes(path: Path, *, follow_links: bool = False) -> bytes:
     """Read a regular file, mapping OS errors to the contract's codes."""
     state = read_state(path, follow_links=follow_links)
     if state.data is None:
-        raise FileNotFound(
-            f"{path} does not exist; check the path, or create it with waymark.write.",
-            {"path": str(path)},
-        )
+        raise FileNotFound(f"{path} does not exist", {"path": str(path)}, next_step="create")
     return state.data
 
 
@@ -253,9 +251,6 @@ def fsync_directory(directory: Path) -> None:
             os.close(fd)
 
 
-_SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__", ".hg", ".svn"})
-
-
 def sweep_temp_files(
     root: Path, *, recursive: bool = True, max_entries: int = 200_000
 ) -> list[Path]:
@@ -275,7 +270,7 @@ def sweep_temp_files(
         for entry in entries:
             seen += 1
             if entry.is_dir(follow_symlinks=False):
-                if recursive and entry.name not in _SKIP_DIRS:
+                if recursive and entry.name not in SKIP_DIRS:
                     stack.append(Path(entry.path))
             elif TEMP_MARKER in entry.name and entry.name.startswith("."):
                 with contextlib.suppress(OSError):

@@ -75,9 +75,7 @@ class Session:
         record = self.files.get(path)
         if record is None or record.read_digest is None:
             raise ReadRequired(
-                f"{display} has not been read in this session; call waymark.read on it first, "
-                "then retry the change.",
-                {"path": display},
+                f"{display} has not been read in this session", {"path": display}, next_step="read"
             )
         if record.read_digest != digest:
             self.observe(path, digest)

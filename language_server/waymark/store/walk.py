@@ -26,6 +26,10 @@ from waymark.engine.errors import (
     WaymarkError,
 )
 
+# Directories a walk of the workspace never enters: tools' own state, or too big to be
+# a source tree (the shell-tracking scan and the temp-file sweep).
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "__pycache__"})
+
 _O_PATH = getattr(os, "O_PATH", os.O_RDONLY)
 _DIR_FLAGS = _O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -158,10 +162,7 @@ def read_at(path: Path, name: str, dir_fd: int) -> tuple[bytes, os.stat_result] 
 
 def os_error(exc: OSError, action: str, path: Path) -> WaymarkError:
     if isinstance(exc, FileNotFoundError) and action == "read":
-        return FileNotFound(
-            f"{path} does not exist; check the path, or create it with waymark.write.",
-            {"path": str(path)},
-        )
+        return FileNotFound(f"{path} does not exist", {"path": str(path)}, next_step="create")
     if isinstance(exc, IsADirectoryError):
         return IsDirectory(f"{path} is a directory; pass a file path.", {"path": str(path)})
     return IoError.from_os_error(exc, action, str(path))

@@ -163,9 +163,7 @@ class Workspace:
             st = os.stat(resolved.real)
         except FileNotFoundError as exc:
             raise FileNotFound(
-                f"{resolved.display} does not exist; check the path, "
-                "or create the file with waymark.write.",
-                {"path": resolved.display},
+                f"{resolved.display} does not exist", {"path": resolved.display}, next_step="create"
             ) from exc
         except OSError as exc:
             raise IoError.from_os_error(exc, "stat", resolved.display) from exc

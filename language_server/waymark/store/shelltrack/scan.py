@@ -16,10 +16,9 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from waymark.store.walk import SKIP_DIRS
 from waymark.store.workspace import Workspace, matches_glob
 
-# Directories a walk never enters: tools' own state, or too big to be a source tree.
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "__pycache__"})
 DEFAULT_MAX_FILES = 20_000
 # Optional locks off: git status then never refreshes (writes) the user's index.
 _GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_LITERAL_PATHSPECS": "1", "LC_ALL": "C"}
