@@ -1,5 +1,5 @@
 /**
- * The server's wire contract (shared/DESIGN.md section 2) as TypeScript types. Only the fields
+ * The server's wire contract (docs/protocol.md) as TypeScript types. Only the fields
  * the extension reads are typed; everything else is passed through untouched so a newer
  * server's extra fields reach API callers and agents. Command ids and other lists the server
  * defines come from the generated spec.

@@ -131,7 +131,7 @@ class CommandContext:
     documents: Documents = field(default_factory=NoDocuments)
     editor: Editor | None = None
     pending: PendingStore[Any] = field(default_factory=PendingStore)
-    # Edits and rewinds of one session run one at a time (DESIGN.md section 6).
+    # Edits and rewinds of one session run one at a time (docs/architecture.md, Commit).
     mutation_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     warnings: list[str] = field(default_factory=list)
 

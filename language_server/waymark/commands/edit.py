@@ -1,4 +1,4 @@
-"""``waymark.edit``: anchored line edits (DESIGN.md section 3).
+"""``waymark.edit``: anchored line edits (docs/anchored-edits.md).
 
 The engine places the operations and reports failures as data; the messages agents read
 (``operations[2].hash: anchor … is not in the file any more``) are worded here.
