@@ -343,3 +343,34 @@ def test_waymark_hook_process_tracks_a_failing_shell_call(ws: Path, host: str, t
     result = json.loads(done.stdout)
     assert (result["restored"], result["deleted"]) == (["a.txt"], ["n.txt"])
     assert (ws / "a.txt").read_bytes() == b"a\n" and not (ws / "n.txt").exists()
+
+
+def test_waymark_run_refuses_a_blank_turn_id_and_runs_nothing(ws: Path, tmp_path: Path) -> None:
+    (ws / "a.txt").write_bytes(b"a\n")
+    hist = tmp_path / "history"
+    waymark = [sys.executable, "-m", "waymark", "run", "--history-dir", str(hist)]
+    command = ["sh", "-c", "echo b > a.txt; touch made.txt"]
+    result = subprocess.run(
+        [*waymark, "--prompt-id", " ", "--", *command],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert result.stderr == (
+        "waymark run: The parameter `promptId` is invalid: must be a non-empty string.\n"
+    )
+    # The command never ran: nothing changed, nothing was created, no turn was recorded.
+    assert sorted(p.name for p in ws.iterdir()) == ["a.txt"]
+    assert (ws / "a.txt").read_bytes() == b"a\n"
+    turns = subprocess.run(
+        [sys.executable, "-m", "waymark", "turns", "--history-dir", str(hist), "--json"],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(turns.stdout)["turns"] == []
