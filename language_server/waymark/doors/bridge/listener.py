@@ -19,7 +19,7 @@ import struct
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote_to_bytes, urlsplit
 
 import attrs
 
@@ -166,11 +166,12 @@ def _discard(ctx: CommandContext, token: str) -> None:
 
 
 def _fs_path(uri: str) -> str | None:
-    """The local path of a ``file:`` URI our own commands made (``Path.as_uri``)."""
+    """The local path of a ``file:`` URI our own commands made (``Path.as_uri``, which quotes
+    the path's bytes: any file name comes back, UTF-8 or not)."""
     parts = urlsplit(uri)
     if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
         return None
-    return unquote(parts.path)
+    return os.fsdecode(unquote_to_bytes(parts.path))
 
 
 def _note_landed(ctx: CommandContext, files: list[dict[str, Any]], result: dict[str, Any]) -> None:
