@@ -319,6 +319,72 @@ async def test_a_file_changed_during_the_batch_undoes_the_files_already_written(
     assert all(t.edited == () for t in agent.ctx.history.turns())  # type: ignore[union-attr]
 
 
+# -- the workspace directory renamed or deleted under a running `waymark mcp` ---------------------
+
+READ_BEFORE = ("a.txt",)
+
+
+def _moved(workspace: Path, elsewhere: Path) -> None:
+    workspace.rename(elsewhere)
+
+
+def _deleted(workspace: Path, elsewhere: Path) -> None:
+    shutil.rmtree(workspace)
+
+
+def _replaced(workspace: Path, elsewhere: Path) -> None:
+    workspace.rename(elsewhere)
+    workspace.mkdir()
+
+
+CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("waymark_write", {"path": "sub/new.txt", "content": "hello\n"}),
+    ("waymark_write", {"path": "a.txt", "content": "overwritten\n"}),
+    ("waymark_patch", {"patch": "--- /dev/null\n+++ b/p/new.txt\n@@ -0,0 +1 @@\n+made\n"}),
+    ("waymark_replace", {"path": "a.txt", "old_string": "alpha", "new_string": "ALPHA"}),
+    ("waymark_sed", {"command": "sed -i 's/alpha/ALPHA/' a.txt"}),
+]
+
+
+@pytest.mark.parametrize(
+    "vanish", [_moved, _deleted, _replaced], ids=["moved", "deleted", "replaced"]
+)
+async def test_mcp_refuses_every_write_once_its_workspace_is_gone(
+    workspace: Path, tmp_path: Path, vanish: Callable[[Path, Path], None]
+) -> None:
+    put(workspace, "a.txt", b"alpha\n")
+    elsewhere = tmp_path / "moved-ws"
+    async with mcp_server(workspace, []) as session:
+        err, text = await call(session, "waymark_read", path="a.txt")
+        assert not err, text
+        vanish(workspace, elsewhere)
+        kept = tree(elsewhere) if elsewhere.exists() else None
+        answers = [await call(session, tool, **arguments) for tool, arguments in CALLS]
+    for err, text in answers:
+        assert err, text
+        code, _, rest = text.partition(": ")
+        message, _, details = rest.partition("\n")
+        assert code == "workspace_gone", text
+        how = (
+            "is no longer the directory Waymark opened (that one was moved or deleted and "
+            "another took its place)"
+            if vanish is _replaced
+            else "no longer exists (moved or deleted since Waymark opened it)"
+        )
+        assert message == (
+            f"The workspace folder {workspace} {how}, so nothing was changed; restart Waymark "
+            "(its MCP server, or the editor) in the workspace's current location."
+        )
+        reason = "replaced" if vanish is _replaced else "missing"
+        assert json.loads(details) == {"folder": str(workspace), "reason": reason}
+    if vanish is _replaced:
+        assert tree(workspace) == {}
+    else:
+        assert not workspace.exists()  # never re-created
+    if kept is not None:
+        assert tree(elsewhere) == kept
+
+
 # -- putting back fails too ----------------------------------------------------------------------
 
 

@@ -235,6 +235,7 @@ def write_changes(
     """Re-check, back up and write ``planned`` under the locks, all files or none; history's
     warnings go to ``warnings``. Returns the changes that change a file, and whether the
     editor must apply them (nothing written here then)."""
+    ctx.workspace.check_folders()
     created: list[Path] = []
     try:
         # The lock needs the directories; a failed change removes those it made.
