@@ -303,6 +303,8 @@ async def test_a_file_changed_during_the_batch_undoes_the_files_already_written(
     workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: Call
 ) -> None:
     patch_workspace(workspace, "z.txt")
+    os.chmod(workspace / "a.txt", 0o640)
+    os.chmod(workspace / "d.txt", 0o600)
     agent = Agent(workspace, tmp_path / "history")
     before = tree(workspace)
     fired = change_when_replaced(monkeypatch, "a.txt", workspace / "z.txt", b"theirs\n")
@@ -316,6 +318,7 @@ async def test_a_file_changed_during_the_batch_undoes_the_files_already_written(
         "details": {"path": "z.txt", "suggested_action": "re-read_file"},
     }
     assert tree(workspace) == {**before, "z.txt": b"theirs\n"}
+    assert [os.stat(workspace / n).st_mode & 0o777 for n in ("a.txt", "d.txt")] == [0o640, 0o600]
     assert all(t.edited == () for t in agent.ctx.history.turns())  # type: ignore[union-attr]
 
 

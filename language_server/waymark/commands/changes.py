@@ -283,18 +283,12 @@ def _write_batch(ctx: CommandContext, changes: list[FileChange], writer: str) ->
         left = set(exc.details.get("unrestored", ()))
         for change in changes:
             if str(change.source.resolved.real) in left:
-                # Putting it back failed: it holds the new bytes, and a rewind must know.
+                # Left changed: recorded, so a rewind undoes it (or, should someone have
+                # written it after us, reports it changed since).
                 _note_write(ctx, change, writer)
         if isinstance(exc, FileChangedSinceRead):
-            shown = next(
-                (
-                    c.source.resolved.display
-                    for c in changes
-                    if str(c.source.resolved.real) == failed
-                ),
-                failed,
-            )
-            raise _changed_since_planned(str(shown)) from exc
+            shown = {str(c.source.resolved.real): c.source.resolved.display for c in changes}
+            raise _changed_since_planned(shown.get(str(failed), str(failed))) from exc
         raise
     for change in changes:
         _note_write(ctx, change, writer)

@@ -14,6 +14,10 @@ is renamed back, a created one removed, a replaced one rewritten with the bytes 
 (the caller read them under the same locks, and the history backed them up). A file is
 only put back while it still holds what the batch wrote. Only a second fault while putting
 back leaves a file changed; the error then says so and names it (``details.unrestored``).
+
+This covers every failure the process lives to see. A crash between two renames leaves the
+files renamed so far written (each one whole); the start-up sweep then removes the temp
+files, the old file of a delete included.
 """
 
 from __future__ import annotations
