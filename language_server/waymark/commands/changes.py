@@ -21,8 +21,9 @@ from typing import Any
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import DECLINED
 from waymark.engine.diff import EditTarget, FileDiff, diff_file
-from waymark.engine.errors import Declined, FileChangedSinceRead, InvalidParams
+from waymark.engine.errors import Declined, FileChangedSinceRead, InvalidParams, WaymarkError
 from waymark.engine.text import TextFile
+from waymark.store.batch import BatchWrite, remove_dirs, write_batch
 from waymark.store.files import (
     atomic_write,
     create_parents,
@@ -231,13 +232,26 @@ async def _write_all(ctx: CommandContext, proposal: Proposal) -> dict[str, Any]:
 def write_changes(
     ctx: CommandContext, planned: list[FileChange], writer: str, warnings: list[str]
 ) -> tuple[list[FileChange], bool]:
-    """Re-check, back up and write ``planned`` under the locks; history's warnings go to
-    ``warnings``. Returns the changes that change a file, and whether the editor must
-    apply them (nothing written here then)."""
-    # The lock needs the directories; an empty one left by a refused create changes no file.
-    for change in planned:
-        if change.after is not None and change.source.disk is None:
-            create_parents(change.source.resolved.real)
+    """Re-check, back up and write ``planned`` under the locks, all files or none; history's
+    warnings go to ``warnings``. Returns the changes that change a file, and whether the
+    editor must apply them (nothing written here then)."""
+    ctx.workspace.check_folders()
+    created: list[Path] = []
+    try:
+        # The lock needs the directories; a failed change removes those it made.
+        for change in planned:
+            if change.after is not None and change.source.disk is None:
+                resolved = change.source.resolved
+                created += create_parents(resolved.real, below=resolved.folder)
+        return _write_locked(ctx, planned, writer, warnings)
+    except BaseException:
+        remove_dirs(created)
+        raise
+
+
+def _write_locked(
+    ctx: CommandContext, planned: list[FileChange], writer: str, warnings: list[str]
+) -> tuple[list[FileChange], bool]:
     touched = [c for c in planned if c.after is not None or c.source.disk is not None]
     # The one lock order a rewind takes too, so the two never wait for each other crosswise.
     with write_locks(ctx.history, [c.source.resolved.real for c in touched]):
@@ -256,11 +270,28 @@ def write_changes(
             for change in changes:
                 warnings.extend(ctx.history.track_edit(change.source.resolved.real))
         if not through_editor:
-            for change in changes:
-                _write(change)
-                # Recorded per file at once: if a later file fails, history still knows it.
-                _note_write(ctx, change, writer)
+            _write_batch(ctx, changes, writer)
     return changes, through_editor
+
+
+def _write_batch(ctx: CommandContext, changes: list[FileChange], writer: str) -> None:
+    """Write every change or none (store/batch.py); history records only what landed."""
+    try:
+        write_batch([BatchWrite(c.source.resolved.real, c.after, c.source.disk) for c in changes])
+    except WaymarkError as exc:
+        failed = exc.details.get("path")
+        left = set(exc.details.get("unrestored", ()))
+        for change in changes:
+            if str(change.source.resolved.real) in left:
+                # Left changed: recorded, so a rewind undoes it (or, should someone have
+                # written it after us, reports it changed since).
+                _note_write(ctx, change, writer)
+        if isinstance(exc, FileChangedSinceRead):
+            shown = {str(c.source.resolved.real): c.source.resolved.display for c in changes}
+            raise _changed_since_planned(shown.get(str(failed), str(failed))) from exc
+        raise
+    for change in changes:
+        _note_write(ctx, change, writer)
 
 
 def _changed_since_planned(display: str) -> FileChangedSinceRead:

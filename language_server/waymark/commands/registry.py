@@ -224,6 +224,8 @@ async def execute(ctx: CommandContext, command_id: str, raw_params: object) -> d
     if command is None:
         raise UnknownCommand(command_id)
     try:
+        if command.mutating:
+            ctx.workspace.check_folders()
         # Parsing and planning run on a worker thread: a large request never stalls the
         # event loop that answers every other request (commits stay on the loop, in order).
         params = await asyncio.to_thread(structure, raw_params, command.params)

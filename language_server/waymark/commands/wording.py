@@ -14,6 +14,8 @@ from waymark.engine.errors import WaymarkError
 NEXT_STEPS = {
     "read": "call waymark.read on it first, then retry the change",
     "create": "check the path, or create the file with waymark.write",
+    "restart": "restart Waymark (its MCP server, or the editor) in the workspace's current "
+    "location",
 }
 
 

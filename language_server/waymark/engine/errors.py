@@ -190,6 +190,12 @@ class Declined(WaymarkError):
     code: ClassVar[str] = "declined"
 
 
+class WorkspaceGone(WaymarkError):
+    """A workspace folder is no longer the directory the door opened (moved, deleted, replaced)."""
+
+    code: ClassVar[str] = "workspace_gone"
+
+
 class InternalError(WaymarkError):
     """A bug: the server caught an unexpected exception."""
 

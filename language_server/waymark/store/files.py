@@ -202,14 +202,20 @@ def _write_temp(
         os.close(fd)
 
 
-def create_parents(path: Path) -> None:
-    """Create the directories above ``path``, never through a symlink."""
+def create_parents(path: Path, *, below: Path | None = None) -> list[Path]:
+    """Create the directories above ``path``, never through a symlink; return those made.
+
+    With ``below``, only directories under it are made: ``below`` itself must exist.
+    """
     absolute, dirs, _ = split_path(path, False)
+    created: list[Path] = []
+    keep = 0 if below is None else len(Path(os.path.abspath(below)).parts) - 1
     try:
-        with walk(absolute, dirs, create=True):
+        with walk(absolute, dirs, create=True, create_from=keep, created=created):
             pass
     except OSError as exc:
         raise IoError.from_os_error(exc, "create the directory for", str(path)) from exc
+    return created
 
 
 def delete_file(path: Path, *, expected: Expected = UNCHECKED) -> None:

@@ -75,20 +75,36 @@ def not_regular(path: Path, mode: int) -> WaymarkError:
 
 
 @contextlib.contextmanager
-def walk(path: Path, dirs: list[str], *, create: bool = False) -> Iterator[int]:
-    """Yield an fd of the directory ``/dirs...``, reached without following any symlink."""
+def walk(
+    path: Path,
+    dirs: list[str],
+    *,
+    create: bool = False,
+    create_from: int = 0,
+    created: list[Path] | None = None,
+) -> Iterator[int]:
+    """Yield an fd of the directory ``/dirs...``, reached without following any symlink.
+
+    ``create`` makes missing directories from ``dirs[create_from]`` on (those above must
+    exist) and appends each one it made to ``created``.
+    """
     fd = os.open("/", _DIR_FLAGS)
     try:
         so_far = Path("/")
-        for name in dirs:
+        for index, name in enumerate(dirs):
             so_far = so_far / name
             try:
                 child = os.open(name, _DIR_FLAGS, dir_fd=fd)
             except FileNotFoundError:
-                if not create:
+                if not create or index < create_from:
                     raise
-                with contextlib.suppress(FileExistsError):
+                try:
                     os.mkdir(name, 0o777, dir_fd=fd)
+                except FileExistsError:
+                    pass
+                else:
+                    if created is not None:
+                        created.append(so_far)
                 child = _open_dir(path, so_far, name, fd)
             except (NotADirectoryError, OSError) as exc:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR):

@@ -28,6 +28,7 @@ from waymark.engine.errors import (
     IsDirectory,
     PathOutsideWorkspace,
     ProtectedPath,
+    WorkspaceGone,
 )
 
 DEFAULT_PROTECTED = (".git/**", ".ssh/**", ".gnupg/**", "**/.env", "node_modules/**")
@@ -93,6 +94,8 @@ class Workspace:
     # Directories never touched whatever the globs say: the history's own (it may lie inside
     # a folder, and an agent writing a journal there must not steer a rewind).
     protected_dirs: Sequence[Path] = ()
+    # Each folder's (device, inode) when it was opened: None when it did not exist then.
+    _opened: dict[Path, tuple[int, int] | None] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
         # Folders passed to the constructor must be real paths too, or every file under a
@@ -102,6 +105,27 @@ class Workspace:
 
     def set_folders(self, folders: Iterable[Path]) -> None:
         self.folders = [Path(os.path.realpath(f)) for f in folders]
+        self._opened = {f: _identity(f) for f in self.folders}
+
+    def check_folders(self) -> None:
+        """Refuse to write once a folder is not the directory that was opened: writing would
+        re-create a moved or deleted folder's old path, or write into a stranger's."""
+        for folder in self.folders:
+            opened = self._opened.get(folder)
+            now = _identity(folder)
+            if opened is None or now == opened:
+                continue
+            how = (
+                "no longer exists (moved or deleted since Waymark opened it)"
+                if now is None
+                else "is no longer the directory Waymark opened (that one was moved or deleted "
+                "and another took its place)"
+            )
+            raise WorkspaceGone(
+                f"The workspace folder {folder} {how}, so nothing was changed",
+                {"folder": str(folder), "reason": "missing" if now is None else "replaced"},
+                next_step="restart",
+            )
 
     def resolve(self, path: str, *, base: Path | None = None) -> ResolvedPath:
         """Resolve and police a path; raise the contract's error when it is not allowed."""
@@ -179,3 +203,11 @@ class Workspace:
                 {"path": resolved.display, "size": st.st_size, "limit": self.max_file_size},
             )
         return st.st_size
+
+
+def _identity(folder: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(folder, follow_symlinks=False)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None

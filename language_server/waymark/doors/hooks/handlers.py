@@ -129,6 +129,14 @@ def open_turn(door: Door, event: dict[str, Any]) -> dict[str, Any] | None:
 def simulate_sed(door: Door, command: str, cwd: str) -> dict[str, Any] | None:
     result = asyncio.run(execute(door.ctx, "waymark.sed", {"command": command, "cwd": cwd}))
     door.save()
+    if not result.get("ok") and (result.get("details") or {}).get("unrestored"):
+        # Part of the line is on disk and could not be undone: the real sed would apply
+        # that part a second time.
+        return answer(
+            "PreToolUse",
+            deny=f"Waymark applied only part of this sed -i: {result.get('message')} "
+            "Do not run the command again; read those files and finish the change there.",
+        )
     if not result.get("ok") or not result.get("simulated"):
         why = result.get("reason") or result.get("message")
         print(f"waymark hook: running the shell command as is ({why})", file=sys.stderr)
