@@ -78,7 +78,7 @@ def _load_backup(ctx: CommandContext, name: str, path: str, base: Path | None) -
         )
     if mode is not None and not stat.S_ISREG(mode):
         raise SedDecline(f"the backup name {name} is not a regular file, which is not simulated.")
-    backup = load_path(ctx, name, must_exist=False, base=base)
+    backup = load_path(ctx, _literal(name), must_exist=False, base=base)
     # A link put there since the check would be followed by resolving: never write through it.
     unfollowed = Path(os.path.realpath(os.path.dirname(spelled)), os.path.basename(spelled))
     if backup.resolved.real != unfollowed:
@@ -87,6 +87,11 @@ def _load_backup(ctx: CommandContext, name: str, path: str, base: Path | None) -
             "sed renames onto (a symbolic link on the way); that is not simulated."
         )
     return backup
+
+
+def _literal(path: str) -> str:
+    """``path`` as the workspace reads it: a leading ``~`` left by the shell line is a name."""
+    return "./" + path if path.startswith("~") else path
 
 
 def _operands(ctx: CommandContext, invocation: SedInvocation, base: Path | None) -> list[str]:
@@ -107,9 +112,15 @@ def _operands(ctx: CommandContext, invocation: SedInvocation, base: Path | None)
     return paths
 
 
+def _home_of(user: str) -> str | None:
+    """The directory bash puts for ``~user`` (``~``: $HOME, else the passwd entry)."""
+    home = os.path.expanduser("~" + user)
+    return None if home.startswith("~") else home
+
+
 def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
     try:
-        invocation = parse_command_line(params.command)
+        invocation = parse_command_line(params.command, _home_of)
     except SedDecline as decline:
         return _declined(decline.reason)
     base = None
@@ -126,7 +137,7 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
         for path in paths:
             # GNU reports a missing file and goes on with the others, exiting 2: the agent
             # would see a failure, so the whole line is left to the real sed.
-            loaded.append(load_path(ctx, path, base=base))
+            loaded.append(load_path(ctx, _literal(path), base=base))
         for path in paths:
             name = invocation.backup_name(path)
             backups.append(None if name is None else _load_backup(ctx, name, path, base))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from waymark.engine.sed.decline import SedDecline
 from waymark.engine.sed.script import SedScript
 from waymark.engine.sed.script_parse import parse_script
-from waymark.engine.sed.shell import Word, glob_decline, split_shell_words
+from waymark.engine.sed.shell import HomeOf, Word, glob_decline, split_shell_words
 
 SED_PROGRAMS = ("sed", "/usr/bin/sed", "/bin/sed")
 _WRAPPERS = {
@@ -162,9 +162,13 @@ def _backup_suffix(suffix: str) -> str:
     return suffix
 
 
-def parse_command_line(line: str) -> SedInvocation:
-    """Recognise a ``sed -i`` shell line and compile its script; SedDecline otherwise."""
-    shell_words = split_shell_words(line)
+def parse_command_line(line: str, home_of: HomeOf | None = None) -> SedInvocation:
+    """Recognise a ``sed -i`` shell line and compile its script; SedDecline otherwise.
+
+    ``home_of`` looks up the home directories an unquoted leading ``~`` expands to; without
+    it such a word is declined.
+    """
+    shell_words = split_shell_words(line, home_of)
     words = [word.text for word in shell_words]
     if not words:
         raise SedDecline("the line is empty")
