@@ -7,6 +7,8 @@ answers ``simulated: false`` with the reason, and the agent runs its shell as be
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,52 @@ def _declined(reason: str, **details: Any) -> dict[str, Any]:
     return {"ok": True, "simulated": False, "reason": reason, **details}
 
 
+def _load_backup(ctx: CommandContext, name: str, path: str, base: Path | None) -> Loaded:
+    """The backup GNU renames operand ``path`` to, as a change target; SedDecline where GNU
+    fails, or replaces something Waymark does not write (only a regular file or nothing)."""
+    spelled = os.path.join(base or ctx.workspace.resolve(".").real, name)
+    if not os.path.isdir(os.path.dirname(spelled)):
+        raise SedDecline(
+            f"the backup {name}: its directory does not exist, so GNU sed fails to rename "
+            f"{path}; create the directory or choose another suffix."
+        )
+    try:
+        mode: int | None = os.lstat(spelled).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise SedDecline(f"the backup {name} cannot be checked ({exc.strerror}).") from exc
+    link = (
+        f"the backup name {name} is a symbolic link, which GNU sed replaces with the backup "
+        "(its target stays as it is); that is not simulated: remove the link or choose "
+        "another suffix."
+    )
+    if mode is not None and stat.S_ISLNK(mode):
+        # History cannot restore a link, and writing through it would clobber its target.
+        raise SedDecline(link)
+    if mode is not None and stat.S_ISDIR(mode):
+        raise SedDecline(
+            f"the backup name {name} is a directory, so GNU sed fails to rename {path} onto "
+            "it; choose another suffix."
+        )
+    if mode is not None and not stat.S_ISREG(mode):
+        raise SedDecline(f"the backup name {name} is not a regular file, which is not simulated.")
+    backup = load_path(ctx, _literal(name), must_exist=False, base=base)
+    # A link put there since the check would be followed by resolving: never write through it.
+    unfollowed = Path(os.path.realpath(os.path.dirname(spelled)), os.path.basename(spelled))
+    if backup.resolved.real != unfollowed:
+        raise SedDecline(
+            f"the backup name {name} leads to {backup.resolved.display}, not to the file GNU "
+            "sed renames onto (a symbolic link on the way); that is not simulated."
+        )
+    return backup
+
+
+def _literal(path: str) -> str:
+    """``path`` as the workspace reads it: a leading ``~`` left by the shell line is a name."""
+    return "./" + path if path.startswith("~") else path
+
+
 def _operands(ctx: CommandContext, invocation: SedInvocation, base: Path | None) -> list[str]:
     """The file operands after the shell's pathname expansion (relative to ``base``, or to
     the workspace's first folder)."""
@@ -64,9 +112,15 @@ def _operands(ctx: CommandContext, invocation: SedInvocation, base: Path | None)
     return paths
 
 
+def _home_of(user: str) -> str | None:
+    """The directory bash puts for ``~user`` (``~``: $HOME, else the passwd entry)."""
+    home = os.path.expanduser("~" + user)
+    return None if home.startswith("~") else home
+
+
 def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
     try:
-        invocation = parse_command_line(params.command)
+        invocation = parse_command_line(params.command, _home_of)
     except SedDecline as decline:
         return _declined(decline.reason)
     base = None
@@ -78,17 +132,30 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
         return _declined(decline.reason)
     except WaymarkError as exc:
         return _declined(wording.message(exc), error=exc.code)
+    backups: list[Loaded | None] = []
     try:
         for path in paths:
             # GNU reports a missing file and goes on with the others, exiting 2: the agent
             # would see a failure, so the whole line is left to the real sed.
-            loaded.append(load_path(ctx, path, base=base))
+            loaded.append(load_path(ctx, _literal(path), base=base))
+        for path in paths:
+            name = invocation.backup_name(path)
+            backups.append(None if name is None else _load_backup(ctx, name, path, base))
+    except SedDecline as decline:
+        return _declined(decline.reason)
     except WaymarkError as exc:
         return _declined(wording.message(exc), error=exc.code)
-    if len({item.resolved.real for item in loaded}) < len(loaded):
+    operand_files = {item.resolved.real for item in loaded}
+    if len(operand_files) < len(loaded):
         return _declined(
             "the line names the same file twice; GNU sed would edit it twice in a row, "
             "which is not simulated."
+        )
+    backup_files = [backup.resolved.real for backup in backups if backup is not None]
+    if len(set(backup_files)) < len(backup_files) or operand_files & set(backup_files):
+        return _declined(
+            "a backup name is also a file operand or another operand's backup, which is "
+            "not simulated."
         )
     try:
         for path, item in zip(paths, loaded, strict=True):
@@ -108,29 +175,19 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
                 )
     except WaymarkError as exc:
         return _declined(wording.message(exc), error=exc.code)
-    if invocation.backup_suffix and any(
-        (path + invocation.backup_suffix) in paths for path in paths
-    ):
-        return _declined("a backup name is also a file operand, which is not simulated.")
     try:
         results = apply_files(invocation.script, [item.data or b"" for item in loaded])
     except SedDecline as decline:
         return _declined(decline.reason)
     changes: list[FileChange] = []
-    try:
-        for path, item, after in zip(paths, loaded, results, strict=True):
-            if after is None:
-                continue
-            ctx.session.observe(item.resolved.real, item.digest)
-            changes.append(FileChange(item, after))
-            if invocation.backup_suffix:
-                # GNU renames the original to the backup name: it holds the old bytes.
-                backup = load_path(
-                    ctx, path + invocation.backup_suffix, must_exist=False, base=base
-                )
-                changes.append(FileChange(backup, item.data))
-    except WaymarkError as exc:
-        return _declined(wording.message(exc), error=exc.code)
+    for item, backup, after in zip(loaded, backups, results, strict=True):
+        if after is None:
+            continue
+        ctx.session.observe(item.resolved.real, item.digest)
+        changes.append(FileChange(item, after))
+        if backup is not None:
+            # GNU renames the original to the backup name: it holds the old bytes.
+            changes.append(FileChange(backup, item.data))
     names = ", ".join(Path(path).name for path in paths)
     result = {"simulated": True, "details": {"writer_type": "sed"}}
     return Proposal("sed", f"Waymark: {names} (sed)", changes, result)

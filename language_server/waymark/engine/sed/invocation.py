@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from waymark.engine.sed.decline import SedDecline
 from waymark.engine.sed.script import SedScript
 from waymark.engine.sed.script_parse import parse_script
-from waymark.engine.sed.shell import Word, glob_decline, split_shell_words
+from waymark.engine.sed.shell import HomeOf, Word, glob_decline, split_shell_words
 
 SED_PROGRAMS = ("sed", "/usr/bin/sed", "/bin/sed")
 _WRAPPERS = {
@@ -82,6 +82,17 @@ class SedInvocation:
     globs: tuple[PathGlob | None, ...]
     backup_suffix: str = ""
 
+    def backup_name(self, path: str) -> str | None:
+        """The name GNU renames the operand ``path`` to before writing it (None: no backup).
+
+        Each ``*`` in the suffix is the operand as written, directories included; a suffix
+        without one follows the operand. ``*`` alone, like no suffix, makes no backup.
+        """
+        suffix = self.backup_suffix
+        if suffix in ("", "*"):
+            return None
+        return suffix.replace("*", path) if "*" in suffix else path + suffix
+
 
 # Commands through which one file's run can change another's: the order of files matters.
 _ORDER_DEPENDENT = frozenset("qQhHgGx")
@@ -142,17 +153,22 @@ def _extended_after(expressions: list[str]) -> bool:
 
 
 def _backup_suffix(suffix: str) -> str:
-    if "*" in suffix or "/" in suffix:
+    if "/" in suffix and "*" not in suffix:
         raise SedDecline(
-            f"a backup suffix with '*' or '/' ({suffix!r}) names the backup by a pattern, "
-            "which is not simulated; use a plain suffix like .bak"
+            f"the backup suffix {suffix!r} has a '/' but no '*': GNU sed appends it to the "
+            "file's name and fails to rename the file; write a '*' where the name goes "
+            "(-i'bak/*')"
         )
     return suffix
 
 
-def parse_command_line(line: str) -> SedInvocation:
-    """Recognise a ``sed -i`` shell line and compile its script; SedDecline otherwise."""
-    shell_words = split_shell_words(line)
+def parse_command_line(line: str, home_of: HomeOf | None = None) -> SedInvocation:
+    """Recognise a ``sed -i`` shell line and compile its script; SedDecline otherwise.
+
+    ``home_of`` looks up the home directories an unquoted leading ``~`` expands to; without
+    it such a word is declined.
+    """
+    shell_words = split_shell_words(line, home_of)
     words = [word.text for word in shell_words]
     if not words:
         raise SedDecline("the line is empty")

@@ -1,15 +1,17 @@
 """POSIX shell word splitting for one simple command, declining anything the shell would expand.
 
 Only what a shell passes to ``sed`` literally is accepted: single quotes, double quotes whose
-content has no expansion, and backslash escapes. Operators, redirections, expansions, tilde
-and brace expansion, ``[`` globs, comments and ANSI-C quoting all end in a SedDecline naming
-them, because their result depends on the shell's state, not on the line. Unquoted ``*`` and
-``?`` are marked instead: in a file operand they are pathname patterns the command handler
-expands as the shell would.
+content has no expansion, and backslash escapes. Operators, redirections, expansions, brace
+expansion, ``[`` globs, comments and ANSI-C quoting all end in a SedDecline naming them,
+because their result depends on the shell's state, not on the line. Unquoted ``*`` and ``?``
+are marked instead: in a file operand they are pathname patterns the command handler expands
+as the shell would. A word's unquoted leading ``~`` or ``~user`` is expanded as bash does,
+with the home directories the caller looks up; a quoted ``~`` stays a literal name.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from waymark.engine.sed.decline import SedDecline
@@ -38,6 +40,16 @@ def _expansion(char: str) -> SedDecline:
     )
 
 
+# A login name's home directory ("" for the shell's own user), or None when there is no such
+# user (bash then leaves the word as written).
+HomeOf = Callable[[str], str | None]
+# A tilde-prefix runs to the first unquoted "/" or the word's end; a quote in it (or an
+# expansion, which bash does later) keeps the "~" literal.
+_TILDE_LITERAL_AT = "'\"\\$`"
+_TILDE_END = _BLANKS + "/" + "".join(_OPERATORS) + _TILDE_LITERAL_AT
+_LOGIN_CHARS = frozenset(_NAME_START + "0123456789.-")
+
+
 @dataclass(frozen=True)
 class Word:
     """One shell word; ``globs``: the positions in ``text`` of unquoted ``*`` and ``?``."""
@@ -51,9 +63,10 @@ def glob_decline(word: Word) -> SedDecline:
     return SedDecline(f"an unquoted {char!r} is a glob the shell may expand; quote it")
 
 
-def split_shell_words(line: str) -> list[Word]:
+def split_shell_words(line: str, home_of: HomeOf | None = None) -> list[Word]:
     """The words the shell would pass to the command; SedDecline for anything not literal but
-    unquoted ``*`` and ``?``, which are marked for the caller to expand or decline."""
+    unquoted ``*`` and ``?``, which are marked for the caller to expand or decline, and a
+    leading ``~``, expanded with ``home_of`` (declined without it)."""
     words: list[Word] = []
     current: list[str] = []
     globs: list[int] = []
@@ -108,8 +121,12 @@ def split_shell_words(line: str) -> list[Word]:
             raise SedDecline("an unquoted '[' is a glob the shell may expand; quote it")
         if char in "*?":
             globs.append(len("".join(current)))
-        # Bash expands a tilde only at a word's start or after = or : (assignment-like words).
-        if char == "~" and (not in_word or line[index - 1] in "=:'\""):
+        if char == "~" and not in_word:
+            index = _tilde(line, index, current, home_of)
+            in_word = True
+            continue
+        # Bash also expands a tilde after = or : in assignment-like words.
+        if char == "~" and line[index - 1] in "=:'\"":
             raise SedDecline("an unquoted '~' may be tilde-expanded by the shell")
         if char == "{":
             raise SedDecline("an unquoted '{' may be brace-expanded by the shell")
@@ -121,6 +138,30 @@ def split_shell_words(line: str) -> list[Word]:
     if in_word:
         words.append(Word("".join(current), tuple(globs)))
     return words
+
+
+def _tilde(line: str, index: int, current: list[str], home_of: HomeOf | None) -> int:
+    """Bash's tilde expansion of the word starting with the unquoted ``~`` at ``index``:
+    append what it becomes to ``current``; return the index past the tilde-prefix."""
+    end = index + 1
+    while end < len(line) and line[end] not in _TILDE_END:
+        end += 1
+    if end < len(line) and line[end] in _TILDE_LITERAL_AT:
+        current.append("~")
+        return index + 1
+    user = line[index + 1 : end]
+    if user in ("+", "-") or user.lstrip("+-").isdigit():
+        raise SedDecline(
+            f"'~{user}' names the shell's current, previous or stacked directory, which is "
+            "not simulated; write the path out"
+        )
+    if not set(user) <= _LOGIN_CHARS:
+        raise SedDecline(f"the tilde expansion of '~{user}' is not simulated; quote the '~'")
+    if home_of is None:
+        raise SedDecline("an unquoted '~' may be tilde-expanded by the shell")
+    home = home_of(user)
+    current.append("~" + user if home is None else home)
+    return end
 
 
 def _double_quoted(line: str, index: int, current: list[str]) -> int:
