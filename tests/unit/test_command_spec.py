@@ -22,6 +22,7 @@ NAMES = [
     "waymark_write",
     "waymark_sed",
     "waymark_patch",
+    "waymark_notebook_edit",
     "waymark_snapshot",
     "waymark_turns",
     "waymark_diff_stats",
@@ -72,6 +73,7 @@ def test_mutating_flag_matches_what_the_command_does() -> None:
         "waymark_write",
         "waymark_sed",
         "waymark_patch",
+        "waymark_notebook_edit",
         "waymark_rewind",
     }
     assert (

@@ -35,7 +35,10 @@ ends are distinctive lines. A hash like `a1b2c3.2` (with .N) is the N-th line sh
 hash; copy it as it is.
 
 Line numbers are advisory; the hash is the identity. Results: lines [{line, text, hash, \
-quality}] and a rendered text. Page big files with offset (1-based) and limit."""
+quality}] and a rendered text. Page big files with offset (1-based) and limit.
+
+A Jupyter notebook (.ipynb) reads as its cells: index, id, type, source lines numbered within \
+the cell, outputs in brief; change them with waymark_notebook_edit. raw=true gives the JSON."""
 
 EDIT = """Edit one file by line anchors from waymark_read(hashes=true). Pass the HASH part of \
 LINE#HASH (e.g. "a1b2c3" or "a1b2c3.2"); optionally pass the line number as `line`.
@@ -85,6 +88,19 @@ g/N/p/I, addresses N $ /re/ ranges ! first~step, d p a i c y q { } n N D P h H g
 -n, -E, several -e, several files, -i.bak backups); the answer then has simulated:true and a \
 diff per file like waymark_edit. Anything else (pipes, globs, variables, r/w/e, ...) answers \
 simulated:false with a reason and changes nothing: run the command in your shell instead."""
+
+NOTEBOOK_EDIT = """Edit a Jupyter notebook (.ipynb) cell by cell; read it with waymark_read \
+first (it shows each cell's index and id). Operations, all against the notebook as read, \
+atomic as a batch:
+- replace_cell {cell, source, cell_type?}: the cell's whole new source (and type).
+- insert_cell {cell?, source, cell_type?}: a new cell (default code) after `cell`, or first \
+when `cell` is omitted; several after one cell keep their order.
+- delete_cell {cell}.
+`cell` is the cell's id (nbformat 4.5+) or its 0-based index. A code cell whose source \
+changes loses its outputs and execution count (it has not run). Two operations on one cell \
+are refused (operations_overlap); a missing cell is cell_not_found; nothing is written on \
+any refusal. Every other cell, the metadata and the file's formatting stay byte for byte. \
+preview=true returns the diff without writing."""
 
 SNAPSHOT = """Mark the start of a conversation turn: record the state of every file Waymark \
 has tracked under promptId, so the code can later be rewound to this point."""

@@ -6,12 +6,14 @@ from typing import Any
 
 import attrs
 
-from waymark.commands.changes import load_path
+from waymark.commands.changes import Loaded, load_path
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import PATH
 from waymark.commands.params import require
 from waymark.commands.schema import param
 from waymark.engine.anchors import annotate, render
+from waymark.engine.notebook import NotebookInvalid, parse_notebook
+from waymark.engine.notebook_view import render_cells
 
 
 @attrs.define(kw_only=True)
@@ -23,6 +25,10 @@ class ReadParams:
     )
     offset: int = param("First line to return (1-based).", default=1, minimum=1)
     limit: int | None = param("How many lines to return.", default=None, minimum=1)
+    raw: bool = param(
+        "true: a Jupyter notebook (.ipynb) as its raw JSON lines instead of its cells.",
+        default=False,
+    )
 
 
 def _numbered(first: int, lines: list[str]) -> str:
@@ -36,6 +42,10 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
     tf = loaded.text_file()
     assert loaded.digest is not None  # load() with must_exist
     ctx.session.note_read(loaded.resolved.real, loaded.digest)
+    if not params.raw and loaded.resolved.real.suffix.lower() == ".ipynb":
+        cells = _notebook(loaded, params)
+        if cells is not None:
+            return cells
     start = params.offset - 1
     stop = len(tf.lines) if params.limit is None else min(len(tf.lines), start + params.limit)
     lines: list[dict[str, Any]]
@@ -56,6 +66,31 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
         "bom": tf.bom,
         "eol": tf.eol_style,
         "finalNewline": tf.final_newline,
+        "version": loaded.version,
+        "contentHash": loaded.digest,
+    }
+
+
+def _notebook(loaded: Loaded, params: ReadParams) -> dict[str, Any] | None:
+    """The notebook's cells as a model reads them, paged by view lines; None: not a notebook
+    that parses, read as text (its JSON may need repair)."""
+    assert loaded.data is not None
+    try:
+        nb = parse_notebook(loaded.data)
+    except NotebookInvalid:
+        return None
+    view, cells = render_cells(nb, loaded.resolved.display)
+    start = params.offset - 1
+    stop = len(view) if params.limit is None else min(len(view), start + params.limit)
+    return {
+        "ok": True,
+        "path": loaded.resolved.display,
+        "notebook": {"nbformat": nb.major, "nbformatMinor": nb.minor, "cells": cells},
+        "lines": [{"line": i + 1, "text": view[i]} for i in range(start, stop)],
+        "text": "".join(line + "\n" for line in view[start:stop]),
+        "totalLines": len(view),
+        "encoding": "utf-8",
+        "bom": nb.bom,
         "version": loaded.version,
         "contentHash": loaded.digest,
     }

@@ -16,7 +16,17 @@ from typing import Any
 
 import attrs
 
-from waymark.commands import approval, edit, history, patch, read, replace, sed, wording
+from waymark.commands import (
+    approval,
+    edit,
+    history,
+    notebook,
+    patch,
+    read,
+    replace,
+    sed,
+    wording,
+)
 from waymark.commands import descriptions as text
 from waymark.commands.changes import Proposal, finish
 from waymark.commands.context import CommandContext
@@ -149,6 +159,17 @@ _SPEC = (
         description=text.PATCH,
         verb="patch",
         args=("patch",),
+    ),
+    Command(
+        "waymark.notebookEdit",
+        notebook.NotebookEditParams,
+        notebook.notebook_edit,
+        mutating=True,
+        tool="waymark_notebook_edit",
+        title="Edit Notebook Cells",
+        description=text.NOTEBOOK_EDIT,
+        verb="notebook-edit",
+        args=("path",),
     ),
     Command(
         "waymark.snapshot",

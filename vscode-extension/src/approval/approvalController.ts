@@ -2,6 +2,8 @@
  * The diff-editor approval flow: a proposal opens as "current file ↔ proposal", the user may
  * edit the proposal, and Accept / Reject settle it with the server. Accept writes through
  * waymark.applyPending, so the bytes are on disk when the agent's tool call returns.
+ * For a `.ipynb` VS Code resolves the same `vscode.diff` to its notebook diff editor, so every
+ * lookup of tabs and documents here takes notebook ones as well as text ones.
  */
 import * as vscode from "vscode";
 
@@ -57,7 +59,7 @@ export class ApprovalController implements vscode.Disposable {
     }
     const dirtyOriginals = edit.files
       .map((file) => findDocument(vscode.Uri.parse(file.uri)))
-      .filter((doc): doc is vscode.TextDocument => doc?.isDirty === true);
+      .filter((doc): doc is OpenDocument => doc?.isDirty === true);
     if (dirtyOriginals.length > 0 && !(await this.discardUnsaved(dirtyOriginals))) {
       return;
     }
@@ -132,13 +134,7 @@ export class ApprovalController implements vscode.Disposable {
     if (fromArgument) {
       return fromArgument;
     }
-    const activeTab = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
-    const fromTab =
-      activeTab instanceof vscode.TabInputTextDiff
-        ? this.editFromUri(activeTab.modified)
-        : activeTab instanceof vscode.TabInputText
-          ? this.editFromUri(activeTab.uri)
-          : undefined;
+    const fromTab = this.editFromUri(tabResource(vscode.window.tabGroups.activeTabGroup.activeTab?.input));
     const fromEditor = fromTab ?? this.editFromUri(vscode.window.activeTextEditor?.document.uri);
     if (fromEditor) {
       return fromEditor;
@@ -162,7 +158,7 @@ export class ApprovalController implements vscode.Disposable {
     return ref && this.store.get(ref.token);
   }
 
-  private async discardUnsaved(docs: vscode.TextDocument[]): Promise<boolean> {
+  private async discardUnsaved(docs: OpenDocument[]): Promise<boolean> {
     const names = docs.map((doc) => vscode.workspace.asRelativePath(doc.uri)).join(", ");
     const discard = "Discard Unsaved Changes and Accept";
     const choice = await vscode.window.showWarningMessage(
@@ -177,7 +173,11 @@ export class ApprovalController implements vscode.Disposable {
       return false;
     }
     for (const doc of docs) {
-      await vscode.window.showTextDocument(doc, { preview: false });
+      if ("notebookType" in doc) {
+        await vscode.window.showNotebookDocument(doc, { preview: false });
+      } else {
+        await vscode.window.showTextDocument(doc, { preview: false });
+      }
       await vscode.commands.executeCommand("workbench.action.files.revert");
     }
     return true;
@@ -197,9 +197,7 @@ export class ApprovalController implements vscode.Disposable {
     const tabs = vscode.window.tabGroups.all
       .flatMap((group) => group.tabs)
       .filter((tab) => {
-        const input = tab.input;
-        const uri =
-          input instanceof vscode.TabInputTextDiff ? input.modified : input instanceof vscode.TabInputText ? input.uri : undefined;
+        const uri = tabResource(tab.input);
         return uri?.scheme === PROPOSAL_SCHEME && parseProposalPath(uri.path, uri.query)?.token === token;
       });
     if (tabs.length > 0) {
@@ -222,7 +220,20 @@ function describeFiles(edit: PendingEdit): string {
   return edit.files.length === 1 ? edit.files[0].path : `${edit.files.length} files`;
 }
 
-function findDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
+type OpenDocument = vscode.TextDocument | vscode.NotebookDocument;
+
+function findDocument(uri: vscode.Uri): OpenDocument | undefined {
   const key = uri.toString();
-  return vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === key);
+  return [...vscode.workspace.textDocuments, ...vscode.workspace.notebookDocuments].find((doc) => doc.uri.toString() === key);
+}
+
+/** A diff tab stands for its right side, the proposal. */
+function tabResource(input: unknown): vscode.Uri | undefined {
+  if (input instanceof vscode.TabInputTextDiff || input instanceof vscode.TabInputNotebookDiff) {
+    return input.modified;
+  }
+  if (input instanceof vscode.TabInputText || input instanceof vscode.TabInputNotebook) {
+    return input.uri;
+  }
+  return undefined;
 }

@@ -13,6 +13,7 @@ export const Commands = {
   "write": "waymark.write",
   "sed": "waymark.sed",
   "patch": "waymark.patch",
+  "notebookEdit": "waymark.notebookEdit",
   "snapshot": "waymark.snapshot",
   "turns": "waymark.turns",
   "diffStats": "waymark.diffStats",
@@ -30,7 +31,7 @@ export const COMMAND_SPECS = [
     "mutating": false,
     "tool": "waymark_read",
     "title": "Read File with Line Anchors",
-    "description": "Read a text file. With hashes=true every line comes back as LINE#HASH|content: HASH is a short content hash that names the line for waymark_edit.\n\nAnchor freshness: read a file, then edit it, one file at a time. After an edit, anchors are valid only up to details.anchors_valid_through; re-read from details.must_refresh_from_line (offset=that line) before the next edit of the same file. Never reuse anchors from an older read of a file that has changed.\n\nAnchor selection: a line marked LINE#HASH~| (tilde) has a low-quality anchor (blank, punctuation-only such as `}`, or repeated boilerplate); do not use it for single-line edits. Prefer unique, high-quality anchors; to change text around repetitive lines, use a range whose ends are distinctive lines. A hash like `a1b2c3.2` (with .N) is the N-th line sharing that hash; copy it as it is.\n\nLine numbers are advisory; the hash is the identity. Results: lines [{line, text, hash, quality}] and a rendered text. Page big files with offset (1-based) and limit.",
+    "description": "Read a text file. With hashes=true every line comes back as LINE#HASH|content: HASH is a short content hash that names the line for waymark_edit.\n\nAnchor freshness: read a file, then edit it, one file at a time. After an edit, anchors are valid only up to details.anchors_valid_through; re-read from details.must_refresh_from_line (offset=that line) before the next edit of the same file. Never reuse anchors from an older read of a file that has changed.\n\nAnchor selection: a line marked LINE#HASH~| (tilde) has a low-quality anchor (blank, punctuation-only such as `}`, or repeated boilerplate); do not use it for single-line edits. Prefer unique, high-quality anchors; to change text around repetitive lines, use a range whose ends are distinctive lines. A hash like `a1b2c3.2` (with .N) is the N-th line sharing that hash; copy it as it is.\n\nLine numbers are advisory; the hash is the identity. Results: lines [{line, text, hash, quality}] and a rendered text. Page big files with offset (1-based) and limit.\n\nA Jupyter notebook (.ipynb) reads as its cells: index, id, type, source lines numbered within the cell, outputs in brief; change them with waymark_notebook_edit. raw=true gives the JSON.",
     "verb": "read",
     "toolDefaults": {
       "hashes": true
@@ -57,6 +58,11 @@ export const COMMAND_SPECS = [
           "type": "integer",
           "description": "How many lines to return.",
           "minimum": 1
+        },
+        "raw": {
+          "type": "boolean",
+          "description": "true: a Jupyter notebook (.ipynb) as its raw JSON lines instead of its cells.",
+          "default": false
         }
       },
       "required": [
@@ -510,6 +516,82 @@ export const COMMAND_SPECS = [
       },
       "required": [
         "patch"
+      ],
+      "additionalProperties": false
+    }
+  },
+  {
+    "id": "waymark.notebookEdit",
+    "key": "notebookEdit",
+    "mutating": true,
+    "tool": "waymark_notebook_edit",
+    "title": "Edit Notebook Cells",
+    "description": "Edit a Jupyter notebook (.ipynb) cell by cell; read it with waymark_read first (it shows each cell's index and id). Operations, all against the notebook as read, atomic as a batch:\n- replace_cell {cell, source, cell_type?}: the cell's whole new source (and type).\n- insert_cell {cell?, source, cell_type?}: a new cell (default code) after `cell`, or first when `cell` is omitted; several after one cell keep their order.\n- delete_cell {cell}.\n`cell` is the cell's id (nbformat 4.5+) or its 0-based index. A code cell whose source changes loses its outputs and execution count (it has not run). Two operations on one cell are refused (operations_overlap); a missing cell is cell_not_found; nothing is written on any refusal. Every other cell, the metadata and the file's formatting stay byte for byte. preview=true returns the diff without writing.",
+    "verb": "notebook-edit",
+    "toolDefaults": {},
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "path": {
+          "type": "string",
+          "description": "File path, absolute or relative to the first workspace folder."
+        },
+        "operations": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "op": {
+                "type": "string",
+                "enum": [
+                  "replace_cell",
+                  "insert_cell",
+                  "delete_cell"
+                ],
+                "description": "replace_cell: new source (and optionally cell_type) for `cell`; insert_cell: a new cell after `cell` (first when `cell` is omitted); delete_cell: remove `cell`."
+              },
+              "cell": {
+                "description": "The cell's id (nbformat 4.5+) or its 0-based index in the notebook as read.",
+                "anyOf": [
+                  {
+                    "type": "string"
+                  },
+                  {
+                    "type": "integer",
+                    "minimum": 0
+                  }
+                ]
+              },
+              "source": {
+                "type": "string",
+                "description": "The cell's whole new source; one trailing \\n is dropped."
+              },
+              "cell_type": {
+                "type": "string",
+                "enum": [
+                  "code",
+                  "markdown",
+                  "raw"
+                ],
+                "description": "code, markdown or raw; insert_cell defaults to code, replace_cell keeps the type."
+              }
+            },
+            "required": [
+              "op"
+            ],
+            "additionalProperties": false
+          },
+          "minItems": 1
+        },
+        "preview": {
+          "type": "boolean",
+          "description": "true: write nothing; return the diff and a token for approval.",
+          "default": false
+        }
+      },
+      "required": [
+        "path",
+        "operations"
       ],
       "additionalProperties": false
     }

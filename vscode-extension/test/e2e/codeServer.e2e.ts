@@ -6,6 +6,9 @@
  * language-model tools, invoked through `vscode.lm.invokeTool` by a small driver extension
  * (test/e2e/lmDriver) as an agent in VS Code would: snapshot, read, an anchored edit approved in
  * the diff editor, a sed, the turn list and a rewind, checking each result and the bytes on disk.
+ * Last, waymark_notebook_edit on a Jupyter notebook: the proposal opens in VS Code's notebook
+ * diff editor; accepted, the notebook holds exactly the bytes `waymark notebook-edit` writes
+ * without approval; a second proposal, rejected, leaves it as it was.
  * Everything started here is stopped by PID at the end, whatever happened.
  */
 import { execFileSync } from "node:child_process";
@@ -28,6 +31,11 @@ const TURN_LABEL = "E2E: friendlier greeting";
 const LM_TARGET = "src/shapes.py";
 const LM_ORIGINAL = "def area(width, height):\n    result = width * height\n    return result\n";
 const LM_EDITED_LINE = "    result = height * width";
+const NOTEBOOK = "notebooks/areas.ipynb";
+const NOTEBOOK_EDIT = [
+  { op: "replace_cell", cell: "e5f60718", source: "sizes = [(2, 3), (4, 5)]\nareas = [h * w for w, h in sizes]\nprint(sum(areas))" },
+];
+const NOTEBOOK_REJECTED = [{ op: "replace_cell", cell: "a1b2c3d4", source: "# Rectangle areas, summed" }];
 
 /** The server's anchor: first 6 hex chars of xxh3_64 of the line's UTF-8 bytes (DESIGN.md §3). */
 function lineHash(line: string): string {
@@ -58,6 +66,20 @@ function packageLmDriver(root: string): string {
   const vsce = path.join(EXTENSION_ROOT, "node_modules/.bin/vsce");
   execFileSync(vsce, ["package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "-o", vsix], { cwd: dir, stdio: "pipe" });
   return vsix;
+}
+
+/**
+ * What `waymark notebook-edit` (the CLI, no approval) writes for `operations` on a copy of the
+ * notebook: the bytes an approved proposal of the same edit must leave on disk.
+ */
+function notebookEditedByCli(waymark: string, notebook: string, operations: object[], dir: string): Buffer {
+  mkdirSync(dir);
+  const copy = path.join(dir, path.basename(notebook));
+  cpSync(notebook, copy);
+  const common = ["--root", dir, "--history-dir", path.join(dir, "history")];
+  execFileSync(waymark, ["read", path.basename(copy), ...common], { cwd: dir, stdio: "pipe" });
+  execFileSync(waymark, ["notebook-edit", path.basename(copy), "--ops", JSON.stringify(operations), ...common], { cwd: dir, stdio: "pipe" });
+  return readFileSync(copy);
 }
 
 interface ToolAnswer {
@@ -107,6 +129,7 @@ async function acceptProposal(page: Page): Promise<void> {
 async function main(): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const chromiumPath = requireTool("chromium", "run scripts/install-code-server.sh (apt-get install chromium)");
+  const waymarkCli = requireTool("waymark", "the notebook step compares with `waymark notebook-edit` (pip install -e <repo>)");
   const codeServer = execFileSync(path.join(EXTENSION_ROOT, "scripts/install-code-server.sh"), { encoding: "utf8" }).trim().split("\n").pop() as string;
   if (!existsSync(VSIX)) {
     throw new Error(`${VSIX} is missing: run npm run package first`);
@@ -317,6 +340,49 @@ async function main(): Promise<void> {
       }
       expectOk(await toolAnswer(lmOut, answers++));
       await waitFor(`${LM_TARGET} to be restored`, () => readFileSync(lmTarget, "utf8") === LM_ORIGINAL, 10_000);
+    });
+
+    const notebook = path.join(workspace, NOTEBOOK);
+    const notebookBefore = readFileSync(notebook);
+    const notebookDiff = p.locator(".notebook-text-diff-editor").first();
+    const notebookExpected = notebookEditedByCli(waymarkCli, notebook, NOTEBOOK_EDIT, path.join(root, "cli-notebook"));
+    await step("LM tools: waymark_notebook_edit opens the notebook diff; accepted, the bytes are the CLI's", async () => {
+      if (notebookExpected.equals(notebookBefore)) {
+        throw new Error("the CLI left the notebook unchanged: comparing with it would prove nothing");
+      }
+      // The rewind's toast from the palette steps would still cover the picture.
+      await runPaletteCommand(p, "Notifications: Clear All Notifications");
+      await invokeTool(p, "waymark_read", { path: NOTEBOOK });
+      const read = await toolAnswer(lmOut, answers++);
+      if (!read.text?.startsWith(`Jupyter notebook ${NOTEBOOK}: nbformat 4.5, 2 cells`)) {
+        throw new Error(`waymark_read did not show the notebook's cells: ${read.text?.slice(0, 200)}`);
+      }
+      await invokeTool(p, "waymark_notebook_edit", { path: NOTEBOOK, operations: NOTEBOOK_EDIT });
+      const changedLine = p.locator(".view-line").filter({ hasText: "areas = [h * w for w, h in sizes]" }).first();
+      await changedLine.waitFor({ timeout: 30_000 });
+      if (!(await notebookDiff.isVisible())) {
+        throw new Error("the notebook proposal opened in a text diff, not in VS Code's notebook diff editor");
+      }
+      await notebookDiff.locator(".view-line").filter({ hasText: "areas = [h * w for w, h in sizes]" }).first().waitFor({ timeout: 10_000 });
+      await screenshot(p, "notebook-proposal.png");
+      await p.locator('.editor-actions .action-label[aria-label^="Accept Proposal"]').first().click();
+      expectOk(await toolAnswer(lmOut, answers++));
+      await waitFor(`${NOTEBOOK} to hold the CLI's bytes`, () => readFileSync(notebook).equals(notebookExpected), 10_000);
+      await notebookDiff.waitFor({ state: "detached", timeout: 10_000 });
+    });
+
+    await step("LM tools: a rejected notebook proposal is declined and writes nothing", async () => {
+      await invokeTool(p, "waymark_notebook_edit", { path: NOTEBOOK, operations: NOTEBOOK_REJECTED });
+      await notebookDiff.locator(".view-line").filter({ hasText: "summed" }).first().waitFor({ timeout: 30_000 });
+      await p.locator('.editor-actions .action-label[aria-label^="Reject Proposal"]').first().click();
+      const answer = await toolAnswer(lmOut, answers++);
+      if (answer.json?.error !== "declined") {
+        throw new Error(`expected declined, got: ${answer.text?.slice(0, 400)}`);
+      }
+      await notebookDiff.waitFor({ state: "detached", timeout: 10_000 });
+      if (!readFileSync(notebook).equals(notebookExpected)) {
+        throw new Error(`${NOTEBOOK} changed although the proposal was rejected`);
+      }
     });
   } catch (error) {
     if (page) {

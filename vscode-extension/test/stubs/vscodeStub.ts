@@ -61,6 +61,21 @@ export class TabInputTextDiff {
   ) {}
 }
 
+export class TabInputNotebook {
+  constructor(
+    readonly uri: Uri,
+    readonly notebookType = "jupyter-notebook",
+  ) {}
+}
+
+export class TabInputNotebookDiff {
+  constructor(
+    readonly original: Uri,
+    readonly modified: Uri,
+    readonly notebookType = "jupyter-notebook",
+  ) {}
+}
+
 export enum FileType {
   File = 1,
 }
@@ -108,6 +123,13 @@ export interface FakeDocument {
   save(): Promise<boolean>;
 }
 
+export interface FakeNotebook {
+  uri: Uri;
+  notebookType: string;
+  isDirty: boolean;
+  save(): Promise<boolean>;
+}
+
 export interface FakeTab {
   input: unknown;
 }
@@ -122,6 +144,8 @@ export const recorded = {
   /** Answers for showWarningMessage/showInformationMessage/showErrorMessage, in order. */
   messageAnswers: [] as (string | undefined)[],
   documents: [] as FakeDocument[],
+  notebooks: [] as FakeNotebook[],
+  shownNotebooks: [] as FakeNotebook[],
   tabs: [] as FakeTab[],
   config: {} as Record<string, unknown>,
 };
@@ -134,6 +158,8 @@ export function resetRecorded(): void {
   recorded.statusBar = { text: "", visible: false };
   recorded.messageAnswers = [];
   recorded.documents = [];
+  recorded.notebooks = [];
+  recorded.shownNotebooks = [];
   recorded.tabs = [];
   recorded.config = {};
 }
@@ -169,6 +195,9 @@ export const window = {
   },
   showQuickPick: async () => undefined,
   showTextDocument: async () => undefined,
+  showNotebookDocument: async (notebook: FakeNotebook) => {
+    recorded.shownNotebooks.push(notebook);
+  },
   get activeTextEditor() {
     return undefined;
   },
@@ -198,6 +227,9 @@ export const commands = {
 export const workspace = {
   get textDocuments() {
     return recorded.documents;
+  },
+  get notebookDocuments() {
+    return recorded.notebooks;
   },
   asRelativePath: (uri: Uri) => uri.path.replace(/^\//, ""),
   getConfiguration: () => ({ get: (key: string) => recorded.config[key] }),

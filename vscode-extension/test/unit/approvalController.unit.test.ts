@@ -4,10 +4,11 @@ import { ApprovalController } from "../../src/approval/approvalController";
 import { PendingStore } from "../../src/approval/pendingStore";
 import { ProposalFileSystem, proposalUri } from "../../src/approval/proposalFileSystem";
 import type { CommandId, Preview, Result } from "../../src/protocol";
-import { type FakeDocument, recorded, resetRecorded, TabInputTextDiff, Uri } from "../stubs/vscodeStub";
+import { type FakeDocument, type FakeNotebook, recorded, resetRecorded, TabInputNotebookDiff, TabInputTextDiff, Uri } from "../stubs/vscodeStub";
 
 const preview = (token: string, files: Preview["files"]): Preview => ({ preview: true, token, diff: "", files });
 const ONE_FILE = [{ path: "src/a.py", uri: "file:///w/src/a.py", action: "updated" as const, newContent: "x = 2\n" }];
+const NOTEBOOK = [{ path: "nb/areas.ipynb", uri: "file:///w/nb/areas.ipynb", action: "updated" as const, newContent: '{"cells": []}\n' }];
 
 function setup(applyAnswer: Result = { ok: true, diff: "applied" }) {
   const calls: { command: CommandId; params: Record<string, unknown> }[] = [];
@@ -103,6 +104,50 @@ describe("approval controller", () => {
     await controller.reject("t1");
     assert.deepEqual(calls, [{ command: "waymark.discardPending", params: { token: "t1" } }]);
     assert.deepEqual(await decision, { kind: "rejected" });
+  });
+
+  it("settles a notebook proposal from its notebook diff tab, with the cells the user changed there", async () => {
+    const { controller, calls, fs, store } = setup();
+    void controller.propose(preview("t1", ONE_FILE), "waymark_edit");
+    void controller.propose(preview("t2", NOTEBOOK), "waymark_notebook_edit");
+    await new Promise((resolve) => setImmediate(resolve));
+    const diff = recorded.commands.filter((c) => c.id === "vscode.diff")[1];
+    assert.deepEqual(diff.args.slice(0, 2).map(String), ["file:///w/nb/areas.ipynb", "waymark-proposal:///t2/nb/areas.ipynb"]);
+    const uri = proposalUri("t2", "nb/areas.ipynb");
+    const userCells = '{"cells": [], "mine": true}\n';
+    const notebook: FakeNotebook = {
+      uri: uri as unknown as Uri,
+      notebookType: "jupyter-notebook",
+      isDirty: true,
+      save: async () => {
+        fs.writeFile(uri, new TextEncoder().encode(userCells));
+        notebook.isDirty = false;
+        return true;
+      },
+    };
+    recorded.notebooks.push(notebook);
+    recorded.tabs.push({ input: new TabInputNotebookDiff(Uri.parse("file:///w/nb/areas.ipynb"), notebook.uri) });
+    await controller.accept();
+    assert.deepEqual(calls, [{ command: "waymark.applyPending", params: { token: "t2", newContent: userCells } }]);
+    assert.equal(recorded.closedTabs.length, 1);
+    assert.deepEqual(
+      store.list().map((edit) => edit.token),
+      ["t1"],
+      "the other proposal still waits",
+    );
+  });
+
+  it("reverts an open notebook's unsaved changes in its notebook editor once the user agrees", async () => {
+    const { controller, calls } = setup();
+    void controller.propose(preview("t2", NOTEBOOK), "tool");
+    const open: FakeNotebook = { uri: Uri.parse("file:///w/nb/areas.ipynb"), notebookType: "jupyter-notebook", isDirty: true, save: async () => true };
+    recorded.notebooks.push(open);
+    recorded.messageAnswers.push("Discard Unsaved Changes and Accept");
+    await controller.accept("t2");
+    assert.match(recorded.messages[0].text, /nb\/areas\.ipynb has unsaved changes/);
+    assert.deepEqual(recorded.shownNotebooks, [open]);
+    assert.ok(recorded.commands.some((c) => c.id === "workbench.action.files.revert"));
+    assert.equal(calls[0].command, "waymark.applyPending");
   });
 
   it("opens multi-file proposals in the multi-diff editor", async () => {

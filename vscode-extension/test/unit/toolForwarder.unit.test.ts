@@ -45,6 +45,7 @@ describe("tool forwarding", () => {
       "waymark_write",
       "waymark_sed",
       "waymark_patch",
+      "waymark_notebook_edit",
       "waymark_snapshot",
       "waymark_turns",
       "waymark_diff_stats",
