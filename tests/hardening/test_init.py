@@ -290,3 +290,14 @@ def test_a_failed_write_restores_the_files_already_written(
     assert err.startswith("waymark init: ") and err.count("\n") == 1
     assert "No space left on device; nothing was changed, run init again." in err
     assert tree(workspace) == {".mcp.json": b'{"mcpServers": {}}'}
+
+
+def test_a_users_hook_entry_without_hooks_is_left_as_it_was(workspace: Path) -> None:
+    (workspace / ".claude").mkdir()
+    theirs = {"matcher": "Bash", "note": "no hooks key"}
+    (workspace / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"PreToolUse": [theirs]}})
+    )
+    init_twice(workspace, "claude-code")
+    settings = json.loads((workspace / ".claude" / "settings.json").read_text())
+    assert settings["hooks"]["PreToolUse"][0] == theirs

@@ -153,15 +153,18 @@ def _add_hook(
             raise InitError(
                 f'{config.shown}: a "{event}" entry is {_kind(entry)}, not an object; {FIX}.'
             )
-        for hook in _member(config, entry, "hooks", []):
+        hooks = entry.get("hooks", [])
+        if not isinstance(hooks, list):
+            raise InitError(f'{config.shown}: "hooks" is {_kind(hooks)}, not a list; {FIX}.')
+        for hook in hooks:
             if not isinstance(hook, dict):
                 raise InitError(
                     f'{config.shown}: a "{event}" hook is {_kind(hook)}, not an object; {FIX}.'
                 )
             if hook.get("command") == command:
                 return
-    hooks = [{"type": "command", "command": command, "timeout": timeout}]
-    entries.append({"hooks": hooks} if matcher is None else {"matcher": matcher, "hooks": hooks})
+    ours = [{"type": "command", "command": command, "timeout": timeout}]
+    entries.append({"hooks": ours} if matcher is None else {"matcher": matcher, "hooks": ours})
 
 
 def _add_unique(items: list[str], value: str) -> None:

@@ -1,8 +1,10 @@
 """``waymark hook <host>``: the host's hook JSON on stdin, Waymark's answer on stdout.
 
 A hook must never break the host: whatever goes wrong inside, the tool runs as it would
-have without Waymark, and the reason goes to stderr. Calls of tools Waymark does not track
-are answered before anything heavy is imported.
+have without Waymark, and the reason goes to stderr. It acts only in a folder it can trust
+(:mod:`.trust`), and once per tool call however often the host delivers it
+(:func:`.handlers.handle_once`). Calls of tools Waymark does not track, and calls in an
+untrusted folder, are answered before anything heavy is imported.
 """
 
 from __future__ import annotations
