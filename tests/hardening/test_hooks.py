@@ -227,3 +227,26 @@ def test_the_calls_directory_stays_bounded(tmp_path: Path, monkeypatch: pytest.M
         time.sleep(0.01)
     assert len(list(tmp_path.iterdir())) == 3
     assert once.claim(tmp_path, "call 5").replay == "5"
+
+
+def test_an_answer_that_cannot_be_recorded_still_goes_out(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The sed was applied: losing its "already applied" answer would let the shell rerun it."""
+    from waymark.doors.hooks import handlers
+    from waymark.doors.hosts import HOSTS
+    from waymark.engine.errors import IoError
+
+    def full(*_: object) -> None:
+        raise IoError("No space left on device", {})
+
+    monkeypatch.setattr(once, "settle", full)
+    f = workspace / "s.txt"
+    f.write_bytes(b"plus\n")
+    event = {**bash("PreToolUse", "sed -i 's/plus/pplus/' s.txt", "t1"), "cwd": str(workspace)}
+    printed = handlers.handle_once(HOSTS["claude-code"], event, workspace)
+    assert json.loads(printed)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert f.read_bytes() == b"pplus\n"
+    assert (
+        "could not record this call's answer (No space left on device)" in capsys.readouterr().err
+    )

@@ -19,6 +19,7 @@ from waymark.doors.entry import Door, open_door
 from waymark.doors.hooks import shell
 from waymark.doors.hooks.answer import answer
 from waymark.doors.hosts import Host
+from waymark.engine.errors import WaymarkError
 from waymark.store import once
 from waymark.store.history import workspace_dir
 
@@ -37,6 +38,7 @@ def handle_once(host: Host, event: dict[str, Any], root: Path) -> str:
     key = call_key(host, event)
     if key is None:
         return _printed(handle(host, event, root))
+    # Failing here skips the hook: the tool then runs once, as without Waymark.
     claim = once.claim(workspace_dir(default_history_dir(), [root]) / "hook-calls", key)
     if claim.replay is not None:
         print("waymark hook: already handled this call; answering as then", file=sys.stderr)
@@ -52,7 +54,11 @@ def handle_once(host: Host, event: dict[str, Any], root: Path) -> str:
         printed = _printed(handle(host, event, root))
     finally:
         # A delivery that failed answered nothing: the next one answers nothing too.
-        once.settle(claim, printed)
+        try:
+            once.settle(claim, printed)
+        except (WaymarkError, OSError) as exc:
+            # The answer still goes out: losing a sed's "already applied" would run it again.
+            print(f"waymark hook: could not record this call's answer ({exc})", file=sys.stderr)
     return printed
 
 
