@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -24,6 +25,8 @@ def hook(
         [sys.executable, "-m", "waymark", "hook", host],
         input=event if isinstance(event, str) else json.dumps({"cwd": str(workspace), **event}),
         cwd=workspace,
+        # Both hosts name the project for their hooks (a bare temp folder is not trusted).
+        env={**os.environ, "CLAUDE_PROJECT_DIR": str(workspace)},
         capture_output=True,
         text=True,
         timeout=60,

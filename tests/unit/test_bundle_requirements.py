@@ -7,8 +7,9 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[2]
-# Needed by `waymark mcp` only; the language server the extension starts never imports it.
-NOT_BUNDLED = {"mcp"}
+# Needed by `waymark mcp` and `waymark init` only; the language server the extension starts
+# never imports them.
+NOT_BUNDLED = {"mcp", "tomlkit"}
 
 
 def _bundled() -> dict[str, str]:

@@ -2,25 +2,58 @@
 
 Existing configs are merged into, never replaced: the user's servers, hooks and settings
 stay, and running init again changes nothing. ``--print`` shows the files it would write.
+
+All or nothing: every file's new content is planned and its shape checked before the first
+write, and when a write still fails the files already written are put back. A config that
+is not a regular file, is not UTF-8, does not parse, has a member of the wrong type, or
+leads out of the project through a symlink is refused with one sentence naming it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
 import shlex
 import shutil
+import stat
 import sys
 import tomllib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import tomlkit
+import tomlkit.exceptions
+import tomlkit.items
+
 from waymark.doors.hosts import HOSTS
-from waymark.store.files import atomic_write, create_parents
+from waymark.engine.errors import FileChangedSinceRead, WaymarkError
+from waymark.store.files import atomic_write, create_parents, delete_file, digest
+
+FIX = "fix it and run init again"
 
 
 class InitError(Exception):
-    """A config Waymark would have to overwrite to merge into (e.g. invalid JSON)."""
+    """A config Waymark cannot merge into without overwriting what the user wrote."""
+
+
+@dataclass
+class Config:
+    """One config file: the name the user knows, where its bytes live, what it holds now."""
+
+    shown: Path
+    real: Path  # ``shown`` with symlinks inside the project resolved
+    old: bytes | None
+    new: bytes | None = None
+
+    def text(self) -> str:
+        try:
+            return (self.old or b"").decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InitError(f"{self.shown} is not UTF-8 text ({exc.reason}); {FIX}.") from exc
 
 
 def waymark_command() -> list[str]:
@@ -35,28 +68,103 @@ def _shell(words: list[str]) -> str:
     return " ".join(shlex.quote(w) for w in words)
 
 
-def _load_json(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
+def _open(root: Path, relative: str) -> Config:
+    """Read ``root/relative`` without following it out of the project or blocking on it."""
+    shown = root / relative
+    real = Path(os.path.realpath(shown))
+    if real != root and root not in real.parents:
+        link = next((p for p in [*reversed(shown.parents), shown] if p.is_symlink()), shown)
+        raise InitError(
+            f"{link} is a symlink leading outside the project (to {os.path.realpath(link)}), "
+            "where init does not write; replace it with a real file or directory and run init "
+            "again."
+        )
     try:
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+        st = os.lstat(real)
+    except FileNotFoundError:
+        return Config(shown, real, None)
+    except NotADirectoryError:
+        parent = next(p for p in [*reversed(real.parents), real] if not p.is_dir())
+        raise InitError(f"{parent} is not a directory; move it away and run init again.") from None
+    except OSError as exc:
+        raise InitError(f"{shown} cannot be read ({exc.strerror}); {FIX}.") from exc
+    if stat.S_ISDIR(st.st_mode):
+        raise InitError(f"{shown} is a directory, not a file; move it away and run init again.")
+    if not stat.S_ISREG(st.st_mode):
+        raise InitError(f"{shown} is not a regular file; replace it with the config file.")
+    try:
+        return Config(shown, real, real.read_bytes())
+    except OSError as exc:
+        raise InitError(f"{shown} cannot be read ({exc.strerror}); {FIX}.") from exc
+
+
+def _kind(value: object) -> str:
+    """How a value's type reads in a sentence (JSON and TOML words)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a {type(value).__name__}"
+
+
+def _member(config: Config, container: dict[str, Any], key: str, default: Any) -> Any:
+    """``container[key]``, created as ``default`` when absent; refused when of another type."""
+    value = container.setdefault(key, default)
+    if not isinstance(value, type(default)):
+        raise InitError(f'{config.shown}: "{key}" is {_kind(value)}, not {_kind(default)}; {FIX}.')
+    return value
+
+
+def _load_json(config: Config) -> dict[str, Any]:
+    text = config.text()
+    try:
+        data = json.loads(text if text.strip() else "{}")
     except ValueError as exc:
-        raise InitError(f"{path} is not valid JSON ({exc}); fix it and run init again.") from exc
+        raise InitError(f"{config.shown} is not valid JSON ({exc}); {FIX}.") from exc
     if not isinstance(data, dict):
-        raise InitError(f"{path} does not hold a JSON object; fix it and run init again.")
+        raise InitError(f"{config.shown} holds {_kind(data)}, not a JSON object; {FIX}.")
     return data
 
 
+def _set_json(config: Config, data: dict[str, Any]) -> None:
+    config.new = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def _add_hook(
-    config: dict[str, Any], event: str, matcher: str | None, command: str, timeout: int
+    config: Config,
+    settings: dict[str, Any],
+    event: str,
+    matcher: str | None,
+    command: str,
+    timeout: int,
 ) -> None:
     """Add one command hook to ``event`` unless a hook with that command is already there."""
-    entries = config.setdefault("hooks", {}).setdefault(event, [])
+    entries = _member(config, _member(config, settings, "hooks", {}), event, [])
     for entry in entries:
-        if any(h.get("command") == command for h in entry.get("hooks", [])):
-            return
-    hooks = [{"type": "command", "command": command, "timeout": timeout}]
-    entries.append({"hooks": hooks} if matcher is None else {"matcher": matcher, "hooks": hooks})
+        if not isinstance(entry, dict):
+            raise InitError(
+                f'{config.shown}: a "{event}" entry is {_kind(entry)}, not an object; {FIX}.'
+            )
+        hooks = entry.get("hooks", [])
+        if not isinstance(hooks, list):
+            raise InitError(f'{config.shown}: "hooks" is {_kind(hooks)}, not a list; {FIX}.')
+        for hook in hooks:
+            if not isinstance(hook, dict):
+                raise InitError(
+                    f'{config.shown}: a "{event}" hook is {_kind(hook)}, not an object; {FIX}.'
+                )
+            if hook.get("command") == command:
+                return
+    ours = [{"type": "command", "command": command, "timeout": timeout}]
+    entries.append({"hooks": ours} if matcher is None else {"matcher": matcher, "hooks": ours})
 
 
 def _add_unique(items: list[str], value: str) -> None:
@@ -64,74 +172,111 @@ def _add_unique(items: list[str], value: str) -> None:
         items.append(value)
 
 
-def _hooks(config: dict[str, Any], name: str) -> None:
+def _add_server(config: Config, data: dict[str, Any], entry: dict[str, Any]) -> None:
+    _member(config, _member(config, data, "mcpServers", {}), "waymark", entry)
+
+
+def _hooks(config: Config, settings: dict[str, Any], name: str) -> None:
     host = HOSTS[name]
     assert host.hook_timeout is not None
     command = _shell([*waymark_command(), "hook", name])
     shell, editors = sorted(host.shell), list(host.editors)
     timeout = host.hook_timeout
     tools = f"{host.matcher(shell)}|{host.matcher(editors)}"
-    _add_hook(config, "UserPromptSubmit", None, command, timeout)
-    _add_hook(config, "PreToolUse", tools, command, timeout)
-    _add_hook(config, "PostToolUse", tools, command, timeout)
+    _add_hook(config, settings, "UserPromptSubmit", None, command, timeout)
+    _add_hook(config, settings, "PreToolUse", tools, command, timeout)
+    _add_hook(config, settings, "PostToolUse", tools, command, timeout)
     # A shell command that fails may have changed files half-way: tracked all the same.
-    _add_hook(config, "PostToolUseFailure", host.matcher(shell), command, timeout)
+    _add_hook(config, settings, "PostToolUseFailure", host.matcher(shell), command, timeout)
 
 
-def _claude_code(root: Path) -> dict[str, str]:
+def _claude_code(root: Path) -> list[Config]:
     command = waymark_command()
-    mcp_path = root / ".mcp.json"
-    mcp = _load_json(mcp_path)
-    mcp.setdefault("mcpServers", {}).setdefault(
-        "waymark", {"type": "stdio", "command": command[0], "args": [*command[1:], "mcp"]}
+    mcp_config = _open(root, ".mcp.json")
+    mcp = _load_json(mcp_config)
+    _add_server(
+        mcp_config, mcp, {"type": "stdio", "command": command[0], "args": [*command[1:], "mcp"]}
     )
-    settings_path = root / ".claude" / "settings.json"
-    settings = _load_json(settings_path)
-    _hooks(settings, "claude-code")
-    _add_unique(settings.setdefault("enabledMcpjsonServers", []), "waymark")
-    _add_unique(settings.setdefault("permissions", {}).setdefault("allow", []), "mcp__waymark")
-    return {str(mcp_path): _json(mcp), str(settings_path): _json(settings)}
+    _set_json(mcp_config, mcp)
+    settings_config = _open(root, ".claude/settings.json")
+    settings = _load_json(settings_config)
+    _hooks(settings_config, settings, "claude-code")
+    _add_unique(_member(settings_config, settings, "enabledMcpjsonServers", []), "waymark")
+    permissions = _member(settings_config, settings, "permissions", {})
+    _add_unique(_member(settings_config, permissions, "allow", []), "mcp__waymark")
+    _set_json(settings_config, settings)
+    return [mcp_config, settings_config]
 
 
-def _qwen_code(root: Path) -> dict[str, str]:
+def _qwen_code(root: Path) -> list[Config]:
     command = waymark_command()
-    path = root / ".qwen" / "settings.json"
-    settings = _load_json(path)
-    settings.setdefault("mcpServers", {}).setdefault(
-        "waymark", {"command": command[0], "args": [*command[1:], "mcp"], "trust": True}
+    config = _open(root, ".qwen/settings.json")
+    settings = _load_json(config)
+    _add_server(
+        config, settings, {"command": command[0], "args": [*command[1:], "mcp"], "trust": True}
     )
-    _hooks(settings, "qwen-code")
-    return {str(path): _json(settings)}
+    _hooks(config, settings, "qwen-code")
+    _set_json(config, settings)
+    return [config]
 
 
-def _codex(root: Path) -> dict[str, str]:
+def _codex(root: Path) -> list[Config]:
+    """Add ``[mcp_servers.waymark]`` through a TOML editor that keeps comments and layout."""
     command = waymark_command()
-    path = root / ".codex" / "config.toml"
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    config = _open(root, ".codex/config.toml")
+    text = config.text()
     try:
-        existing = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InitError(f"{path} is not valid TOML ({exc}); fix it and run init again.") from exc
-    if "waymark" in existing.get("mcp_servers", {}):
-        return {str(path): text}
-    snippet = (
-        "[mcp_servers.waymark]\n"
-        f"command = {json.dumps(command[0])}\n"
-        f"args = {json.dumps([*command[1:], 'mcp'])}\n"
-        "required = true\n"
-        "startup_timeout_sec = 30\n"
-    )
-    separator = (
-        "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-    )
-    return {str(path): text + separator + snippet}
+        before = tomllib.loads(text)
+        doc = tomlkit.parse(text)
+    except (tomllib.TOMLDecodeError, tomlkit.exceptions.ParseError) as exc:
+        raise InitError(f"{config.shown} is not valid TOML ({exc}); {FIX}.") from exc
+    servers = _member(config, before, "mcp_servers", {})
+    if "waymark" in servers:
+        _member(config, servers, "waymark", {})
+        config.new = config.old
+        return [config]
+    entry: dict[str, Any] = {
+        "command": command[0],
+        "args": [*command[1:], "mcp"],
+        "required": True,
+        "startup_timeout_sec": 30,
+    }
+    existing = doc.get("mcp_servers")
+    if isinstance(existing, tomlkit.items.InlineTable):
+        # An inline table cannot be extended by a [table] header: it takes a member.
+        inline = tomlkit.inline_table()
+        inline.update(entry)
+        existing["waymark"] = inline
+        new = doc.as_string()
+    else:
+        table = tomlkit.table()
+        table.update(entry)
+        if existing is None:
+            existing = tomlkit.table(is_super_table=True)
+            doc["mcp_servers"] = existing
+        existing["waymark"] = table
+        new = _blank_line_after_ours(doc.as_string())
+    if "\r\n" in text and "\n" not in text.replace("\r\n", ""):
+        new = re.sub(r"(?<!\r)\n", "\r\n", new)
+    if tomllib.loads(new) != {**before, "mcp_servers": {**servers, "waymark": entry}}:
+        raise InitError(
+            f"{config.shown} could not be extended without changing what it says; add the "
+            "[mcp_servers.waymark] table that `waymark init codex --print` shows by hand."
+        )
+    config.new = new.encode("utf-8")
+    return [config]
 
 
-def _json(value: dict[str, Any]) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+def _blank_line_after_ours(text: str) -> str:
+    """Separate the table init added from a header right after it, as the user's are."""
+    ours = text.find("[mcp_servers.waymark]")
+    following = re.compile(r"^[ \t]*\[", re.MULTILINE).search(text, ours + 1)
+    if following is None or text[: following.start()].endswith("\n\n"):
+        return text
+    return text[: following.start()] + "\n" + text[following.start() :]
 
 
-PLANS: dict[str, Callable[[Path], dict[str, str]]] = {
+PLANS: dict[str, Callable[[Path], list[Config]]] = {
     "claude-code": _claude_code,
     "qwen-code": _qwen_code,
     "codex": _codex,
@@ -144,23 +289,79 @@ NOTES = {
 }
 
 
+def _missing_dirs(path: Path) -> list[Path]:
+    """The directories above ``path`` that writing it creates, outermost first."""
+    return [p for p in reversed(path.parents) if not p.exists()]
+
+
+def _write_all(configs: list[Config]) -> None:
+    """Write every changed config; if one fails, put back those already written and raise."""
+    written: list[Config] = []
+    made: list[Path] = []
+    try:
+        for config in configs:
+            assert config.new is not None
+            made += _missing_dirs(config.real)
+            create_parents(config.real)
+            expected = None if config.old is None else digest(config.old)
+            atomic_write(config.real, config.new, expected=expected)
+            written.append(config)
+    except (WaymarkError, OSError) as exc:
+        if isinstance(exc, FileChangedSinceRead):
+            what = f"{exc.details.get('path', 'a config')} changed while init ran"
+        else:
+            what = _one_line(exc).rstrip(".")
+        raise InitError(f"{what}; {_restore(written, made)}") from exc
+
+
+def _restore(written: list[Config], made: list[Path]) -> str:
+    """Undo :func:`_write_all`'s writes so far; say whether everything is as it was."""
+    lost: list[str] = []
+    for config in reversed(written):
+        try:
+            if config.old is None:
+                delete_file(config.real)
+            else:
+                atomic_write(config.real, config.old)
+        except (WaymarkError, OSError):
+            lost.append(str(config.shown))
+    for directory in reversed(made):
+        # Not empty: something else was put there meanwhile, and it stays.
+        with contextlib.suppress(OSError):
+            directory.rmdir()
+    if lost:
+        return f"{', '.join(lost)} could not be put back, check them and run init again."
+    return "nothing was changed, run init again."
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
 def main(host: str, workspace: str | None, show: bool) -> int:
-    root = Path(workspace or ".").resolve()
+    root = Path(os.path.realpath(workspace or "."))
+    if not root.is_dir():
+        print(f"waymark init: {root} is not a directory; pass a project folder.", file=sys.stderr)
+        return 2
     try:
         plan = PLANS[host](root)
     except InitError as exc:
-        print(f"waymark init: {exc}", file=sys.stderr)
+        print(f"waymark init: {_one_line(exc)}", file=sys.stderr)
         return 1
-    for path, content in plan.items():
-        target = Path(path)
-        unchanged = target.exists() and target.read_text(encoding="utf-8") == content
-        if show:
-            print(f"--- {path}{' (unchanged)' if unchanged else ''}\n{content}", end="")
-            continue
-        if not unchanged:
-            create_parents(target)
-            atomic_write(target, content.encode("utf-8"))
-        print(f"{'unchanged' if unchanged else 'wrote'} {path}")
+    changed = [c for c in plan if c.new != c.old]
+    if show:
+        for config in plan:
+            unchanged = "" if config in changed else " (unchanged)"
+            assert config.new is not None
+            print(f"--- {config.shown}{unchanged}\n{config.new.decode('utf-8')}", end="")
+    else:
+        try:
+            _write_all(changed)
+        except InitError as exc:
+            print(f"waymark init: {_one_line(exc)}", file=sys.stderr)
+            return 1
+        for config in plan:
+            print(f"{'wrote' if config in changed else 'unchanged'} {config.shown}")
     if host in NOTES:
         print(NOTES[host].format(root=root))
     return 0

@@ -312,6 +312,7 @@ def test_waymark_hook_process_tracks_a_failing_shell_call(ws: Path, host: str, t
             [sys.executable, "-m", "waymark", "hook", host],
             input=json.dumps({"cwd": str(ws), "session_id": "s", **event}),
             cwd=ws,
+            env={**os.environ, "CLAUDE_PROJECT_DIR": str(ws)},  # as both hosts set it
             capture_output=True,
             text=True,
             timeout=60,

@@ -1,16 +1,20 @@
 """``waymark hook <host>``: the host's hook JSON on stdin, Waymark's answer on stdout.
 
 A hook must never break the host: whatever goes wrong inside, the tool runs as it would
-have without Waymark, and the reason goes to stderr. Calls of tools Waymark does not track
-are answered before anything heavy is imported.
+have without Waymark, and the reason goes to stderr. It acts only in a folder it can trust
+(:mod:`.trust`), and once per tool call however often the host delivers it
+(:func:`.handlers.handle_once`). Calls of tools Waymark does not track, and calls in an
+untrusted folder, are answered before anything heavy is imported.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any, TextIO
 
+from waymark.doors.hooks.trust import UntrustedWorkspace, trusted_root
 from waymark.doors.hosts import HOSTS
 
 
@@ -26,14 +30,18 @@ def run(host_name: str, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
             tool = event.get("tool_name")
             if tool not in host.shell and tool not in host.editors:
                 return 0
-        from waymark.doors.hooks.handlers import handle
+        try:
+            root = trusted_root(host, str(event.get("cwd") or os.getcwd()))
+        except UntrustedWorkspace as exc:
+            print(f"waymark hook: not tracking: {exc}; the tool runs untracked.", file=stderr)
+            return 0
+        from waymark.doors.hooks.handlers import handle_once
 
-        answer = handle(host, event)
+        answer = handle_once(host, event, root)
     except Exception as exc:
         print(f"waymark hook: skipped ({type(exc).__name__}: {exc})", file=stderr)
         return 0
-    if answer is not None:
-        stdout.write(json.dumps(answer, ensure_ascii=False))
+    stdout.write(answer)
     return 0
 
 

@@ -12,12 +12,16 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from waymark.commands.context import default_history_dir
 from waymark.commands.registry import execute
 from waymark.commands.tracking import after_host_write, before_host_write
 from waymark.doors.entry import Door, open_door
 from waymark.doors.hooks import shell
 from waymark.doors.hooks.answer import answer
 from waymark.doors.hosts import Host
+from waymark.engine.errors import WaymarkError
+from waymark.store import once
+from waymark.store.history import workspace_dir
 
 LABEL_MAX = 60
 # Only a command mentioning sed can be one Waymark simulates.
@@ -25,11 +29,57 @@ _MAYBE_SED = re.compile(r"\bsed\b")
 PROMPT_SLACK_S = 30
 
 
-def handle(host: Host, event: dict[str, Any]) -> dict[str, Any] | None:
+def handle_once(host: Host, event: dict[str, Any], root: Path) -> str:
+    """What to print for one hook call: acted on by its first delivery, replayed by others.
+
+    The host names the call (``tool_use_id``, or for a prompt ``prompt_id``, else the
+    ``timestamp`` Qwen Code stamps on each event); a call it does not name acts every time.
+    """
+    key = call_key(host, event)
+    if key is None:
+        return _printed(handle(host, event, root))
+    # Failing here skips the hook: the tool then runs once, as without Waymark.
+    claim = once.claim(workspace_dir(default_history_dir(), [root]) / "hook-calls", key)
+    if claim.replay is not None:
+        print("waymark hook: already handled this call; answering as then", file=sys.stderr)
+        return claim.replay
+    if claim.busy:
+        print(
+            "waymark hook: another delivery of this call is still at work; not acting twice",
+            file=sys.stderr,
+        )
+        return ""
+    printed = ""
+    try:
+        printed = _printed(handle(host, event, root))
+    finally:
+        # A delivery that failed answered nothing: the next one answers nothing too.
+        try:
+            once.settle(claim, printed)
+        except (WaymarkError, OSError) as exc:
+            # The answer still goes out: losing a sed's "already applied" would run it again.
+            print(f"waymark hook: could not record this call's answer ({exc})", file=sys.stderr)
+    return printed
+
+
+def call_key(host: Host, event: dict[str, Any]) -> str | None:
+    name = event.get("hook_event_name")
+    named = event.get("prompt_id" if name == "UserPromptSubmit" else "tool_use_id")
+    call = named or event.get("timestamp")
+    if not isinstance(call, str) or not call:
+        return None
+    return json.dumps([host.name, event.get("session_id"), name, call])
+
+
+def _printed(answer: dict[str, Any] | None) -> str:
+    return "" if answer is None else json.dumps(answer, ensure_ascii=False)
+
+
+def handle(host: Host, event: dict[str, Any], root: Path) -> dict[str, Any] | None:
     """The JSON answer to one hook call, or ``None`` to let the host go on as usual."""
     name = event.get("hook_event_name")
     cwd = str(event.get("cwd") or os.getcwd())
-    door = open_door(workspace_root(host, cwd))
+    door = open_door(root)
     if name == "UserPromptSubmit":
         return open_turn(door, event)
     tool = event.get("tool_name")
@@ -52,11 +102,6 @@ def handle(host: Host, event: dict[str, Any]) -> dict[str, Any] | None:
         elif name == "PostToolUse":
             after_host_write(door.ctx, target, Path(cwd))
     return None
-
-
-def workspace_root(host: Host, cwd: str) -> str:
-    """The project the host runs in (where it also starts ``waymark mcp``)."""
-    return next((os.environ[v] for v in host.project_env if os.environ.get(v)), cwd)
 
 
 def label_of(prompt: str) -> str:
