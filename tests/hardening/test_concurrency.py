@@ -28,7 +28,9 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.concurrency_soak import ROOT, mcp_soak  # noqa: E402
+from bench.concurrency_soak import ROOT, mcp_soak
+
+from waymark.doors.bridge.client import review_timeout
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -174,7 +176,11 @@ async def test_a_frozen_editor_answers_reads_here_and_refuses_changes_at_once(
 
     seconds, read = timed_cli(root, env, "read", "f.txt")
     assert seconds < FROZEN_BOUND_S
-    assert (read["ok"], read["via"], read["text"]) == (True, "local", "1|old\n")
+    assert (read["ok"], read["via"], [line["text"] for line in read["lines"]]) == (
+        True,
+        "local",
+        ["old"],
+    )
     assert any(f"pid {editor.pid}" in w and "did not answer" in w for w in read["warnings"])
 
     seconds, replace = timed_cli(root, env, "replace", "f.txt", "old", "new")
@@ -184,17 +190,21 @@ async def test_a_frozen_editor_answers_reads_here_and_refuses_changes_at_once(
         "io_error",
         "ETIMEDOUT",
     )
-    assert replace["message"].startswith(f"The editor that has this workspace open (pid {editor.pid})")
+    assert replace["message"].startswith(
+        f"The editor that has this workspace open (pid {editor.pid})"
+    )
     assert "nothing was written" in replace["message"]
     assert path.read_bytes() == b"old\n"
 
     async with stdio_client(mcp_server(root, env)) as (r, w), ClientSession(r, w) as session:
         await session.initialize()
         seconds, text = await timed_tool(session, "waymark_read", path="f.txt")
-        assert seconds < FROZEN_BOUND_S and text.startswith("1#"), text
+        assert (seconds < FROZEN_BOUND_S, text) == (True, "     1\told\n")
         seconds, text = await timed_tool(session, "waymark_write", path="f.txt", content="mcp\n")
         assert seconds < FROZEN_BOUND_S
-        assert text.startswith(f"error io_error: The editor that has this workspace open (pid {editor.pid})")
+        assert text.startswith(
+            f"error io_error: The editor that has this workspace open (pid {editor.pid})"
+        )
     assert path.read_bytes() == b"old\n"
 
     # Thawed, the editor finds no change to run: the refused calls were never sent to it.
@@ -231,6 +241,18 @@ async def test_a_change_nobody_reviews_times_out_and_is_not_run_again_here(
     assert path.read_bytes() == b"old\n"
 
 
+def test_a_bad_review_timeout_is_reported_and_the_default_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("WAYMARK_REVIEW_TIMEOUT", "soon")
+    assert review_timeout() == (
+        600.0,
+        "WAYMARK_REVIEW_TIMEOUT='soon' is not a number of seconds above 0; using 600.",
+    )
+    monkeypatch.setenv("WAYMARK_REVIEW_TIMEOUT", "2.5")
+    assert review_timeout() == (2.5, None)
+
+
 # 17. Several `waymark mcp` processes in one workspace.
 
 
@@ -253,13 +275,19 @@ async def test_a_change_by_another_mcp_process_still_needs_a_fresh_read(workspac
         await b.initialize()
         await timed_tool(a, "waymark_read", path="shared.txt")
         await timed_tool(b, "waymark_read", path="shared.txt")
-        _, text = await timed_tool(b, "waymark_replace", path="shared.txt", old_string="one", new_string="ONE")
+        _, text = await timed_tool(
+            b, "waymark_replace", path="shared.txt", old_string="one", new_string="ONE"
+        )
         assert not text.startswith("error"), text
-        _, text = await timed_tool(a, "waymark_replace", path="shared.txt", old_string="two", new_string="TWO")
+        _, text = await timed_tool(
+            a, "waymark_replace", path="shared.txt", old_string="two", new_string="TWO"
+        )
         assert text.startswith("error file_changed_since_read: shared.txt changed since"), text
         assert path.read_bytes() == b"ONE\ntwo\n"
         # Its own fresh read is what counts.
         await timed_tool(a, "waymark_read", path="shared.txt")
-        _, text = await timed_tool(a, "waymark_replace", path="shared.txt", old_string="two", new_string="TWO")
+        _, text = await timed_tool(
+            a, "waymark_replace", path="shared.txt", old_string="two", new_string="TWO"
+        )
         assert not text.startswith("error"), text
     assert path.read_bytes() == b"ONE\nTWO\n"
