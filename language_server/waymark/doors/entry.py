@@ -5,14 +5,18 @@ door (CLI, MCP server, host hooks, ``waymark run``, ``waymark history``) calls
 :func:`open_door`, and all of them of one workspace open the same context: the workspace's
 one history and default session, whose read records persist next to the history so that a
 read through one door (``waymark_read`` over MCP) counts for a write through another
-(``waymark replace`` in a terminal). Changing how doors share a workspace happens here only.
+(``waymark replace`` in a terminal). Several processes of a session keep one file of records:
+each writes back only the records it changed, and a long-lived one (``waymark mcp``, one per
+host session) keeps its own record of a file it has already seen, so another process's change
+to that file is a change it must read first. Changing how doors share a workspace happens
+here only.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,36 +28,65 @@ from waymark.commands.context import (
     load_options,
 )
 from waymark.store.files import atomic_write, create_parents
-from waymark.store.session import Session
+from waymark.store.locks import locked
+from waymark.store.session import FileRecord, Session
 
 
 @dataclass
 class Door:
     ctx: CommandContext
     state: Path  # where the session's read records persist between processes
-    # What this process last wrote or read there: a call that changed no record writes
-    # nothing, and a file nobody replaced since is not read again.
-    _text: str | None = None
+    # Each record as this process last wrote it there or took it from there: a save writes
+    # what changed since. A file nobody replaced since is not read again.
+    _synced: dict[Path, FileRecord] = field(default_factory=dict)
     _seen: tuple[int, ...] | None = None
 
     def save(self) -> None:
-        """Hand the read records to the next process of this session."""
-        text = self.ctx.session.to_json()
-        if text == self._text and self._signature() == self._seen:
+        """Hand the records this process changed to the next process of this session.
+
+        Under the file's lock, over what is there now: the records other processes of the
+        session (several ``waymark mcp`` of one workspace) wrote stay as they wrote them.
+        """
+        files = self.ctx.session.files
+        changed = {path: _copy(r) for path, r in files.items() if self._synced.get(path) != r}
+        if not changed:
             return
         create_parents(self.state)
-        # It lists absolute paths the session read: only its owner may see them.
-        atomic_write(self.state, text.encode("utf-8"), mode=0o600)
-        self._text, self._seen = text, self._signature()
+        with locked(self.state):
+            stored = self._stored()
+            self._take(stored)
+            stored.files.update(changed)
+            # It lists absolute paths the session read: only its owner may see them.
+            atomic_write(self.state, stored.to_json().encode("utf-8"), mode=0o600)
+            self._seen = self._signature()
+        self._synced.update(changed)
 
     def reload(self) -> None:
-        """Take the read records another process of this session saved."""
+        """Take the records another process of this session saved, of files new to this one."""
         seen = self._signature()
         if seen is None or seen == self._seen:
             return
-        text = self.state.read_text(encoding="utf-8")
-        self.ctx.session = Session.from_json(self.ctx.session.id, text)
-        self._text, self._seen = text, seen
+        self._take(self._stored())
+        self._seen = seen
+
+    def _stored(self) -> Session:
+        try:
+            text = self.state.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            text = "{}"
+        return Session.from_json(self.ctx.session.id, text)
+
+    def _take(self, stored: Session) -> None:
+        """Adopt the records of files this process has none of; its own ones stay.
+
+        A file it has seen that another process changed since is an external change to it,
+        as to any session: its agent reads the file again before replacing text in it.
+        """
+        files = self.ctx.session.files
+        for path, record in stored.files.items():
+            if path not in files:
+                files[path] = _copy(record)
+                self._synced[path] = _copy(record)
 
     def close(self) -> None:
         """Release the history's descriptors (a one-shot process is done with them)."""
@@ -67,6 +100,10 @@ class Door:
             return None
         # A replace by another process makes a new inode; mtime and size cover the rest.
         return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _copy(record: FileRecord) -> FileRecord:
+    return replace(record, writers=list(record.writers))
 
 
 def open_context(

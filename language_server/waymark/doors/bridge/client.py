@@ -16,11 +16,26 @@ from waymark.store.session import Session
 log = logging.getLogger(__name__)
 
 ENV_OFF = "WAYMARK_BRIDGE"  # "off": never route through an editor
+ENV_REVIEW_TIMEOUT = "WAYMARK_REVIEW_TIMEOUT"  # seconds a change may wait for the user's review
 CONNECT_TIMEOUT = 2.0
+# A live editor answers the handshake at once; one that does not is frozen or stuck.
+HANDSHAKE_TIMEOUT = 2.0
+# A read is the editor's own work, no user in the loop.
+READ_TIMEOUT = 5.0
+DEFAULT_REVIEW_TIMEOUT = 600.0
 
 
 class BridgeUnavailable(Exception):
-    """The advertised editor did not answer; the call runs locally."""
+    """Nobody listens on the advertised socket (the call was not sent): it runs locally."""
+
+
+class EditorSilent(Exception):
+    """The editor accepted the connection but did not answer the handshake: the call was not
+    sent."""
+
+
+class NoReply(Exception):
+    """The call was sent and the editor did not answer in time: it may still run there."""
 
 
 def _absolute(ctx: CommandContext, command: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -36,22 +51,43 @@ def _absolute(ctx: CommandContext, command: str, params: dict[str, Any]) -> dict
     return params
 
 
-async def _call(entry: registry.Entry, request: dict[str, Any]) -> dict[str, Any]:
+async def _call(entry: registry.Entry, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+    """The editor's reply to ``request``, waited for ``timeout`` seconds once it is sent."""
     try:
         reader, writer = await asyncio.wait_for(
             asyncio.open_unix_connection(entry.socket, limit=wire.LINE_LIMIT), CONNECT_TIMEOUT
         )
     except (TimeoutError, OSError) as exc:
-        # Nobody answers on that socket: the entry is stale whatever its pid says.
-        registry.withdraw(entry)
+        if isinstance(exc, (ConnectionRefusedError, FileNotFoundError)):
+            # Nobody listens on that socket: the entry is stale whatever its pid says. A full
+            # backlog or a slow accept is a live editor, which keeps its entry.
+            registry.withdraw(entry)
         raise BridgeUnavailable(str(exc)) from exc
     try:
-        writer.write(wire.encode(request))
-        await writer.drain()
-        # No timeout: the user may take their time to review the change.
-        line = await reader.readline()
-    except OSError:
-        line = b""
+        # The call is sent only once the editor has answered: an editor frozen before that
+        # never finds it waiting in its socket when it resumes, so the call can run elsewhere.
+        try:
+            writer.write(wire.encode({"token": entry.token, "hello": True}))
+            await writer.drain()
+            ready = await asyncio.wait_for(reader.readline(), HANDSHAKE_TIMEOUT)
+        except TimeoutError as exc:
+            raise EditorSilent from exc
+        except OSError as exc:
+            raise BridgeUnavailable(str(exc)) from exc
+        try:
+            taken = bool(ready) and wire.decode(ready).get("ready") is True
+        except ValueError:
+            taken = False
+        if not taken:
+            raise BridgeUnavailable("the editor did not take the handshake")
+        try:
+            writer.write(wire.encode(request))
+            await writer.drain()
+            line = await asyncio.wait_for(reader.readline(), timeout)
+        except TimeoutError as exc:
+            raise NoReply from exc
+        except OSError:
+            line = b""
     finally:
         writer.close()
     if not line:
@@ -63,6 +99,30 @@ async def _call(entry: registry.Entry, request: dict[str, Any]) -> dict[str, Any
         )
         return {"result": lost.to_result(), "records": None}
     return wire.decode(line)
+
+
+def review_timeout() -> tuple[float, str | None]:
+    """Seconds a routed change waits for the user's review, and a warning if the setting is
+    bad."""
+    raw = os.environ.get(ENV_REVIEW_TIMEOUT, "")
+    if not raw:
+        return DEFAULT_REVIEW_TIMEOUT, None
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        return DEFAULT_REVIEW_TIMEOUT, (
+            f"{ENV_REVIEW_TIMEOUT}={raw[:40]!r} is not a number of seconds above 0; "
+            f"using {DEFAULT_REVIEW_TIMEOUT:g}."
+        )
+    return seconds, None
+
+
+def _silent(pid: int, seconds: float) -> str:
+    return (
+        f"The editor that has this workspace open (pid {pid}) did not answer within {seconds:g} s"
+    )
 
 
 def routable(command: str, params: object) -> bool:
@@ -81,13 +141,19 @@ async def execute_via_editor_or_local(
     """Run ``command`` in the editor that has this workspace open, or here when there is none.
 
     Routed results carry ``via: "editor"`` and, for changes, ``outcome`` (``applied``,
-    ``applied_with_user_changes``, ``declined``, ``failed``); local ones ``via: "local"``.
+    ``applied_with_user_changes``, ``declined``, ``failed``, ``no_answer``); local ones
+    ``via: "local"``. Every wait on the editor is bounded; a read it does not answer runs
+    here, a change never runs in both places.
     """
     entry = None
     if routable(command, params) and isinstance(params, dict) and ctx.workspace.folders:
         entry = await asyncio.to_thread(registry.find, ctx.workspace.folders[0])
-    note = None
+    notes: list[str] = []
     if entry is not None:
+        mutating = command in wire.MUTATING
+        timeout, bad_setting = review_timeout() if mutating else (READ_TIMEOUT, None)
+        if bad_setting:
+            notes.append(bad_setting)
         request = {
             "token": entry.token,
             "command": command,
@@ -95,25 +161,57 @@ async def execute_via_editor_or_local(
             "session": {"id": ctx.session.id, "records": ctx.session.to_json()},
             "origin": origin,
         }
+        reply = None
         try:
-            reply = await _call(entry, request)
+            reply = await _call(entry, request, timeout)
         except BridgeUnavailable as exc:
             log.info("editor bridge of pid %d unavailable: %s", entry.pid, exc)
-            note = (
+            notes.append(
                 f"The editor that advertised this workspace (pid {entry.pid}) did not answer; "
                 "the call ran here without the editor's review."
             )
-        else:
+        except EditorSilent:
+            if mutating:
+                # The user keeps an editor open to review changes: a frozen one is no reason
+                # to write without it, and the call never reached it.
+                frozen = IoError(
+                    f"{_silent(entry.pid, HANDSHAKE_TIMEOUT)} (it may be frozen or busy); "
+                    "nothing was written. Retry once it responds, or set WAYMARK_BRIDGE=off to "
+                    "write without its review.",
+                    {"errno": "ETIMEDOUT"},
+                )
+                return _routed(frozen.to_result(), notes, "failed")
+            notes.append(
+                f"{_silent(entry.pid, HANDSHAKE_TIMEOUT)}; the file was read here, from disk "
+                "(unsaved changes in the editor are not in it)."
+            )
+        except NoReply:
+            if mutating:
+                # Sent: the editor may still show it for review, so it must not also run here.
+                late = IoError(
+                    f"{_silent(entry.pid, timeout)}; the change may still appear there for "
+                    "review. Check the editor, then read the file again before retrying.",
+                    {"errno": "ETIMEDOUT"},
+                )
+                return _routed(late.to_result(), notes, "no_answer")
+            notes.append(f"{_silent(entry.pid, timeout)}; the file was read here, from disk.")
+        if reply is not None:
             if isinstance(reply.get("records"), str):
                 ctx.session = Session.from_json(ctx.session.id, reply["records"])
             result: dict[str, Any] = reply["result"]
-            result["via"] = "editor"
-            if command in wire.MUTATING:
-                result["outcome"] = wire.outcome(result)
-            return result
+            return _routed(result, notes, wire.outcome(result) if mutating else None)
     result = await execute(ctx, command, params)
     if command in wire.ROUTED:
         result["via"] = "local"
-    if note:
-        result.setdefault("warnings", []).append(note)
+    if notes:
+        result.setdefault("warnings", []).extend(notes)
+    return result
+
+
+def _routed(result: dict[str, Any], notes: list[str], outcome: str | None) -> dict[str, Any]:
+    result["via"] = "editor"
+    if outcome is not None:
+        result["outcome"] = outcome
+    if notes:
+        result.setdefault("warnings", []).extend(notes)
     return result

@@ -112,6 +112,9 @@ class Listener:
         if not isinstance(token, str) or not hmac.compare_digest(token, self.entry.token):
             log.warning("bridge request with a wrong token refused")
             return None
+        if request.get("hello") is True:
+            # The caller sends its call only once this is answered (doors/bridge/client.py).
+            return {"ready": True}
         server_ctx = self.context()
         command = request.get("command")
         if server_ctx is None or command not in wire.ROUTED:

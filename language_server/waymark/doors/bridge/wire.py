@@ -1,5 +1,7 @@
 """The bridge's wire format: one JSON object per line each way, on a private Unix socket.
 
+Handshake: ``{token, hello: true}``, answered ``{ready: true}``; the caller sends its request
+only then, so a call never waits in the socket of an editor that stopped answering.
 Request: ``{token, command, params, session: {id, records}, origin}``.
 Reply: ``{result, records}`` — the command's result and the session's read records after it,
 so the caller's session stays the one source of truth for what its agent has read.
