@@ -23,7 +23,8 @@ from waymark.commands.context import (
     default_history_dir,
     load_options,
 )
-from waymark.store.files import atomic_write, create_parents
+from waymark.store.files import atomic_write
+from waymark.store.history.blobs import make_private_dir
 from waymark.store.session import Session
 
 
@@ -41,8 +42,8 @@ class Door:
         text = self.ctx.session.to_json()
         if text == self._text and self._signature() == self._seen:
             return
-        create_parents(self.state)
         # It lists absolute paths the session read: only its owner may see them.
+        make_private_dir(self.state.parent)
         atomic_write(self.state, text.encode("utf-8"), mode=0o600)
         self._text, self._seen = text, self._signature()
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.store.files import atomic_write, digest
-from waymark.store.history.blobs import make_private_dir
+from waymark.store.history.blobs import FILE_MODE, make_private_dir
 from waymark.store.shelltrack.scan import Signature
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
@@ -69,7 +69,7 @@ class Preimages:
         blob = self.blobs / content
         if not blob.exists():
             try:
-                atomic_write(blob, data)
+                atomic_write(blob, data, mode=FILE_MODE)
             except Exception as exc:
                 raise Unreachable("backup_failed") from exc
         self._index[key] = (sig, content, read_ns)
@@ -84,7 +84,7 @@ class Preimages:
         if not self._dirty:
             return
         raw = {k: [list(sig), d, ns] for k, (sig, d, ns) in self._index.items()}
-        atomic_write(self._index_path, json.dumps(raw).encode())
+        atomic_write(self._index_path, json.dumps(raw).encode(), mode=FILE_MODE)
         live = {d for _, d, _ in self._index.values()} | self._pending_digests()
         with contextlib.suppress(OSError):
             for entry in os.scandir(self.blobs):
@@ -102,7 +102,7 @@ class Preimages:
 
     def put_pending(self, name: str, value: dict[str, Any]) -> None:
         make_private_dir(self.dir / "pending")
-        atomic_write(self._pending(name), json.dumps(value).encode())
+        atomic_write(self._pending(name), json.dumps(value).encode(), mode=FILE_MODE)
 
     def take_pending(self, name: str) -> dict[str, Any] | None:
         path = self._pending(name)

@@ -24,6 +24,7 @@ from typing import Any
 from waymark.engine.errors import WaymarkError
 from waymark.store.files import digest, read_state
 from waymark.store.history import History
+from waymark.store.history.blobs import FILE_MODE
 from waymark.store.shelltrack.preimages import Preimages, Unreachable, git_blobs
 from waymark.store.shelltrack.scan import (
     DEFAULT_MAX_FILES,
@@ -123,6 +124,7 @@ def begin(
                 # The index as it was: the command may stage, commit or check out.
                 scan.index_copy = cache.pending_path(name, f"{number}.index")
                 shutil.copyfile(scan.index, scan.index_copy)
+                os.chmod(scan.index_copy, FILE_MODE)
             for rel, sig in scan.dirty.items():
                 if sig is None:
                     continue
