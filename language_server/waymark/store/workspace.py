@@ -224,10 +224,22 @@ class Workspace:
                 f"{resolved.display} is a directory; pass a file path.",
                 {"path": resolved.display},
             )
+        self._check_size(resolved, st)
+        return st.st_size
+
+    def check_size(self, resolved: ResolvedPath) -> None:
+        """Refuse a file over the size limit from its stat; an absent one passes."""
+        try:
+            st = os.stat(resolved.real)
+        except OSError:
+            # Reading it reports why (absent is fine for a caller that may create it).
+            return
+        self._check_size(resolved, st)
+
+    def _check_size(self, resolved: ResolvedPath, st: os.stat_result) -> None:
         if st.st_size > self.max_file_size:
             raise FileTooLarge(
                 f"{resolved.display} is {st.st_size} bytes, over the {self.max_file_size}-byte "
                 "limit; edit a smaller file or raise maxFileSize.",
                 {"path": resolved.display, "size": st.st_size, "limit": self.max_file_size},
             )
-        return st.st_size
