@@ -160,20 +160,20 @@ def read_at(
         if not stat.S_ISREG(st.st_mode):
             raise not_regular(path, st.st_mode)
         if limit is not None and st.st_size > limit:
-            raise too_large(path, st.st_size, limit)
+            raise _too_large(path, st.st_size, limit)
         chunks = []
         total = 0
         while chunk := os.read(fd, max(st.st_size + 1, 1 << 16)):
             chunks.append(chunk)
             total += len(chunk)
             if limit is not None and total > limit:
-                raise too_large(path, total, limit)
+                raise _too_large(path, total, limit)
         return b"".join(chunks), st
     finally:
         os.close(fd)
 
 
-def too_large(path: Path | str, size: int, limit: int) -> FileTooLarge:
+def _too_large(path: Path, size: int, limit: int) -> FileTooLarge:
     return FileTooLarge(
         f"{path} is {size} bytes, over the {limit}-byte limit; edit a smaller file or raise "
         "maxFileSize.",
