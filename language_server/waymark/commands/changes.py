@@ -84,7 +84,9 @@ def load(ctx: CommandContext, resolved: ResolvedPath, *, must_exist: bool = True
     """Read a file (and its open buffer); ``must_exist`` enforces the readable checks."""
     if must_exist:
         ctx.workspace.check_readable(resolved)
-    disk = read_state(resolved.real).data
+    else:
+        ctx.workspace.check_size(resolved)
+    disk = read_state(resolved.real, limit=ctx.workspace.max_file_size).data
     uri = resolved.lexical.as_uri()
     document = ctx.documents.get(resolved.real)
     if document is None:
@@ -337,7 +339,9 @@ async def _apply_through_editor(
         # Never write disk under a buffer the user had not saved; the edit lives in the buffer.
         if not change.source.dirty:
             with locked(change.source.resolved.real):
-                disk = read_state(change.source.resolved.real).data
+                disk = read_state(
+                    change.source.resolved.real, limit=ctx.workspace.max_file_size
+                ).data
                 if disk != change.after:
                     _write(change)
 

@@ -18,7 +18,13 @@ from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import PREVIEW
 from waymark.commands.params import require
 from waymark.commands.schema import param
-from waymark.engine.errors import InvalidParams, RewindInProgress, UnknownPrompt, WaymarkError
+from waymark.engine.errors import (
+    FileTooLarge,
+    InvalidParams,
+    RewindInProgress,
+    UnknownPrompt,
+    WaymarkError,
+)
 from waymark.store.files import read_state
 from waymark.store.history import (
     OPTIONS,
@@ -257,7 +263,12 @@ def rewind(ctx: CommandContext, params: RewindParams) -> Proposal:
             )
         for key in result.keys("restored", "deleted"):
             real = Path(key)
-            ctx.session.note_rewind(real, read_state(real).digest)
+            try:
+                now = read_state(real, limit=ctx.workspace.max_file_size).digest
+            except FileTooLarge:
+                # Rewritten since: the session knows no content of it.
+                now = None
+            ctx.session.note_rewind(real, now)
         outcome = rewind_json(history, result)
         if ctx.editor is not None:
             ctx.editor.notify(

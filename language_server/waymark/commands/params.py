@@ -21,6 +21,7 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError
 
 from waymark.commands.schema import minimum
 from waymark.engine.errors import InvalidParams
+from waymark.store.workspace import lone_surrogate
 
 T = TypeVar("T")
 
@@ -61,7 +62,7 @@ def structure(raw: object, cls: type[T]) -> T:
             {"field": "params"},
         )
     try:
-        return _converter.structure(raw, cls)
+        structured = _converter.structure(raw, cls)
     except (ClassValidationError, ForbiddenExtraKeysError) as exc:
         worded = next(_leaves(exc))
         if isinstance(worded, InvalidParams):
@@ -78,6 +79,25 @@ def structure(raw: object, cls: type[T]) -> T:
         else:
             sentence = f"The parameter `{field}` is invalid: {message}."
         raise InvalidParams(sentence, {"field": field, "problems": problems}) from exc
+    _check_paths(structured)
+    return structured
+
+
+# Fields that name a file or directory, whatever the command.
+PATH_FIELDS = ("path", "file_path", "cwd")
+
+
+def _check_paths(params: object) -> None:
+    """Refuse a path no file can have before any handler turns it into bytes."""
+    for name in PATH_FIELDS:
+        value = getattr(params, name, None)
+        where = lone_surrogate(value) if isinstance(value, str) else None
+        if where is not None:
+            raise InvalidParams(
+                f"The parameter `{name}` holds a lone surrogate ({where}), which names no "
+                "file; send the file name as valid Unicode.",
+                {"field": name},
+            )
 
 
 def _unknown_fields(exc: BaseException, problems: list[str]) -> InvalidParams | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from waymark.commands.context import CommandContext
+from waymark.engine.errors import FileTooLarge
 from waymark.store.files import read_state
 from waymark.store.shelltrack.track import Report, begin, finish
 
@@ -27,7 +28,12 @@ def after_host_write(ctx: CommandContext, target: str, cwd: Path) -> None:
     if ctx.history is None:
         return
     path = ctx.workspace.resolve(target, base=cwd).real
-    ctx.history.record_write(path, read_state(path).digest)
+    try:
+        state = read_state(path, limit=ctx.workspace.max_file_size)
+    except FileTooLarge:
+        # Out of reach of the history (its PreToolUse said so): its bytes are never read.
+        return
+    ctx.history.record_write(path, state.digest)
 
 
 def before_shell(ctx: CommandContext, call: str, command: str, cwd: Path | None) -> None:

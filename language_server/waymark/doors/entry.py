@@ -27,7 +27,8 @@ from waymark.commands.context import (
     default_history_dir,
     load_options,
 )
-from waymark.store.files import atomic_write, create_parents
+from waymark.store.files import atomic_write
+from waymark.store.history.blobs import make_private_dir
 from waymark.store.locks import locked
 from waymark.store.session import FileRecord, Session
 
@@ -51,12 +52,12 @@ class Door:
         changed = {path: _copy(r) for path, r in files.items() if self._synced.get(path) != r}
         if not changed:
             return
-        create_parents(self.state)
+        # It lists absolute paths the session read: only its owner may see them.
+        make_private_dir(self.state.parent)
         with locked(self.state):
             stored = self._stored()
             self._take(stored)
             stored.files.update(changed)
-            # It lists absolute paths the session read: only its owner may see them.
             atomic_write(self.state, stored.to_json().encode("utf-8"), mode=0o600)
             self._seen = self._signature()
         self._synced.update(changed)

@@ -93,24 +93,26 @@ UNCHECKED = _Unchecked()
 Expected = str | None | _Unchecked
 
 
-def read_bytes(path: Path, *, follow_links: bool = False) -> bytes:
+def read_bytes(path: Path, *, follow_links: bool = False, limit: int | None = None) -> bytes:
     """Read a regular file, mapping OS errors to the contract's codes."""
-    state = read_state(path, follow_links=follow_links)
+    state = read_state(path, follow_links=follow_links, limit=limit)
     if state.data is None:
         raise FileNotFound(f"{path} does not exist", {"path": str(path)}, next_step="create")
     return state.data
 
 
-def read_state(path: Path, *, follow_links: bool = False) -> FileState:
+def read_state(path: Path, *, follow_links: bool = False, limit: int | None = None) -> FileState:
     """Read a file that may be absent (also when a directory on the way is); others raise.
 
     With ``follow_links`` a final symlink is resolved first (the caller polices the target);
-    without it a symlink anywhere on the path is refused.
+    without it a symlink anywhere on the path is refused. A file over ``limit`` bytes raises
+    ``file_too_large`` before any of it is read: every reader of workspace files passes the
+    workspace's ``max_file_size``.
     """
     absolute, dirs, name = split_path(path, follow_links)
     try:
         with walk(absolute, dirs) as dir_fd:
-            found = read_at(absolute, name, dir_fd)
+            found = read_at(absolute, name, dir_fd, limit)
     except FileNotFoundError:
         return FileState(path, None, None, None)
     except OSError as exc:

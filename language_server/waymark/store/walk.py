@@ -19,6 +19,7 @@ from pathlib import Path
 
 from waymark.engine.errors import (
     FileNotFound,
+    FileTooLarge,
     IoError,
     IsDirectory,
     NotRegularFile,
@@ -146,8 +147,14 @@ def lstat_at(name: str, dir_fd: int) -> os.stat_result | None:
         return None
 
 
-def read_at(path: Path, name: str, dir_fd: int) -> tuple[bytes, os.stat_result] | None:
-    """Read the regular file ``name`` in ``dir_fd``; ``None`` when absent. Never blocks."""
+def read_at(
+    path: Path, name: str, dir_fd: int, limit: int | None = None
+) -> tuple[bytes, os.stat_result] | None:
+    """Read the regular file ``name`` in ``dir_fd``; ``None`` when absent. Never blocks.
+
+    A file over ``limit`` bytes is refused (``file_too_large``) from its ``fstat``, before a
+    byte is read, and so is one that grows past it while being read.
+    """
     before = lstat_at(name, dir_fd)
     if before is None:
         return None
@@ -168,12 +175,26 @@ def read_at(path: Path, name: str, dir_fd: int) -> tuple[bytes, os.stat_result] 
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise not_regular(path, st.st_mode)
+        if limit is not None and st.st_size > limit:
+            raise _too_large(path, st.st_size, limit)
         chunks = []
+        total = 0
         while chunk := os.read(fd, max(st.st_size + 1, 1 << 16)):
             chunks.append(chunk)
+            total += len(chunk)
+            if limit is not None and total > limit:
+                raise _too_large(path, total, limit)
         return b"".join(chunks), st
     finally:
         os.close(fd)
+
+
+def _too_large(path: Path, size: int, limit: int) -> FileTooLarge:
+    return FileTooLarge(
+        f"{path} is {size} bytes, over the {limit}-byte limit; edit a smaller file or raise "
+        "maxFileSize.",
+        {"path": str(path), "size": size, "limit": limit},
+    )
 
 
 def os_error(exc: OSError, action: str, path: Path) -> WaymarkError:

@@ -74,12 +74,57 @@ def matches_glob(relative: str, patterns: Iterable[str]) -> str | None:
     return None
 
 
+def lone_surrogate(text: str) -> str | None:
+    """Where ``text`` holds a surrogate no file name can: ``"U+D800 at offset 3"``, or None.
+
+    U+DC80..U+DCFF stand for the bytes of a name that is not UTF-8 (``os.fsdecode``) and
+    pass; any other lone surrogate encodes to no byte string at all.
+    """
+    try:
+        os.fsencode(text)
+    except UnicodeEncodeError as exc:
+        return f"U+{ord(text[exc.start]):04X} at offset {exc.start}"
+    return None
+
+
+def _as_the_kernel_walks(candidate: Path, spelled: str) -> Path:
+    """``candidate`` (absolute) normalised the way the kernel walks it.
+
+    A ``..`` leaves the directory the components before it reach, symlinks followed: with
+    ``lib -> vendor/pkg/lib``, ``lib/../config.txt`` is ``vendor/pkg/config.txt`` to the kernel
+    and to GNU sed, where text normalisation would make it ``./config.txt``. So everything up
+    to the last ``..`` is resolved; the rest stays as spelled (a final symlink included).
+    """
+    parts = candidate.parts
+    if ".." not in parts:
+        return Path(os.path.normpath(candidate))
+    last = len(parts) - 1 - parts[::-1].index("..")
+    for i in range(1, last + 1):
+        # The kernel refuses to go up out of what is not a directory (ENOENT, ENOTDIR).
+        if parts[i] == ".." and not os.path.isdir(Path(*parts[:i])):
+            raise InvalidParams(
+                f"`{spelled}` goes up (`..`) out of {_shown(spelled, parts, i)}, which is not a "
+                "directory, so the path names no file; name the file without `..`.",
+                {"field": "path", "path": spelled},
+            )
+    head = os.path.realpath(Path(*parts[: last + 1]))
+    return Path(os.path.normpath(Path(head, *parts[last + 1 :])))
+
+
+def _shown(spelled: str, parts: tuple[str, ...], upto: int) -> str:
+    """The first ``upto`` components of the absolute ``parts`` as the caller spelled them."""
+    words = Path(spelled).parts
+    # The components after the prefix are the caller's own last ones.
+    keep = len(words) - (len(parts) - upto)
+    return str(Path(*words[:keep])) if keep > 0 else str(Path(*parts[:upto]))
+
+
 @dataclass(frozen=True)
 class ResolvedPath:
     """A path a command may use: how to show it, and the real file behind it."""
 
     display: str  # relative to its workspace folder when inside one, with "/" separators
-    lexical: Path  # absolute, symlinks not resolved (what the user named)
+    lexical: Path  # absolute, symlinks not resolved (what the user named) but those a `..` left
     real: Path  # absolute, symlinks resolved (what gets read and written)
     folder: Path  # the (real) workspace folder it lies in
 
@@ -138,10 +183,17 @@ class Workspace:
                 "The server has no workspace folder; open a folder (or pass --root) first.",
                 {"path": path},
             )
+        surrogate = lone_surrogate(path)
+        if surrogate is not None:
+            raise InvalidParams(
+                f"The path {path!r} holds a lone surrogate ({surrogate}), which names no file; "
+                "send the file name as valid Unicode.",
+                {"field": "path"},
+            )
         candidate = Path(os.path.expanduser(path) if path.startswith("~") else path)
         if not candidate.is_absolute():
             candidate = (base or self.folders[0]) / candidate
-        lexical = Path(os.path.normpath(candidate))
+        lexical = _as_the_kernel_walks(candidate, path)
         real = Path(os.path.realpath(lexical))
         folder = self._folder_of(real)
         if folder is None:
@@ -196,6 +248,19 @@ class Workspace:
                 f"{resolved.display} is a directory; pass a file path.",
                 {"path": resolved.display},
             )
+        self._check_size(resolved, st)
+        return st.st_size
+
+    def check_size(self, resolved: ResolvedPath) -> None:
+        """Refuse a file over the size limit from its stat; an absent one passes."""
+        try:
+            st = os.stat(resolved.real)
+        except OSError:
+            # Reading it reports why (absent is fine for a caller that may create it).
+            return
+        self._check_size(resolved, st)
+
+    def _check_size(self, resolved: ResolvedPath, st: os.stat_result) -> None:
         if st.st_size > self.max_file_size:
             raise FileTooLarge(
                 f"{resolved.display} is {st.st_size} bytes, over the {self.max_file_size}-byte "

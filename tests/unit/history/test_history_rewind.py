@@ -265,9 +265,9 @@ def test_unchanged_files_are_not_reread_unless_racily_clean(
     reads: list[str] = []
     real_read = files.read_state
 
-    def counting_read(path: Path) -> Any:
+    def counting_read(path: Path, **keywords: Any) -> Any:
         reads.append(path.name)
-        return real_read(path)
+        return real_read(path, **keywords)
 
     monkeypatch.setattr(core, "read_state", counting_read)
     agent.history.make_snapshot("t0")

@@ -27,7 +27,7 @@ from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import DECLINED
 from waymark.commands.registry import execute
 from waymark.doors.bridge import registry, wire
-from waymark.engine.errors import Declined, InvalidParams, UnknownToken
+from waymark.engine.errors import Declined, FileTooLarge, InvalidParams, UnknownToken
 from waymark.engine.text import TextFile
 from waymark.store.files import digest, read_state
 from waymark.store.session import Session
@@ -185,7 +185,11 @@ def _note_landed(ctx: CommandContext, files: list[dict[str, Any]], result: dict[
         if fs_path is None:
             continue
         real = Path(os.path.realpath(fs_path))
-        data = read_state(real).data
+        try:
+            data = read_state(real, limit=ctx.workspace.max_file_size).data
+        except FileTooLarge:
+            # Not what was proposed (that fit): the session's next read meets the limit.
+            continue
         ctx.session.note_write(real, None if data is None else digest(data), "editor")
         final[file["path"]] = None if data is None else TextFile.decode(data).text
     if result.get("editedByUser"):

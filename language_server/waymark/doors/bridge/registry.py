@@ -15,6 +15,8 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from waymark.store.history.blobs import make_private_dir, open_private
+
 ENV_DIR = "WAYMARK_RUNTIME_DIR"
 
 
@@ -47,8 +49,7 @@ def runtime_dir() -> Path:
 def private_dir() -> Path:
     """The runtime dir, created 0700; refused if another user owns it or others can enter."""
     path = runtime_dir()
-    with contextlib.suppress(FileExistsError):
-        path.mkdir(mode=0o700, parents=True)
+    make_private_dir(path)
     info = path.lstat()
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
         raise UnsafeRuntimeDir(f"{path} is not a directory owned by this user.")
@@ -68,7 +69,7 @@ def new_entry(folders: list[Path], version: str) -> Entry:
 def publish(entry: Entry) -> None:
     """Write the entry atomically with mode 0600 (the token must not leak to other users)."""
     tmp = entry.path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    fd = open_private(tmp, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         json.dump(asdict(entry), f)
     os.replace(tmp, entry.path)

@@ -92,7 +92,7 @@ class Backups:
         except OSError:
             before = None
         try:
-            state = read_state(Path(key))
+            state = read_state(Path(key), limit=self.workspace.max_file_size)
         except WaymarkError as exc:
             name = error_errno(exc)
             return FileEntry(shown, "failed", None, now, name), [no_rewind(shown, name)]
@@ -107,6 +107,14 @@ class Backups:
         if before is not None and StatKey.of(before) == state.stat:
             self._stats[key] = (_stat_signature(before), state.digest, time.time_ns())
         return FileEntry(shown, "present", state.digest, now, size=len(state.data)), []
+
+    def oversize(self, key: str) -> int | None:
+        """The size of ``key`` when it is over the file size limit (never read), else None."""
+        try:
+            size = os.stat(key).st_size
+        except OSError:
+            return None
+        return size if size > self.workspace.max_file_size else None
 
     def _unchanged(self, key: str, shown: str, now: float) -> FileEntry | None:
         """The file's entry without reading it, when its stat proves the bytes unchanged."""
@@ -133,7 +141,7 @@ class Backups:
         if failed.digest is None:
             return None
         try:
-            state = read_state(Path(key))
+            state = read_state(Path(key), limit=self.workspace.max_file_size)
         except WaymarkError:
             return None
         if state.data is None or state.digest != failed.digest:

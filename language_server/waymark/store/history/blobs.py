@@ -35,13 +35,31 @@ class BlobCorrupt(Exception):
 def make_private_dir(path: Path) -> None:
     """Create ``path`` (and missing parents) as 0700 directories; existing ones keep their mode.
 
-    ``Path.mkdir(parents=True)`` would give the parents the umask's mode instead.
+    ``Path.mkdir(parents=True)`` would give the parents the umask's mode instead, and mkdir's
+    own mode is cut by the umask: the mode is set after, whatever the umask.
     """
     try:
-        path.mkdir(mode=DIR_MODE, exist_ok=True)
+        path.mkdir(mode=DIR_MODE)
+    except FileExistsError:
+        return
     except FileNotFoundError:
         make_private_dir(path.parent)
-        path.mkdir(mode=DIR_MODE, exist_ok=True)
+        try:
+            path.mkdir(mode=DIR_MODE)
+        except FileExistsError:
+            return
+    os.chmod(path, DIR_MODE)
+
+
+def open_private(path: Path, flags: int) -> int:
+    """``os.open`` creating a 0600 file whatever the umask (the umask only cuts the mode)."""
+    fd = os.open(path, flags | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
+    try:
+        os.fchmod(fd, FILE_MODE)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 class BlobStore:
@@ -76,7 +94,7 @@ class BlobStore:
         # good one, since put() checks the size and get() the digest. That halves the
         # metadata operations of a backup.
         try:
-            fd = os.open(final, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
+            fd = open_private(final, os.O_WRONLY | os.O_EXCL)
         except FileExistsError:
             self._replace(final, digest, data)
             return
@@ -97,7 +115,7 @@ class BlobStore:
     def _replace(self, final: Path, digest: str, data: bytes) -> None:
         """Swap out a torn blob of the wrong size."""
         tmp = final.parent / f"{_TMP_MARK}{digest}-{secrets.token_hex(4)}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
+        fd = open_private(tmp, os.O_WRONLY | os.O_EXCL)
         try:
             try:
                 _write_all(fd, data)

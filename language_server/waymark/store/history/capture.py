@@ -13,7 +13,7 @@ from pathlib import Path
 
 from waymark.store.history.backups import Backups, display, no_rewind
 from waymark.store.history.budget import evict
-from waymark.store.history.snapshots import FileEntry, SnapshotRecord
+from waymark.store.history.snapshots import FileEntry, Snapshot, SnapshotRecord
 from waymark.store.history.sync import Ledger
 from waymark.store.history.turns import current
 
@@ -32,6 +32,9 @@ def track_edit(ledger: Ledger, backups: Backups, path: Path) -> list[str]:
             return [*warnings, no_rewind(shown, entry.error or "backup_failed")]
         new = healed
     else:
+        size = backups.oversize(key)
+        if size is not None:
+            return [*warnings, *_too_large(ledger, snap, key, shown, size, backups)]
         new, failures = backups.capture(key)
         warnings.extend(failures)
     record = SnapshotRecord(
@@ -40,6 +43,32 @@ def track_edit(ledger: Ledger, backups: Backups, path: Path) -> list[str]:
     if not ledger.commit(record):
         warnings.append(_journal_lost(shown))
     evict(ledger)
+    return warnings
+
+
+def _too_large(
+    ledger: Ledger, snap: Snapshot, key: str, shown: str, size: int, backups: Backups
+) -> list[str]:
+    """Record ``key`` as out of reach of the turn instead of copying it: a file over the size
+    limit would blow the history's budget (and a rewind could not restore it anyway)."""
+    warnings = [
+        f"{shown} is {size} bytes, over the {backups.workspace.max_file_size}-byte file size "
+        "limit: it was not backed up, so this change cannot be rewound."
+    ]
+    if snap.unreached.get(key) == "too_large":
+        return warnings
+    record = SnapshotRecord(
+        snap.prompt_id,
+        snap.label,
+        snap.timestamp,
+        snap.seq,
+        True,
+        {},
+        {},
+        unreached={key: "too_large"},
+    )
+    if not ledger.commit(record):
+        warnings.append(_journal_lost(shown))
     return warnings
 
 

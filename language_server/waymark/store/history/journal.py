@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.store.files import fsync_directory
-from waymark.store.history.blobs import FILE_MODE
+from waymark.store.history.blobs import open_private
 from waymark.store.history.snapshots import ShapeError, SnapshotRecord, parse_record
 
 log = logging.getLogger("waymark.history")
@@ -148,7 +148,7 @@ class Journal:
         """
         tmp = self.path.parent / f"{TMP_PREFIX}{secrets.token_hex(4)}"
         size = 0
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
+        fd = open_private(tmp, os.O_WRONLY | os.O_EXCL)
         try:
             try:
                 chunk: list[bytes] = []
@@ -181,9 +181,7 @@ class Journal:
             except OSError:
                 pass
             self.close()
-        self._fd = os.open(
-            self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, FILE_MODE
-        )
+        self._fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
         return self._fd
 
     def close(self) -> None:

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
+from waymark.store.history.blobs import open_private
+
 # Histories of workspaces nobody opened for this long are removed when a history opens.
 RETENTION_DAYS: Final = 30
 
@@ -54,7 +56,7 @@ def _last_used(directory: Path) -> float:
 def delete_history(directory: Path, *, wait: bool = True) -> bool:
     """Remove one workspace history, under its lock; False if another process holds it."""
     try:
-        fd = os.open(directory / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW)
+        fd = open_private(directory / "lock", os.O_RDWR | os.O_NOFOLLOW)
     except FileNotFoundError:
         return False
     except OSError:

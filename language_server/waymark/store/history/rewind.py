@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from waymark.engine.errors import (
     FileChangedSinceRead,
+    FileTooLarge,
     IoError,
     IsDirectory,
     NotRegularFile,
@@ -176,7 +177,7 @@ def _plan_file(
     if refused is not None:
         return FilePlan(key, shown, "failed", reason=refused)
     try:
-        current = read_state(Path(key))
+        current = read_state(Path(key), limit=h.workspace.max_file_size)
     except WaymarkError as exc:
         return FilePlan(
             key, shown, "failed", reason=_reason(exc, "unreadable"), errno=error_errno(exc)
@@ -333,14 +334,16 @@ def _carry_out(files: FileLocks, plan: FilePlan, undo: FileEntry | None) -> File
         # replace only exactly the bytes planned (which the undo turn holds). Every step
         # walks the path without following symlinks.
         with files.hold(plan.real, timeout=_LOCK_TIMEOUT):
-            if read_state(plan.real).digest != plan.current_digest:
+            # Planned from a read of the whole file: a file grown past it changed.
+            size = len(plan.current or b"")
+            if read_state(plan.real, limit=size).digest != plan.current_digest:
                 return changed
             if plan.outcome == "restore" and plan.target is not None:
                 atomic_write(plan.real, plan.target, expected=plan.current_digest)
                 return FileOutcome(plan.key, plan.path, "restored", digest=plan.target_digest)
             delete_file(plan.real, expected=plan.current_digest)
             return FileOutcome(plan.key, plan.path, "deleted")
-    except FileChangedSinceRead:
+    except (FileChangedSinceRead, FileTooLarge):
         return changed
     except WaymarkError as exc:
         if isinstance(exc, IoError) and exc.details.get("errno") == "EAGAIN":

@@ -48,7 +48,7 @@ class FileStat:
     errno: str | None = None
 
 
-def diff_stats(ledger: Ledger, lock: HistoryLock, prompt_id: str) -> list[FileStat]:
+def diff_stats(ledger: Ledger, lock: HistoryLock, prompt_id: str, limit: int) -> list[FileStat]:
     """Lines a rewind to ``prompt_id`` would undo, per changed file.
 
     The lock is held only to list the work, so a long count never blocks edits; a blob
@@ -59,13 +59,15 @@ def diff_stats(ledger: Ledger, lock: HistoryLock, prompt_id: str) -> list[FileSt
         snap = require(model, prompt_id)
         jobs = [(key, model.target(snap, key), expected(model, key)) for key in sorted(model.first)]
     blobs = ledger.blobs
-    counted = bounded_map(lambda job: _stat_file(blobs, *job), jobs)
+    counted = bounded_map(lambda job: _stat_file(blobs, limit, *job), jobs)
     return [item for item in counted if item is not None]
 
 
-def _stat_file(blobs: BlobStore, key: str, target: FileEntry, should: Expected) -> FileStat | None:
+def _stat_file(
+    blobs: BlobStore, limit: int, key: str, target: FileEntry, should: Expected
+) -> FileStat | None:
     try:
-        current = read_state(Path(key))
+        current = read_state(Path(key), limit=limit)
     except WaymarkError as exc:
         return FileStat(key, reason="unreadable", errno=error_errno(exc))
     if current.digest == target.digest:

@@ -240,7 +240,7 @@ class History:
 
     def diff_stats(self, prompt_id: str) -> list[FileStat]:
         """Lines a rewind to ``prompt_id`` would undo, per changed file; bounded memory."""
-        return stats.diff_stats(self.ledger, self.lock, prompt_id)
+        return stats.diff_stats(self.ledger, self.lock, prompt_id, self.workspace.max_file_size)
 
     # -- what is kept ---------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import TYPE_CHECKING
 
-from waymark.store.history.blobs import FILE_MODE, BlobStore
+from waymark.store.history.blobs import BlobStore, open_private
 from waymark.store.history.journal import Journal
 from waymark.store.history.model import Model
 from waymark.store.history.snapshots import SnapshotRecord, record_json
@@ -60,9 +60,7 @@ class Ledger:
         if not self.usable:
             return
         if self._lock_fd is None:
-            self._lock_fd = os.open(
-                self.dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, FILE_MODE
-            )
+            self._lock_fd = open_private(self.dir / "lock", os.O_RDWR | os.O_NOFOLLOW)
         fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
         self.catch_up()
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.store.files import atomic_write, digest
-from waymark.store.history.blobs import make_private_dir
+from waymark.store.history.blobs import FILE_MODE, make_private_dir
 from waymark.store.shelltrack.scan import Signature
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
@@ -49,8 +49,12 @@ class Preimages:
             raw = json.loads(self._index_path.read_bytes())
             self._index = {k: (tuple(v[0]), v[1], v[2]) for k, v in raw.items()}
 
-    def back_up(self, key: str, sig: Signature) -> str:
-        """The digest of ``key``'s bytes, stored in the cache; :class:`Unreachable` if not."""
+    def back_up(self, key: str, sig: Signature, limit: int) -> str:
+        """The digest of ``key``'s bytes, stored in the cache; :class:`Unreachable` if not.
+
+        The caller checked ``sig``'s size against ``limit``; a file grown past it since is
+        read no further than the limit.
+        """
         cached = self._index.get(key)
         if cached is not None and cached[0] == sig and self.blobs.joinpath(cached[1]).exists():
             mtime_ns, ctime_ns = sig[4], sig[5]
@@ -61,15 +65,17 @@ class Preimages:
         read_ns = time.time_ns()
         try:
             with open(key, "rb") as handle:
-                data = handle.read()
+                data = handle.read(limit + 1)
         except OSError as exc:
             raise Unreachable("unreadable") from exc
+        if len(data) > limit:
+            raise Unreachable("too_large")
         self.copied += len(data)
         content = digest(data)
         blob = self.blobs / content
         if not blob.exists():
             try:
-                atomic_write(blob, data)
+                atomic_write(blob, data, mode=FILE_MODE)
             except Exception as exc:
                 raise Unreachable("backup_failed") from exc
         self._index[key] = (sig, content, read_ns)
@@ -84,7 +90,7 @@ class Preimages:
         if not self._dirty:
             return
         raw = {k: [list(sig), d, ns] for k, (sig, d, ns) in self._index.items()}
-        atomic_write(self._index_path, json.dumps(raw).encode())
+        atomic_write(self._index_path, json.dumps(raw).encode(), mode=FILE_MODE)
         live = {d for _, d, _ in self._index.values()} | self._pending_digests()
         with contextlib.suppress(OSError):
             for entry in os.scandir(self.blobs):
@@ -102,7 +108,7 @@ class Preimages:
 
     def put_pending(self, name: str, value: dict[str, Any]) -> None:
         make_private_dir(self.dir / "pending")
-        atomic_write(self._pending(name), json.dumps(value).encode())
+        atomic_write(self._pending(name), json.dumps(value).encode(), mode=FILE_MODE)
 
     def take_pending(self, name: str) -> dict[str, Any] | None:
         path = self._pending(name)
@@ -138,11 +144,13 @@ class Preimages:
         return self.pending_path(name, "json")
 
 
-def git_blobs(root: Path, ids: set[str]) -> dict[str, bytes]:
-    """The contents of git blobs ``ids`` of the repository at ``root`` (read-only)."""
+def git_blobs(root: Path, ids: set[str], limit: int) -> tuple[dict[str, bytes], set[str]]:
+    """The contents of git blobs ``ids`` of the repository at ``root`` (read-only), and the
+    ids over ``limit`` bytes, whose contents are never fetched."""
     if not ids:
-        return {}
-    order = sorted(ids)
+        return {}, set()
+    oversized = {i for i, size in _blob_sizes(root, sorted(ids)).items() if size > limit}
+    order = sorted(ids - oversized)
     done = subprocess.run(
         ["git", "cat-file", "--batch"],
         cwd=root,
@@ -166,4 +174,23 @@ def git_blobs(root: Path, ids: set[str]) -> dict[str, bytes]:
         size = int(header[2])
         out[blob_id] = data[pos : pos + size]
         pos += size + 1
-    return out
+    return out, oversized
+
+
+def _blob_sizes(root: Path, order: list[str]) -> dict[str, int]:
+    """Sizes of git objects ``order`` (``cat-file --batch-check``; a missing one is absent)."""
+    done = subprocess.run(
+        ["git", "cat-file", "--batch-check"],
+        cwd=root,
+        input="".join(f"{i}\n" for i in order).encode(),
+        capture_output=True,
+        env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+        timeout=120,
+        check=False,
+    )
+    sizes: dict[str, int] = {}
+    for line in done.stdout.decode("ascii", "replace").splitlines():
+        fields = line.split(" ")
+        if len(fields) == 3 and fields[2].isdigit():
+            sizes[fields[0]] = int(fields[2])
+    return sizes

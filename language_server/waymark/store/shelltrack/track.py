@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from waymark.engine.errors import WaymarkError
+from waymark.engine.errors import FileTooLarge, WaymarkError
 from waymark.store.files import digest, read_state
 from waymark.store.history import History
+from waymark.store.history.blobs import FILE_MODE
 from waymark.store.shelltrack.preimages import Preimages, Unreachable, git_blobs
 from waymark.store.shelltrack.scan import (
     DEFAULT_MAX_FILES,
@@ -123,6 +124,7 @@ def begin(
                 # The index as it was: the command may stage, commit or check out.
                 scan.index_copy = cache.pending_path(name, f"{number}.index")
                 shutil.copyfile(scan.index, scan.index_copy)
+                os.chmod(scan.index_copy, FILE_MODE)
             for rel, sig in scan.dirty.items():
                 if sig is None:
                     continue
@@ -130,7 +132,7 @@ def begin(
                 why = _refusal(history, key, sig)
                 if why is None:
                     try:
-                        backups[key] = cache.back_up(key, sig)
+                        backups[key] = cache.back_up(key, sig, history.workspace.max_file_size)
                         continue
                     except Unreachable as exc:
                         why = str(exc.args[0])
@@ -207,6 +209,7 @@ def _diff(
     changes: dict[str, tuple[bytes | None, str | None]],
     unreached: dict[str, str],
 ) -> None:
+    limit = history.workspace.max_file_size
     candidates = set(before.dirty) | set(after.dirty)
     old_index: dict[str, str] | None = None
     if before.git and after.index_sig != before.index_sig:
@@ -233,7 +236,7 @@ def _diff(
         if rel in before.dirty:
             old_digest = backups.get(key)
             old = cache.load(old_digest) if old_digest is not None else None
-            _note(key, old, changes, unreached)
+            _note(key, old, changes, unreached, limit)
         else:
             was_clean.append(rel)
     if old_index is None:
@@ -242,14 +245,14 @@ def _diff(
     for rel in was_clean:
         if rel not in clean:
             # In no index and not dirty before: the file did not exist.
-            _note(os.fspath(before.root / rel), None, changes, unreached)
-    blobs = git_blobs(before.root, set(clean.values()))
+            _note(os.fspath(before.root / rel), None, changes, unreached, limit)
+    blobs, oversized = git_blobs(before.root, set(clean.values()), limit)
     for rel, blob_id in clean.items():
         key = os.fspath(before.root / rel)
         if blob_id not in blobs:
-            unreached[key] = "unreadable"
+            unreached[key] = "too_large" if blob_id in oversized else "unreadable"
             continue
-        _note(key, blobs[blob_id], changes, unreached)
+        _note(key, blobs[blob_id], changes, unreached, limit)
 
 
 def _index_blobs(before: FolderScan, paths: list[str] | None) -> dict[str, str]:
@@ -264,9 +267,13 @@ def _note(
     old: bytes | None,
     changes: dict[str, tuple[bytes | None, str | None]],
     unreached: dict[str, str],
+    limit: int,
 ) -> None:
     try:
-        state = read_state(Path(key))
+        state = read_state(Path(key), limit=limit)
+    except FileTooLarge:
+        unreached[key] = "too_large"
+        return
     except WaymarkError:
         unreached[key] = "unreadable"
         return
