@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from waymark.store.files import create_parents
+from waymark.store.history.blobs import make_private_dir
 from waymark.store.locks import locked
 
 KEEP = 1000
@@ -45,7 +45,7 @@ def claim(directory: Path, key: str, *, wait: float = WAIT_S) -> Claim:
     """Take the call ``key``, or get what its first delivery answered."""
     name = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32] + _SUFFIX
     path = directory / name
-    create_parents(path)
+    make_private_dir(directory)
     deadline = time.monotonic() + wait
     while True:
         with locked(path):

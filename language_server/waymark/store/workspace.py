@@ -267,7 +267,6 @@ class Workspace:
                 "limit; edit a smaller file or raise maxFileSize.",
                 {"path": resolved.display, "size": st.st_size, "limit": self.max_file_size},
             )
-        return st.st_size
 
 
 def _identity(folder: Path) -> tuple[int, int] | None:
