@@ -55,6 +55,10 @@ def render(tool: str, result: dict[str, Any]) -> types.CallToolResult:
 
 
 def _text(text: str) -> types.TextContent:
+    if not text.isascii():
+        # A file name that is not UTF-8 holds surrogate escapes (os.fsdecode), which the SDK
+        # cannot send: written as \udcXX they read back, in JSON, as that same name.
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     return types.TextContent(type="text", text=text)
 
 
