@@ -161,7 +161,12 @@ def _print_result(verb: str, result: dict[str, Any], *, as_json: bool) -> None:
     part a person reads (the text read, the diff, an error on stderr)."""
     # describe-tools exists for programs (the VS Code manifest sync): always the whole object.
     if as_json or verb == "describe-tools":
-        print(json.dumps(result, indent=2, ensure_ascii=False))
+        text = json.dumps(result, indent=2, ensure_ascii=False)
+        if not _utf8(text):
+            # A file name that is not UTF-8 holds surrogate escapes (os.fsdecode): \u escapes
+            # keep the JSON valid UTF-8, and fsencode of what a reader decodes gives the name back.
+            text = json.dumps(result, indent=2)
+        print(text)
         return
     if not result.get("ok"):
         print(f"error: {result['error']}: {result['message']}", file=sys.stderr)
@@ -176,6 +181,14 @@ def _print_result(verb: str, result: dict[str, Any], *, as_json: bool) -> None:
         print(json.dumps({k: v for k, v in result.items() if k != "ok"}, indent=2))
     for warning in result.get("warnings", []):
         print(f"warning: {warning}", file=sys.stderr)
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -3,16 +3,22 @@
 Pure: the caller loads each file and writes the results. A hunk applies only where its
 context and removed lines match exactly: at the line its header states, or else at the one
 nearest place that matches (the offset is reported). Nothing is fuzzy; a hunk that matches
-nowhere, or at two places equally near, fails the whole patch.
+nowhere, or at two places equally near, fails the whole patch. File names git quotes
+(``"b/caf\\303\\251.txt"``) are unquoted as git does.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from unidiff.constants import LINE_TYPE_ADDED, LINE_TYPE_NO_NEWLINE, LINE_TYPE_REMOVED
+from unidiff.constants import (
+    LINE_TYPE_ADDED,
+    LINE_TYPE_NO_NEWLINE,
+    LINE_TYPE_REMOVED,
+    RE_HUNK_HEADER,
+)
 from unidiff.errors import UnidiffParseError
-from unidiff.patch import Hunk, PatchedFile, PatchSet
+from unidiff.patch import Hunk, PatchSet
 
 from waymark.engine.errors import PatchFailed
 from waymark.engine.text import TextFile
@@ -67,12 +73,75 @@ def _strip(name: str, strip: int) -> str:
     return "/".join(parts[strip:])
 
 
-def _auto_strip(files: list[PatchedFile]) -> int:
-    # git's a/ b/ prefixes; a plain `diff -u old new` has none.
-    sources = [f.source_file for f in files if f.source_file != DEV_NULL]
-    targets = [f.target_file for f in files if f.target_file != DEV_NULL]
+# git's C-style escapes in a quoted name (quote_c_style); octal escapes are bytes.
+_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+_OCTAL = frozenset("01234567")
+
+
+def unquote_name(name: str) -> str:
+    """A file name as git writes it in a patch: C-quoted when it holds a special character
+    (``"tab\\there.txt"``, ``"caf\\303\\251.txt"``), else as it is. The bytes a quoted name
+    spells are decoded as UTF-8, with surrogate escapes for bytes that are not (as
+    ``os.fsdecode`` does). A name that is not one well-formed quoted string is taken
+    literally, as git and GNU patch do."""
+    if len(name) < 2 or name[0] != '"' or name[-1] != '"':
+        return name
+    out = bytearray()
+    i, end = 1, len(name) - 1
+    while i < end:
+        c = name[i]
+        escaped = name[i + 1] if i + 1 < end else ""
+        if c == '"':
+            return name
+        if c != "\\":
+            try:
+                out += c.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:
+                return name
+            i += 1
+        elif escaped in _ESCAPES:
+            out.append(_ESCAPES[escaped])
+            i += 2
+        elif i + 3 < end and escaped in "0123" and set(name[i + 2 : i + 4]) <= _OCTAL:
+            out.append(int(name[i + 1 : i + 4], 8))
+            i += 4
+        else:
+            return name
+    return out.decode("utf-8", "surrogateescape")
+
+
+def _auto_strip(names: list[tuple[str, str]]) -> int:
+    # git's a/ b/ prefixes, on every name of the patch; a plain `diff -u old new` has none.
+    sources = [s for s, _ in names if s != DEV_NULL]
+    targets = [t for _, t in names if t != DEV_NULL]
     prefixed = all(s.startswith("a/") for s in sources) and all(t.startswith("b/") for t in targets)
     return 1 if prefixed and (sources or targets) else 0
+
+
+def _git_names(info: str) -> dict[str, str]:
+    """The names of ``rename from``/``to`` and ``copy from``/``to`` lines, unquoted; git
+    writes them without the a/ b/ prefixes."""
+    names = {}
+    for line in info.split("\n"):
+        line = line.removesuffix("\r")
+        for key in ("rename from ", "rename to ", "copy from ", "copy to "):
+            if line.startswith(key):
+                names[key.split()[1]] = unquote_name(line[len(key) :])
+    return names
+
+
+def _check_hunk_headers(text: str) -> None:
+    # unidiff takes a line it cannot read as a hunk header (a negative start, @@@) for
+    # commentary, and the hunk's lines with it: the file would silently be left alone.
+    in_files = False
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.startswith(("--- ", "diff --git ")):
+            in_files = True
+        elif in_files and line.startswith("@@") and not RE_HUNK_HEADER.match(line):
+            shown = line.removesuffix("\r")
+            raise UnreadablePatch(
+                f"line {number} {shown!r} is not a hunk header like @@ -12,3 +12,4 @@"
+            )
 
 
 def parse_patch(text: str, strip: int | None = None) -> list[FilePatch]:
@@ -83,15 +152,20 @@ def parse_patch(text: str, strip: int | None = None) -> list[FilePatch]:
         raise UnreadablePatch(str(exc)) from exc
     if not files:
         raise UnreadablePatch(None)
-    for f in files:
-        # A patch saved with CRLF line ends keeps the \r in its header names.
-        f.source_file = f.source_file.removesuffix("\r")
-        f.target_file = f.target_file.removesuffix("\r")
+    _check_hunk_headers(text)
+    # A patch saved with CRLF line ends keeps the \r in its header names.
+    names = [
+        (
+            unquote_name(f.source_file.removesuffix("\r")),
+            unquote_name(f.target_file.removesuffix("\r")),
+        )
+        for f in files
+    ]
     if strip is None:
-        strip = _auto_strip(files)
+        strip = _auto_strip(names)
     patches = []
-    for f in files:
-        name = f.target_file if f.target_file != DEV_NULL else f.source_file
+    for f, (source_name, target_name) in zip(files, names, strict=True):
+        name = target_name if target_name != DEV_NULL else source_name
         if f.is_binary_file:
             raise PatchFailed(
                 f"The patch changes the binary file {name}; Waymark applies text hunks only, "
@@ -99,8 +173,15 @@ def parse_patch(text: str, strip: int | None = None) -> list[FilePatch]:
                 {"path": name, "reason": "binary"},
             )
         info = "".join(f.patch_info or [])
-        source = None if f.source_file == DEV_NULL else _strip(f.source_file, strip)
-        target = None if f.target_file == DEV_NULL else _strip(f.target_file, strip)
+        source = None if source_name == DEV_NULL else _strip(source_name, strip)
+        target = None if target_name == DEV_NULL else _strip(target_name, strip)
+        # A rename's or copy's own lines name both sides unambiguously (a diff --git line with
+        # unquoted spaces does not); like git, they lose one component less than a/ b/ names.
+        renamed = _git_names(info)
+        if source is not None and "from" in renamed:
+            source = _strip(renamed["from"], max(strip - 1, 0))
+        if target is not None and "to" in renamed:
+            target = _strip(renamed["to"], max(strip - 1, 0))
         patches.append(
             FilePatch(
                 source=source,
@@ -150,6 +231,18 @@ def _header(hunk: Hunk) -> str:
 
 def _mismatch(path: str, hunk: Hunk, plan: _Plan, lines: tuple[str, ...], at: int) -> PatchFailed:
     header = _header(hunk)
+    if not plan.source:
+        # A hunk that only adds lines applies at its stated line or nowhere.
+        why = (
+            f"the file has only {len(lines)} lines"
+            if at > len(lines)
+            else "an earlier hunk of the patch already changed the lines there"
+        )
+        return PatchFailed(
+            f"The patch does not apply to {path}: hunk {header} adds lines after line {at} but "
+            f"{why}; read the file and make the patch against its current text.",
+            {"path": path, "hunk": header, "line": at, "lines": len(lines)},
+        )
     for k, expected in enumerate(plan.source):
         actual = lines[at + k] if 0 <= at + k < len(lines) else None
         if actual != expected:
@@ -189,15 +282,18 @@ def _locate(lines: tuple[str, ...], plan: _Plan, stated: int, floor: int) -> lis
         return [stated] if floor <= stated <= len(lines) else []
     first = plan.source[0]
     last = len(lines) - n
+    if last < floor:
+        return []
+    # Search from the place in reach nearest the stated line: a header may state any line
+    # (10**20), and the nearest match to it is the nearest to this place too.
+    start = min(max(stated, floor), last)
 
     def fits(i: int) -> bool:
         return lines[i] == first and list(lines[i : i + n]) == plan.source
 
     # Outward from the stated line: a hunk that applies where it says costs its own length.
-    for distance in range(max(stated - floor, last - stated) + 1):
-        found = [
-            i for i in (stated - distance, stated + distance) if floor <= i <= last and fits(i)
-        ]
+    for distance in range(max(start - floor, last - start) + 1):
+        found = [i for i in (start - distance, start + distance) if floor <= i <= last and fits(i)]
         if found:
             return sorted(set(found))
     return []
