@@ -487,6 +487,21 @@ def test_mcp_answers_what_is_not_a_message_and_keeps_serving(
     assert len([line for line in raw.log() if "refused" in line]) == 1, raw.log()
 
 
+def test_mcp_answers_a_lone_surrogate_in_a_path_with_invalid_params(
+    raw: RawMcp, workspace: Path
+) -> None:
+    """Python's JSON takes "\\ud800", the SDK's parser drops the line: the door answers it."""
+    raw.send(
+        b'{"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": '
+        b'"waymark_write", "arguments": {"path": "new\\ud800.txt", "content": "x"}}}'
+    )
+    answer = raw.answer()
+    assert answer["id"] == 11 and answer["error"]["code"] == -32602, answer
+    assert "lone surrogate" in answer["error"]["message"], answer
+    assert_serving(raw, 12)
+    assert sorted(os.listdir(workspace)) == ["a.txt"]
+
+
 def test_mcp_refuses_an_oversized_message_reading_it_in_bounded_memory(
     raw: RawMcp, workspace: Path
 ) -> None:

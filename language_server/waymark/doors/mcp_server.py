@@ -177,9 +177,19 @@ class GuardedStdin:
             types.jsonrpc_message_adapter.validate_json(text, by_name=False)
         except ValueError:
             try:
-                json.loads(text)
+                parsed = json.loads(text)
             except ValueError:
                 return types.PARSE_ERROR, "the message is not JSON", None
+            try:
+                json.dumps(parsed, ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError:
+                # Valid JSON to Python, not to the SDK's parser: a \ud800-style escape alone.
+                return (
+                    types.INVALID_PARAMS,
+                    "the message holds a lone surrogate escape (such as \\ud800), which names "
+                    "no character; send text and file names as valid Unicode",
+                    request_id(line),
+                )
             return types.INVALID_REQUEST, "the message is not a JSON-RPC message", request_id(line)
         return text
 
