@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -37,10 +38,18 @@ def test_every_runtime_dependency_is_a_compatible_range(spec: str) -> None:
 
 @pytest.mark.timeout(300)
 def test_the_built_wheel_carries_the_licence_and_says_mit(tmp_path: Path) -> None:
+    # Built from a copy: setuptools leaves build/ and *.egg-info next to the sources.
+    source = tmp_path / "source"
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        (source / name).parent.mkdir(exist_ok=True)
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(
+        ROOT / "language_server", source / "language_server", ignore=shutil.ignore_patterns("*.pyc")
+    )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path), "."],
-        cwd=ROOT,
+        cwd=source,
         env=env,
         check=True,
         timeout=240,
