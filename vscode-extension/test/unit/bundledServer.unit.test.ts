@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import * as path from "node:path";
 
-import { findBundledLaunch, type Probe, systemPython, WINDOWS_MESSAGE } from "../../src/bundledServer";
+import { findBundledLaunch, type Probe, WINDOWS_MESSAGE } from "../../src/bundledServer";
 
 const EXT = path.join("/ext", "waymark");
 const LAUNCHER = path.join(EXT, "bundled", "tool", "launch.py");
@@ -39,12 +39,6 @@ describe("bundled server", () => {
     assert.match(found.error, /python3: not found/);
     assert.match(found.error, /Python: Select Interpreter/);
     assert.match(found.error, /waymark\.server\.command/);
-  });
-
-  it("uses python on Windows and python3 elsewhere", () => {
-    assert.equal(systemPython("win32"), "python");
-    assert.equal(systemPython("linux"), "python3");
-    assert.equal(systemPython("darwin"), "python3");
   });
 });
 
