@@ -5,7 +5,8 @@
 pip resolves (`pip install --dry-run --report`, binary wheels only); the hashes come from PyPI's
 JSON API. scripts/bundle_server.py downloads with these hashes, so a wheel that changed on the
 index fails the build. tests/unit/test_bundle_requirements.py fails when pyproject's
-dependencies no longer match the ones recorded here: then run `python scripts/bundle_requirements.py`.
+dependencies no longer match the ones recorded here: then run
+`python scripts/bundle_requirements.py`.
 """
 
 from __future__ import annotations
@@ -19,10 +20,9 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bundle_server import PYTHONS, REQUIREMENTS, ROOT  # noqa: E402
-
-from packaging.requirements import Requirement  # noqa: E402
-from packaging.utils import canonicalize_name  # noqa: E402
+from bundle_server import PYTHONS, REQUIREMENTS, ROOT
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 NOT_BUNDLED = {"mcp"}
 HEADER = """\
@@ -74,7 +74,9 @@ def render(specs: list[str]) -> str:
     for python in PYTHONS:
         for name, version in resolve(specs, python).items():
             if pins.setdefault(name, version) != version:
-                raise SystemExit(f"{name} resolves to {pins[name]} and {version}: pin it in pyproject")
+                raise SystemExit(
+                    f"{name} resolves to {pins[name]} and {version}: pin it in pyproject"
+                )
     lines = [HEADER.format(pythons=", ".join(PYTHONS), source=json.dumps(specs))]
     for name, version in sorted(pins.items()):
         hashes = [f"    --hash=sha256:{digest}" for digest in wheel_hashes(name, version)]

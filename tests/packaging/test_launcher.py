@@ -69,9 +69,10 @@ def test_a_bundle_missing_a_server_module_fails_the_check_with_the_import_error(
     (bundled / "libs" / "waymark" / "engine" / "anchors.py").unlink()
     checked = _check(bundled)
     assert checked.returncode == 1
+    version = "{}.{}".format(*sys.version_info[:2])
     assert checked.stdout == (
-        "the bundled language server does not import with Python %d.%d: "
-        "No module named 'waymark.engine.anchors'\n" % sys.version_info[:2]
+        f"the bundled language server does not import with Python {version}: "
+        "No module named 'waymark.engine.anchors'\n"
     )
 
 

@@ -20,7 +20,9 @@ def test_package_builds_only_the_platforms_the_server_runs_on() -> None:
 
 
 def test_the_bundler_knows_only_those_platforms() -> None:
-    spec = importlib.util.spec_from_file_location("bundle_server", ROOT / "scripts/bundle_server.py")
+    spec = importlib.util.spec_from_file_location(
+        "bundle_server", ROOT / "scripts/bundle_server.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -14,7 +14,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _bundler() -> object:
-    spec = importlib.util.spec_from_file_location("bundle_server", ROOT / "scripts/bundle_server.py")
+    spec = importlib.util.spec_from_file_location(
+        "bundle_server", ROOT / "scripts/bundle_server.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
