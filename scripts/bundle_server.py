@@ -1,9 +1,11 @@
 """Fill vscode-extension/bundled/libs with the server and its dependencies for one VS Code target.
 
-Wheels come from the package index with pip (binary only, no builds), one set per supported
-CPython; compiled modules carry ABI-tagged names, so all versions share one directory. The
-downloads are cached, and a target already resolved against the same requirements is not
-asked of the index again.
+Wheels come from the package index with pip (binary only, no builds, every file checked
+against the hashes of bundled/requirements.txt), one set per supported CPython; compiled
+modules carry ABI-tagged names, so all versions share one directory. The downloads are cached,
+and a target already resolved against the same requirements is not asked of the index again.
+Linux libraries are stripped of their symbols and debug information (the manylinux wheels
+ship them), with the binutils `strip` of their architecture.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import shutil
+import struct
 import subprocess
 import sys
 import zipfile
@@ -22,13 +25,16 @@ EXTENSION = ROOT / "vscode-extension"
 REQUIREMENTS = EXTENSION / "bundled" / "requirements.txt"
 PYTHONS = ("3.11", "3.12", "3.13", "3.14")
 # VS Code target -> the oldest platform tag pip should accept for it (pip widens to older ones).
+# Only where the server runs: no Windows (it uses POSIX-only calls; Windows users go through WSL,
+# where VS Code installs the Linux package).
 PLATFORMS = {
     "linux-x64": "manylinux2014_x86_64",
     "linux-arm64": "manylinux2014_aarch64",
     "darwin-x64": "macosx_11_0_x86_64",
     "darwin-arm64": "macosx_11_0_arm64",
-    "win32-x64": "win_amd64",
 }
+# ELF e_machine -> the binutils strip for it (Debian: binutils, binutils-aarch64-linux-gnu).
+STRIP = {62: "x86_64-linux-gnu-strip", 183: "aarch64-linux-gnu-strip"}
 
 
 def resolve(target: str, python: str, cache: Path) -> list[Path]:
@@ -66,8 +72,30 @@ def bundle(target: str, cache: Path, libs: Path) -> None:
         libs / "waymark",
         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
     )
+    if target.startswith("linux-"):
+        strip_libraries(libs)
     (libs / "TARGET").write_text(target + "\n")
     print(f"bundled {len(wheels)} wheels + waymark for {target} into {libs.relative_to(ROOT)}")
+
+
+def strip_libraries(libs: Path) -> None:
+    """Strip every ELF shared library under ``libs`` in place (--strip-unneeded keeps what the
+    dynamic loader needs)."""
+    for library in sorted(libs.rglob("*.so")):
+        header = library.read_bytes()[:20]
+        if header[:4] != b"\x7fELF":
+            continue
+        (machine,) = struct.unpack_from("<H", header, 18)
+        tool = STRIP.get(machine)
+        if tool is None or shutil.which(tool) is None:
+            raise SystemExit(
+                f"cannot strip {library.name} (ELF machine {machine}): install {tool or 'binutils'}"
+                " for that architecture (Debian: binutils-aarch64-linux-gnu, "
+                "binutils-x86-64-linux-gnu)"
+            )
+        before = library.stat().st_size
+        subprocess.run([tool, "--strip-unneeded", str(library)], check=True)
+        print(f"stripped {library.name}: {before} -> {library.stat().st_size} bytes")
 
 
 def main() -> None:

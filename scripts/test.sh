@@ -8,12 +8,18 @@ SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-# sed: differential tests; neovim: real-client tests; xxhash: bench floor; git: history bench.
-$SUDO apt-get install -y -qq sed neovim xxhash git util-linux iproute2 >/dev/null
+# sed: differential tests; neovim: real-client tests; xxhash: bench floor; git: history bench;
+# binutils for both Linux architectures: the .vsix's native libraries are stripped.
+case "$(uname -m)" in
+  aarch64) cross_binutils=binutils-x86-64-linux-gnu ;;
+  *) cross_binutils=binutils-aarch64-linux-gnu ;;
+esac
+$SUDO apt-get install -y -qq sed neovim xxhash git util-linux iproute2 binutils "$cross_binutils" >/dev/null
 source scripts/setup.sh test
 echo "== agent hosts (pinned, for tests/hosts)"; bash scripts/install-hosts.sh
 echo "== ruff"; ruff check . && ruff format --check .
 echo "== mypy"; mypy
 echo "== import-linter (the layers)"; lint-imports
 echo "== pytest"; pytest -q -p no:cacheprovider
+echo "== lowest allowed dependency versions"; bash scripts/lower-bounds.sh
 echo "== vscode extension"; bash vscode-extension/scripts/test.sh

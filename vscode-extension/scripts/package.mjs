@@ -1,12 +1,13 @@
 // Builds one platform-specific .vsix per VS Code target: each carries the server and its
 // libraries (bundled/libs, filled by scripts/bundle_server.py) with the xxhash binaries of
 // that platform for every supported CPython. `node scripts/package.mjs linux-x64` builds one.
+// Only platforms the server runs on: on Windows, VS Code runs the Linux package inside WSL.
 import { execFileSync } from "node:child_process";
 import { statSync } from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const TARGETS = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64", "win32-x64"];
+export const TARGETS = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"];
 
 const extensionRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const python = process.env.PYTHON ?? "python3";

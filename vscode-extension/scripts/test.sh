@@ -50,6 +50,27 @@ e2e() {
   ./scripts/install-code-server.sh >/dev/null && npm run --silent test:e2e
 }
 
+# The README's VS Code install block, run as written in a fresh copy of the repository, with
+# `code` being code-server (same CLI) on a throw-away profile.
+readme_vscode_install() {
+  local dir code_server block rc
+  dir=$(mktemp -d)
+  code_server=$(./scripts/install-code-server.sh) || return 1
+  mkdir -p "$dir/waymark" "$dir/bin"
+  (cd .. && git ls-files -z -co --exclude-standard | grep -zv '^vscode-extension/node_modules$' |
+    tar --null -T - -cf -) | tar -xf - -C "$dir/waymark"
+  printf '#!/bin/sh\nXDG_CONFIG_HOME="%s/config" exec "%s" --extensions-dir "%s/ext" --user-data-dir "%s/data" "$@"\n' \
+    "$dir" "$code_server" "$dir" "$dir" >"$dir/bin/code"
+  chmod +x "$dir/bin/code"
+  block=$(python3 -c 'import re, sys
+print(re.search(r"<!-- install-test: vscode -->\n```sh\n(.*?)```", open(sys.argv[1]).read(), re.S)[1])' ../README.md)
+  (cd "$dir/waymark" && PATH="$dir/bin:$PATH" bash -euo pipefail -c "$block") &&
+    ls "$dir/ext" | grep -q '^waymark\.waymark-' && echo "README: the extension installed into code-server"
+  rc=$?
+  rm -rf "$dir"
+  return $rc
+}
+
 phase "npm ci" npm ci --loglevel=error || { echo "cannot continue without dependencies"; exit 1; }
 phase "lint" npm run --silent lint
 phase "typecheck (tsc --strict)" npm run --silent typecheck
@@ -57,8 +78,10 @@ phase "unit tests" npm run --silent test:unit
 phase "bundle (esbuild)" npm run --silent build
 if phase "package .vsix (every platform)" npm run --silent package; then
   phase "bundled server on the system python3" bundled_imports
+  phase ".vsix: licence, stripped libraries, server answers initialize" python3 ../scripts/check_vsix.py "$host_vsix"
   phase "e2e (code-server + chromium)" e2e
   phase "e2e: editor bridge (code-server + waymark mcp)" npm run --silent test:e2e:bridge
+  phase "README: VS Code install commands" readme_vscode_install
 else
   failed+=("e2e (skipped: no .vsix)")
 fi

@@ -1,8 +1,10 @@
 /**
  * The server shipped inside the .vsix (bundled/libs, started by bundled/tool/launch.py): which
  * Python runs it. The Python extension's selected interpreter comes first, then the system
- * `python3` (`python` on Windows); each is asked, with `launch.py --check`, whether it can run the
- * bundled libraries, so an old or foreign interpreter yields one message that says what to do.
+ * `python3`; each is asked, with `launch.py --check` (which imports the server), whether it can run
+ * the bundled libraries, so an old or foreign interpreter yields one message that says what to do.
+ * The server runs on Linux and macOS only: on Windows no interpreter is asked, the user is sent
+ * to WSL, where VS Code runs this extension's Linux package next to the folder.
  */
 import { execFile } from "child_process";
 import * as path from "path";
@@ -27,15 +29,19 @@ export function bundledLaunch(python: string, extensionPath: string): ServerLaun
   return { command: python, args: ["-I", launcherPath(extensionPath)] };
 }
 
-export function systemPython(platform: NodeJS.Platform = process.platform): string {
-  return platform === "win32" ? "python" : "python3";
-}
+export const WINDOWS_MESSAGE =
+  "Waymark: the language server runs on Linux and macOS, not on Windows. " +
+  'Fix: open the folder in WSL ("WSL: Connect to WSL" from the Remote - WSL extension) and install Waymark there, where it runs.';
 
 export async function findBundledLaunch(
   extensionPath: string,
   candidates: string[],
   probe: Probe = probeInterpreter,
+  platform: NodeJS.Platform = process.platform,
 ): Promise<{ launch: ServerLaunch } | { error: string }> {
+  if (platform === "win32") {
+    return { error: WINDOWS_MESSAGE };
+  }
   const tried: ProbeResult[] = [];
   for (const python of [...new Set(candidates)]) {
     const result = await probe(python, launcherPath(extensionPath));
@@ -63,7 +69,7 @@ export async function interpreterCandidates(): Promise<string[]> {
   if (selected) {
     candidates.push(selected);
   }
-  candidates.push(systemPython());
+  candidates.push("python3");
   return candidates;
 }
 

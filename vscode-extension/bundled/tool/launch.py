@@ -1,8 +1,8 @@
 """Start the Waymark language server shipped inside the extension, on stdio.
 
 Run as `python -I launch.py` so neither PYTHONPATH nor the user's site-packages can shadow the
-bundled libraries. `--check` only verifies that this interpreter can run them and prints one
-line: "ok" or the reason it cannot.
+bundled libraries. `--check` imports the server as a start would, without starting it, and
+prints one line: "ok" or the reason this interpreter cannot run it.
 """
 
 import os
@@ -12,31 +12,39 @@ MINIMUM = (3, 11)
 LIBS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "libs")
 
 
-def problem():
+def load():
+    """The server's entry point, or the one-line reason it cannot be imported."""
     found = "%d.%d" % sys.version_info[:2]
     if sys.version_info < MINIMUM:
-        return "Python %s is too old: Waymark needs 3.11 or newer" % found
+        return None, "Python %s is too old: Waymark needs 3.11 or newer" % found
     sys.path.insert(0, LIBS)
     try:
         import xxhash  # noqa: F401 - the one compiled dependency, built per CPython
     except ImportError:
-        return "this extension carries no compiled libraries for Python %s (%s)" % (
+        return None, "this extension carries no compiled libraries for Python %s (%s)" % (
             found,
             sys.implementation.name,
         )
-    return None
+    # The whole server, as a start imports it: a module missing from the bundle, or one that
+    # this platform's Python lacks, fails here rather than after the check said "ok".
+    try:
+        from waymark.doors.lsp.server import main as serve
+    except Exception as exc:
+        return None, "the bundled language server does not import with Python %s: %s" % (
+            found,
+            exc,
+        )
+    return serve, None
 
 
 def main():
-    reason = problem()
+    serve, reason = load()
     if "--check" in sys.argv[1:]:
         print(reason or "ok")
         sys.exit(1 if reason else 0)
     if reason:
         sys.stderr.write("Waymark: %s.\n" % reason)
         sys.exit(1)
-    from waymark.doors.lsp.server import main as serve
-
     serve()
 
 

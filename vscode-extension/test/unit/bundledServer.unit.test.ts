@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import * as path from "node:path";
 
-import { findBundledLaunch, type Probe, systemPython } from "../../src/bundledServer";
+import { findBundledLaunch, type Probe, WINDOWS_MESSAGE } from "../../src/bundledServer";
 
 const EXT = path.join("/ext", "waymark");
 const LAUNCHER = path.join(EXT, "bundled", "tool", "launch.py");
@@ -40,10 +40,24 @@ describe("bundled server", () => {
     assert.match(found.error, /Python: Select Interpreter/);
     assert.match(found.error, /waymark\.server\.command/);
   });
+});
 
-  it("uses python on Windows and python3 elsewhere", () => {
-    assert.equal(systemPython("win32"), "python");
-    assert.equal(systemPython("linux"), "python3");
-    assert.equal(systemPython("darwin"), "python3");
+describe("bundled server on Windows", () => {
+  it("asks no interpreter and tells the user to open the folder in WSL", async () => {
+    const { probe, asked } = probeFrom({});
+    const found = await findBundledLaunch(EXT, ["python"], probe, "win32");
+    assert.deepEqual(asked, []);
+    assert.ok("error" in found);
+    assert.equal(found.error, WINDOWS_MESSAGE);
+    assert.match(found.error, /^Waymark: the language server runs on Linux and macOS, not on Windows\. /);
+    assert.match(found.error, /WSL/);
+  });
+
+  it("probes as before on Linux and macOS", async () => {
+    for (const platform of ["linux", "darwin"] as const) {
+      const { probe } = probeFrom({});
+      const found = await findBundledLaunch(EXT, ["python3"], probe, platform);
+      assert.deepEqual(found, { launch: { command: "python3", args: ["-I", LAUNCHER] } });
+    }
   });
 });

@@ -35,13 +35,25 @@ from waymark.store.session import Session
 log = logging.getLogger(__name__)
 
 
+# macOS's struct xucred (cr_version, cr_uid, cr_ngroups, cr_groups[16]), read at SOL_LOCAL (0).
+_XUCRED = struct.Struct("IIh2x16I")
+
+
 def _peer_uid(writer: asyncio.StreamWriter) -> int | None:
+    """The connecting process's uid: SO_PEERCRED on Linux, LOCAL_PEERCRED on macOS; ``None``
+    where neither exists (the private directory, the 0600 socket and the token still guard)."""
     sock = writer.get_extra_info("socket")
-    if sock is None or not hasattr(socket, "SO_PEERCRED"):
+    if sock is None:
         return None
-    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    _pid, uid, _gid = struct.unpack("3i", creds)
-    return int(uid)
+    if hasattr(socket, "SO_PEERCRED"):
+        creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        _pid, uid, _gid = struct.unpack("3i", creds)
+        return int(uid)
+    local_peercred = getattr(socket, "LOCAL_PEERCRED", None)
+    if local_peercred is None:
+        return None
+    creds = sock.getsockopt(0, local_peercred, _XUCRED.size)
+    return int(_XUCRED.unpack_from(creds)[1])
 
 
 # Asks the editor's own review UI about a preview; answers ``{kind, result?}`` with kind

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The runtime dependencies at the lowest versions pyproject allows: a fresh venv with every
+# `>=` bound installed exactly (a constraints file made from pyproject), then the MCP door,
+# the commands and one LSP end-to-end file against them. Run by scripts/test.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=$(mktemp -d)/venv
+trap 'rm -rf "$(dirname "$venv")"' EXIT
+python3 -m venv "$venv"
+"$venv/bin/python" - pyproject.toml >"$venv/lower.txt" <<'PY'
+import re, sys, tomllib
+for spec in tomllib.load(open(sys.argv[1], "rb"))["project"]["dependencies"]:
+    name, low = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([^,]+),<.*", spec).groups()
+    print(f"{name}=={low}")
+PY
+echo "lower bounds: $(tr '\n' ' ' <"$venv/lower.txt")"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check -c "$venv/lower.txt" -e ".[test]"
+"$venv/bin/python" -m pip freeze --exclude-editable | grep -iFf <(cut -d= -f1 "$venv/lower.txt") || true
+PYTHONPATH= "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+  tests/mcp/test_mcp_protocol.py tests/unit/test_commands.py tests/e2e/test_commands.py
