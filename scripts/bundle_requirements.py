@@ -1,6 +1,7 @@
 """Write vscode-extension/bundled/requirements.txt from pyproject: the server's dependencies
 (all but `mcp` and `tomlkit`, which only `waymark mcp` and `waymark init` need) resolved to
-exact versions for every CPython the .vsix supports, each with the sha256 of every wheel PyPI has for that version.
+exact versions for every CPython the .vsix supports, each with the sha256 of every wheel PyPI
+has for that version.
 
 pip resolves (`pip install --dry-run --report`, binary wheels only); the hashes come from PyPI's
 JSON API. scripts/bundle_server.py downloads with these hashes, so a wheel that changed on the
