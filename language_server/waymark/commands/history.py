@@ -19,7 +19,6 @@ from waymark.commands.descriptions import PREVIEW
 from waymark.commands.params import require
 from waymark.commands.schema import param
 from waymark.engine.errors import InvalidParams, RewindInProgress, UnknownPrompt, WaymarkError
-from waymark.store.files import read_state
 from waymark.store.history import (
     OPTIONS,
     History,
@@ -30,6 +29,7 @@ from waymark.store.history import (
     UnknownOption,
     UnknownTurn,
 )
+from waymark.store.history.backups import read_tracked
 from waymark.store.history.snapshots import Snapshot
 
 
@@ -257,7 +257,7 @@ def rewind(ctx: CommandContext, params: RewindParams) -> Proposal:
             )
         for key in result.keys("restored", "deleted"):
             real = Path(key)
-            ctx.session.note_rewind(real, read_state(real).digest)
+            ctx.session.note_rewind(real, read_tracked(real, any_directory=True).digest)
         outcome = rewind_json(history, result)
         if ctx.editor is not None:
             ctx.editor.notify(

@@ -24,6 +24,8 @@ DEFAULT_MAX_FILES = 20_000
 _GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_LITERAL_PATHSPECS": "1", "LC_ALL": "C"}
 
 Signature = tuple[int, int, int, int, int, int]
+# The index mode of a symbolic link: its blob is the link's target, not a file's bytes.
+SYMLINK_MODE = "120000"
 
 
 def signature(st: os.stat_result) -> Signature:
@@ -110,8 +112,10 @@ def scan_git(folder: Path, root: Path, index: Path) -> FolderScan:
     return result
 
 
-def index_blobs(scan: FolderScan, index: Path, paths: list[str] | None) -> dict[str, str]:
-    """Blob id per clean stage-0 file of ``index`` (a copy, or the live one; read-only).
+def index_blobs(
+    scan: FolderScan, index: Path, paths: list[str] | None
+) -> dict[str, tuple[str, str]]:
+    """Mode and blob id per clean stage-0 file of ``index`` (a copy, or the live one; read-only).
 
     ``paths`` (relative to the top level) limits the listing; None lists the whole folder.
     """
@@ -123,13 +127,13 @@ def index_blobs(scan: FolderScan, index: Path, paths: list[str] | None) -> dict[
             _git(scan.root, "ls-files", "-s", "-z", "--", *paths[i : i + 500], index=index)
             for i in range(0, len(paths), 500)
         )
-    out: dict[str, str] = {}
+    out: dict[str, tuple[str, str]] = {}
     for item in listing.split(b"\0"):
         meta, _, name = item.partition(b"\t")
         fields = meta.split(b" ")
         # Gitlinks (submodules) and conflicted stages have no single clean content.
         if len(fields) == 3 and fields[0] != b"160000" and fields[2] == b"0":
-            out[os.fsdecode(name)] = fields[1].decode()
+            out[os.fsdecode(name)] = (fields[0].decode(), fields[1].decode())
     return out
 
 

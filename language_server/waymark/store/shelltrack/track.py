@@ -22,11 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from waymark.engine.errors import WaymarkError
-from waymark.store.files import digest, read_state
+from waymark.store.files import digest
 from waymark.store.history import History
+from waymark.store.history.backups import read_tracked
 from waymark.store.shelltrack.preimages import Preimages, Unreachable, git_blobs
 from waymark.store.shelltrack.scan import (
     DEFAULT_MAX_FILES,
+    SYMLINK_MODE,
     FolderScan,
     GitUnavailable,
     Signature,
@@ -220,6 +222,10 @@ def _diff(
     for rel in sorted(candidates):
         key = os.fspath(before.root / rel)
         now = after.dirty[rel] if rel in after.dirty else lstat_signature(before.root / rel)
+        if now is not None and stat.S_ISDIR(now[0]):
+            # A directory now stands where the file was: the file is gone (what the
+            # directory holds is tracked file by file).
+            now = None
         if rel in before.dirty:
             if before.dirty[rel] == now:
                 continue
@@ -238,11 +244,16 @@ def _diff(
             was_clean.append(rel)
     if old_index is None:
         old_index = _index_blobs(before, was_clean)
-    clean = {rel: old_index[rel] for rel in was_clean if rel in old_index}
+    clean: dict[str, str] = {}
     for rel in was_clean:
-        if rel not in clean:
+        key = os.fspath(before.root / rel)
+        if rel not in old_index:
             # In no index and not dirty before: the file did not exist.
-            _note(os.fspath(before.root / rel), None, changes, unreached)
+            _note(key, None, changes, unreached)
+        elif old_index[rel][0] == SYMLINK_MODE:
+            unreached[key] = "symlink"
+        else:
+            clean[rel] = old_index[rel][1]
     blobs = git_blobs(before.root, set(clean.values()))
     for rel, blob_id in clean.items():
         key = os.fspath(before.root / rel)
@@ -252,7 +263,7 @@ def _diff(
         _note(key, blobs[blob_id], changes, unreached)
 
 
-def _index_blobs(before: FolderScan, paths: list[str] | None) -> dict[str, str]:
+def _index_blobs(before: FolderScan, paths: list[str] | None) -> dict[str, tuple[str, str]]:
     """Blob ids in the index as it was before the command (its copy)."""
     if before.index_copy is None or (paths is not None and not paths):
         return {}
@@ -266,7 +277,7 @@ def _note(
     unreached: dict[str, str],
 ) -> None:
     try:
-        state = read_state(Path(key))
+        state = read_tracked(Path(key), any_directory=True)
     except WaymarkError:
         unreached[key] = "unreadable"
         return
