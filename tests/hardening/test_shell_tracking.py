@@ -193,3 +193,152 @@ def test_symlink_replaced_by_a_directory_is_listed_and_its_files_rewound(
     assert (result["restored"], result["deleted"]) == ([], ["link/x"])
     assert not (ws / "link" / "x").exists()
     assert (ws / "target.txt").read_bytes() == b"t\n"
+
+
+# -- 8. nested repositories and submodules -----------------------------------------------------
+
+
+def test_edits_inside_a_nested_repository_and_a_submodule_are_tracked(
+    ws: Path, tmp_path: Path
+) -> None:
+    lib = tmp_path / "lib"
+    repo(lib, {"l.txt": b"lib\n"})
+    repo(ws, {"top.txt": b"top\n"})
+    repo(ws / "inner", {"i.txt": b"inner\n", "keep.txt": b"k\n"})
+    # Untracked in the nested repository: it needs a copy of its own.
+    (ws / "inner" / "scratch.txt").write_bytes(b"s0\n")
+    git(ws, "-c", "protocol.file.allow=always", "submodule", "add", "-q", os.fspath(lib), "sm")
+    git(ws, "commit", "-qm", "submodule")
+    before = tree(ws)
+    prompt(ws, "p1")
+    context = bash_call(
+        ws,
+        "printf X > inner/i.txt; printf S > inner/scratch.txt; rm inner/keep.txt; "
+        "printf Y >> sm/l.txt; echo n > sm/n.txt; git init -q fresh && echo f > fresh/f.txt",
+    )
+    assert context == (
+        "Waymark tracked this command's file changes (rewindable): "
+        "created fresh/f.txt, sm/n.txt; modified inner/i.txt, inner/scratch.txt, sm/l.txt; "
+        "deleted inner/keep.txt."
+    )
+    result = rewind(ws, "p1")
+    assert result["restored"] == ["inner/i.txt", "inner/keep.txt", "inner/scratch.txt", "sm/l.txt"]
+    assert result["deleted"] == ["fresh/f.txt", "sm/n.txt"]
+    assert (result["conflicts"], result["failed"]) == ([], [])
+    # Rewind leaves directories (here the new repository's) and never touches a .git.
+    assert tree(ws) == {**before, "fresh": "dir"}
+
+
+# -- 9. paths named by a command, however it is written -----------------------------------------
+
+
+def expected_unreached(items: dict[str, str]) -> str:
+    reasons = {
+        "outside_workspace": "outside the workspace folders",
+        "ignored": "ignored by .gitignore",
+    }
+    return "; ".join(f"{p} ({reasons[r]})" for p, r in sorted(items.items()))
+
+
+def test_paths_next_to_shell_operators_are_reported(ws: Path, tmp_path: Path) -> None:
+    repo(ws, {".gitignore": b"*.log\nbuild/\n", "a.txt": b"a\n"})
+    (ws / "build").mkdir()
+    out, spaced = tmp_path / "out.txt", tmp_path / "with space.txt"
+    command = (
+        "echo hi > debug.log; true && echo o>../out.txt && (cd build && echo c > c.o) && "
+        "printf s >>'../with space.txt'|cat; ls nope 2>err.log; echo q &>build/q.o; echo z>a.txt"
+    )
+    context = bash_call(ws, command)
+    named = {
+        os.fspath(out): "outside_workspace",
+        os.fspath(spaced): "outside_workspace",
+        # Named by ``cd build``: the directory's listing changed too.
+        "build": "ignored",
+        "build/c.o": "ignored",
+        "build/q.o": "ignored",
+        "debug.log": "ignored",
+        "err.log": "ignored",
+    }
+    assert context == (
+        "Waymark tracked this command's file changes (rewindable): modified a.txt. "
+        f"Not rewindable (out of reach): {expected_unreached(named)}."
+    )
+    assert out.read_bytes() == b"o\n" and spaced.read_bytes() == b"s"
+
+
+def test_waymark_run_reports_paths_in_here_docs_substitutions_and_scripts(
+    ws: Path, tmp_path: Path
+) -> None:
+    repo(ws, {".gitignore": b"*.log\n", "a.txt": b"a\n"})
+    script = (
+        "cat <<EOF >notes.log\nhi\nEOF\n"
+        "echo $(echo s > sub.log) `echo b>tick.log`; x=1; echo $x>../run-out.txt"
+    )
+    done = waymark(ws, "run", "--prompt-id", "p1", "--json", "--", "bash", "-c", script)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    named = {
+        os.fspath(tmp_path / "run-out.txt"): "outside_workspace",
+        "notes.log": "ignored",
+        "sub.log": "ignored",
+        "tick.log": "ignored",
+    }
+    assert report["unreached"] == [{"path": p, "reason": r} for p, r in sorted(named.items())]
+    assert (report["created"], report["modified"], report["deleted"]) == ([], [], [])
+    assert unreached(ws, "p1") == named
+
+
+# -- 10. a change deeper than PATH_MAX ---------------------------------------------------------
+
+
+def deep_tree(top: Path, depth: int) -> list[str]:
+    """``depth`` directories of 200-byte names under ``top`` (too deep for one path)."""
+    names = [f"{i:03d}" + "d" * 197 for i in range(depth)]
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for name in names:
+            os.mkdir(name, dir_fd=fd)
+            child = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        file = os.open("deep.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(file, b"d0\n")
+        os.close(file)
+    finally:
+        os.close(fd)
+    return names
+
+
+EDIT_DEEP = """
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+for name in sys.argv[2:]:
+    child = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+    os.close(fd)
+    fd = child
+file = os.open("deep.txt", os.O_WRONLY | os.O_TRUNC, dir_fd=fd)
+os.write(file, b"d1\\n")
+"""
+
+
+def test_a_change_deeper_than_path_max_is_reported(kind: str, ws: Path, tmp_path: Path) -> None:
+    setup(kind, ws, {"top.txt": b"top\n"})
+    (ws / "deep").mkdir()
+    try:
+        names = deep_tree(ws / "deep", 22)
+        editor = tmp_path / "edit_deep.py"
+        editor.write_text(EDIT_DEEP)
+        prompt(ws, "p1")
+        command = f"printf T > top.txt; {sys.executable} {editor} deep {' '.join(names)}"
+        context = bash_call(ws, command)
+        reasons = unreached(ws, "p1")
+        assert list(reasons.values()) == ["path_too_long"]
+        [where] = reasons
+        deep_file = "/".join(["deep", *names, "deep.txt"])
+        assert deep_file.startswith(where + "/")
+        assert context == (
+            "Waymark tracked this command's file changes (rewindable): modified top.txt. "
+            f"Not rewindable (out of reach): {where} (under a path too long to scan)."
+        )
+    finally:
+        subprocess.run(["rm", "-rf", os.fspath(ws / "deep")], check=True, timeout=60)

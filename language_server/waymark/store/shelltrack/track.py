@@ -11,9 +11,9 @@ silently.
 from __future__ import annotations
 
 import contextlib
+import glob
+import itertools
 import os
-import re
-import shlex
 import shutil
 import stat
 import subprocess
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.engine.errors import WaymarkError
+from waymark.engine.shellwords import MAX_WORDS, command_words
 from waymark.store.files import digest
 from waymark.store.history import History
 from waymark.store.history.backups import read_tracked
@@ -39,6 +40,8 @@ from waymark.store.shelltrack.scan import (
     walk,
 )
 
+# Repositories inside the workspace scanned on their own (each costs a git status).
+_MAX_REPOSITORIES = 50
 # Why a file is out of reach, as the turn's record and the hook's message say it.
 REASONS = {
     "outside_workspace": "outside the workspace folders",
@@ -52,10 +55,12 @@ REASONS = {
     "backup_failed": "its backup could not be written",
     "scan_cut_short": "in a folder too big to scan (file limit reached)",
     "scan_failed": "in a folder git could no longer scan",
+    "path_too_long": "under a path too long to scan",
+    "too_many_repositories": f"a nested repository past the first {_MAX_REPOSITORIES} scanned",
 }
 
-
-_REDIRECT = re.compile(r"^\d*[<>]+&?")
+# Directories a line ``cd``s into that relative words are also resolved against.
+_MAX_BASES = 8
 
 
 @dataclass
@@ -118,9 +123,9 @@ def begin(
         scans: list[FolderScan] = []
         backups: dict[str, str] = {}
         skipped: dict[str, str] = {}
-        for number, folder in enumerate(history.workspace.folders):
-            scan = _scan(history, folder, None, max_files)
-            scans.append(scan)
+        for folder in history.workspace.folders:
+            scans.extend(_scan_with_nested(history, folder, max_files))
+        for number, scan in enumerate(scans):
             if scan.index is not None and scan.index_sig is not None:
                 # The index as it was: the command may stage, commit or check out.
                 scan.index_copy = cache.pending_path(name, f"{number}.index")
@@ -144,7 +149,7 @@ def begin(
                 "scans": [_scan_json(s) for s in scans],
                 "backups": backups,
                 "skipped": skipped,
-                "named": _named_paths(history, command, cwd) if command else {},
+                "named": _named_paths(history, scans, command, cwd) if command else {},
             },
         )
 
@@ -166,15 +171,19 @@ def finish(history: History, name: str) -> Report | None:
         }
         backups: dict[str, str] = pending["backups"]
         skipped: dict[str, str] = pending["skipped"]
-        for raw in pending["scans"]:
-            before = _scan_from_json(raw)
+        befores = [_scan_from_json(raw) for raw in pending["scans"]]
+        scopes = {os.fspath(b.scope) for b in befores}
+        for before in befores:
             if before.cut_short:
                 unreached[os.fspath(before.root)] = "scan_cut_short"
             after = _scan(history, before.scope, before, DEFAULT_MAX_FILES)
-            if after.git != before.git:
+            for rel, why in {**before.unscanned, **after.unscanned}.items():
+                unreached[os.fspath(before.root / rel)] = why
+            if after.git != before.git or after.root != before.root:
                 unreached[os.fspath(before.scope)] = "scan_failed"
-                continue
-            _diff(history, cache, before, after, backups, skipped, changes, unreached)
+            else:
+                _adopt_new_repositories(history, before, after, scopes, unreached)
+                _diff(history, cache, before, after, backups, skipped, changes, unreached)
             if before.index_copy is not None:
                 with contextlib.suppress(OSError):
                     before.index_copy.unlink()
@@ -187,6 +196,49 @@ def finish(history: History, name: str) -> Report | None:
         report.unreached = {history.display(k): r for k, r in unreached.items()}
         report.warnings = history.track_shell(changes, unreached)
         return report
+
+
+def _scan_with_nested(history: History, folder: Path, max_files: int) -> list[FolderScan]:
+    """``folder``'s scan, then one per repository inside it (nested ones, submodules): git
+    shows each as one entry of the outer status, and what they hold only to their own."""
+    scans = [_scan(history, folder, None, max_files)]
+    queue = list(scans[0].nested)
+    while queue:
+        inner = queue.pop(0)
+        if len(scans) > _MAX_REPOSITORIES:
+            outer = next(s for s in scans if inner in s.nested)
+            outer.unscanned[os.path.relpath(inner, outer.root)] = "too_many_repositories"
+            continue
+        scan = _scan(history, Path(inner), None, max_files)
+        scans.append(scan)
+        queue.extend(scan.nested)
+    return scans
+
+
+def _adopt_new_repositories(
+    history: History,
+    before: FolderScan,
+    after: FolderScan,
+    scopes: set[str],
+    unreached: dict[str, str],
+) -> None:
+    """A repository the command made (``git init``, ``git clone``) is new files of the outer
+    one: its walk joins ``after``. One that went away stays its own scan's business."""
+    for inner in after.nested:
+        relative = os.path.relpath(inner, after.root)
+        if inner in scopes or relative in before.unscanned:
+            continue
+        fresh = walk(Path(inner), history.workspace, DEFAULT_MAX_FILES)
+        if fresh.cut_short:
+            unreached[inner] = "scan_cut_short"
+        after.dirty.update({f"{relative}/{rel}": sig for rel, sig in fresh.dirty.items()})
+        after.unscanned.update({f"{relative}/{rel}": why for rel, why in fresh.unscanned.items()})
+    for inner in scopes:
+        # Its files are its own scan's (which says if it vanished), never the outer one's.
+        relative = os.path.relpath(inner, after.root)
+        if inner != os.fspath(after.scope) and not relative.startswith(".."):
+            prefix = relative + "/"
+            after.dirty = {k: v for k, v in after.dirty.items() if not k.startswith(prefix)}
 
 
 def _scan(history: History, folder: Path, before: FolderScan | None, max_files: int) -> FolderScan:
@@ -210,7 +262,7 @@ def _diff(
     unreached: dict[str, str],
 ) -> None:
     candidates = set(before.dirty) | set(after.dirty)
-    old_index: dict[str, str] | None = None
+    old_index: dict[str, tuple[str, str]] | None = None
     if before.git and after.index_sig != before.index_sig:
         # The command changed the index: every entry that moved is a candidate too.
         old_index = _index_blobs(before, None)
@@ -221,15 +273,14 @@ def _diff(
     was_clean: list[str] = []
     for rel in sorted(candidates):
         key = os.fspath(before.root / rel)
-        now = after.dirty[rel] if rel in after.dirty else lstat_signature(before.root / rel)
-        if now is not None and stat.S_ISDIR(now[0]):
-            # A directory now stands where the file was: the file is gone (what the
-            # directory holds is tracked file by file).
-            now = None
+        now = _as_file(
+            after.dirty[rel] if rel in after.dirty else lstat_signature(before.root / rel)
+        )
         if rel in before.dirty:
-            if before.dirty[rel] == now:
+            was = _as_file(before.dirty[rel])
+            if was == now:
                 continue
-            if before.dirty[rel] is not None and key not in backups:
+            if was is not None and key not in backups:
                 unreached[key] = skipped.get(key, "unreadable")
                 continue
         why = _refusal(history, key, now) if now is not None else _policy(history, key)
@@ -261,6 +312,12 @@ def _diff(
             unreached[key] = "unreadable"
             continue
         _note(key, blobs[blob_id], changes, unreached)
+
+
+def _as_file(sig: Signature | None) -> Signature | None:
+    """A directory where a file is tracked means the file is absent: what the directory
+    holds is tracked file by file (a command may swap a file for a directory)."""
+    return None if sig is not None and stat.S_ISDIR(sig[0]) else sig
 
 
 def _index_blobs(before: FolderScan, paths: list[str] | None) -> dict[str, tuple[str, str]]:
@@ -308,44 +365,76 @@ def _refusal(history: History, key: str, sig: Signature) -> str | None:
     return None
 
 
-def _named_paths(history: History, command: str, cwd: Path | None) -> dict[str, Any]:
+def _named_paths(
+    history: History, scans: list[FolderScan], command: str, cwd: Path | None
+) -> dict[str, Any]:
     """Paths the command names that are outside the workspace or git-ignored, with stats."""
-    try:
-        words = shlex.split(command, comments=True)
-    except ValueError:
-        words = command.split()
+    named = command_words(command)
     base = cwd or (history.workspace.folders[0] if history.workspace.folders else Path.cwd())
+    # A relative word may be relative to any directory the line ``cd``s into.
+    bases = [base]
+    for directory in named.directories[:_MAX_BASES]:
+        expanded = _expand(directory)
+        if expanded is not None:
+            bases.append(base / expanded)
     out: dict[str, str] = {}
     inside: list[Path] = []
-    for word in words:
-        word = _REDIRECT.sub("", word)
-        if "/" not in word or "://" in word or word.startswith("-"):
-            continue
-        path = Path(os.path.expanduser(word))
-        real = Path(os.path.realpath(path if path.is_absolute() else base / path))
+    paths = (
+        path
+        for word in named.words
+        if (text := _expand(word.text)) is not None
+        for path in _candidates(text, word.pattern, bases)
+    )
+    for path in itertools.islice(paths, MAX_WORDS):
+        real = Path(os.path.realpath(path))
         if history.workspace._folder_of(real) is None:
             out[os.fspath(real)] = "outside_workspace"
         else:
             inside.append(real)
-    out.update({os.fspath(p): "ignored" for p in _ignored(inside)})
+    roots = [s.root for s in scans if s.git]
+    out.update({os.fspath(p): "ignored" for p in _ignored(roots, inside)})
     return {path: (reason, lstat_signature(Path(path))) for path, reason in out.items()}
 
 
-def _ignored(paths: list[Path]) -> list[Path]:
-    if not paths:
-        return []
-    try:
-        done = subprocess.run(
-            ["git", "check-ignore", "-z", "--stdin"],
-            cwd=paths[0].parent if paths[0].parent.is_dir() else Path.cwd(),
-            input=b"".join(os.fsencode(p) + b"\0" for p in paths),
-            capture_output=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return [Path(os.fsdecode(p)) for p in done.stdout.split(b"\0") if p]
+def _expand(word: str) -> str | None:
+    """``~`` and ``$VAR`` as the shell would (its environment is ours); None if unknowable."""
+    text = os.path.expandvars(os.path.expanduser(word))
+    return None if "$" in text or "`" in text else text
+
+
+def _candidates(text: str, pattern: bool, bases: list[Path]) -> list[Path]:
+    paths = [Path(text)] if os.path.isabs(text) else [b / text for b in bases]
+    if not pattern:
+        return paths
+    # A glob names what it matches now (files it deletes); unmatched, the shell passes it on.
+    matched = [Path(m) for p in paths for m in itertools.islice(glob.iglob(os.fspath(p)), 200)]
+    return matched or paths
+
+
+def _ignored(roots: list[Path], paths: list[Path]) -> list[Path]:
+    """Which of ``paths`` git ignores, each asked of the innermost repository holding it
+    (git refuses a whole batch that has a path inside a submodule)."""
+    by_root: dict[Path, list[Path]] = {}
+    for path in dict.fromkeys(paths):
+        holding = [r for r in roots if path.is_relative_to(r)]
+        if holding:
+            by_root.setdefault(max(holding, key=lambda r: len(r.parts)), []).append(path)
+    out: list[Path] = []
+    for root, group in by_root.items():
+        try:
+            done = subprocess.run(
+                ["git", "check-ignore", "-z", "--stdin"],
+                cwd=root,
+                input=b"".join(os.fsencode(p) + b"\0" for p in group),
+                capture_output=True,
+                env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+                timeout=30,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        out.extend(Path(os.fsdecode(p)) for p in done.stdout.split(b"\0") if p)
+    return out
 
 
 def _scan_json(scan: FolderScan) -> dict[str, Any]:
@@ -358,6 +447,8 @@ def _scan_json(scan: FolderScan) -> dict[str, Any]:
         "indexSig": list(scan.index_sig) if scan.index_sig else None,
         "indexCopy": os.fspath(scan.index_copy) if scan.index_copy else None,
         "cutShort": scan.cut_short,
+        "nested": scan.nested,
+        "unscanned": scan.unscanned,
     }
 
 
@@ -368,4 +459,7 @@ def _scan_from_json(raw: dict[str, Any]) -> FolderScan:
     scan.index_sig = tuple(raw["indexSig"]) if raw["indexSig"] else None
     scan.index_copy = Path(raw["indexCopy"]) if raw["indexCopy"] else None
     scan.cut_short = bool(raw["cutShort"])
+    # A command begun by an older Waymark has neither.
+    scan.nested = list(raw.get("nested", []))
+    scan.unscanned = dict(raw.get("unscanned", {}))
     return scan
