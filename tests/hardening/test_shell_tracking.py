@@ -291,8 +291,8 @@ def test_waymark_run_reports_paths_in_here_docs_substitutions_and_scripts(
 # -- 10. a change deeper than PATH_MAX ---------------------------------------------------------
 
 
-def deep_tree(top: Path, depth: int) -> list[str]:
-    """``depth`` directories of 200-byte names under ``top`` (too deep for one path)."""
+def deep_tree(top: Path, depth: int, file: str) -> list[str]:
+    """``depth`` directories of 200-byte names under ``top``, ``file`` in the last one."""
     names = [f"{i:03d}" + "d" * 197 for i in range(depth)]
     fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -301,9 +301,9 @@ def deep_tree(top: Path, depth: int) -> list[str]:
             child = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
             os.close(fd)
             fd = child
-        file = os.open("deep.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
-        os.write(file, b"d0\n")
-        os.close(file)
+        made = os.open(file, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(made, b"d0\n")
+        os.close(made)
     finally:
         os.close(fd)
     return names
@@ -312,33 +312,63 @@ def deep_tree(top: Path, depth: int) -> list[str]:
 EDIT_DEEP = """
 import os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
-for name in sys.argv[2:]:
+for name in sys.argv[2:-1]:
     child = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
     os.close(fd)
     fd = child
-file = os.open("deep.txt", os.O_WRONLY | os.O_TRUNC, dir_fd=fd)
+file = os.open(sys.argv[-1], os.O_WRONLY | os.O_TRUNC, dir_fd=fd)
 os.write(file, b"d1\\n")
 """
 
 
-def test_a_change_deeper_than_path_max_is_reported(kind: str, ws: Path, tmp_path: Path) -> None:
+# Too deep a directory; or a directory git can still open, holding a name past the limit.
+@pytest.mark.parametrize(
+    ("depth", "file"), [(22, "deep.txt"), (20, "f" * 200)], ids=["deep-dir", "long-name"]
+)
+def test_a_change_deeper_than_path_max_is_reported(
+    kind: str, ws: Path, tmp_path: Path, depth: int, file: str
+) -> None:
     setup(kind, ws, {"top.txt": b"top\n"})
     (ws / "deep").mkdir()
     try:
-        names = deep_tree(ws / "deep", 22)
+        names = deep_tree(ws / "deep", depth, file)
         editor = tmp_path / "edit_deep.py"
         editor.write_text(EDIT_DEEP)
         prompt(ws, "p1")
-        command = f"printf T > top.txt; {sys.executable} {editor} deep {' '.join(names)}"
+        command = f"printf T > top.txt; {sys.executable} {editor} deep {' '.join(names)} {file}"
         context = bash_call(ws, command)
         reasons = unreached(ws, "p1")
         assert list(reasons.values()) == ["path_too_long"]
         [where] = reasons
-        deep_file = "/".join(["deep", *names, "deep.txt"])
-        assert deep_file.startswith(where + "/")
+        deep_file = "/".join(["deep", *names, file])
+        assert deep_file == where or deep_file.startswith(where + "/")
         assert context == (
             "Waymark tracked this command's file changes (rewindable): modified top.txt. "
             f"Not rewindable (out of reach): {where} (under a path too long to scan)."
         )
     finally:
         subprocess.run(["rm", "-rf", os.fspath(ws / "deep")], check=True, timeout=60)
+
+
+def test_repositories_past_the_scan_limit_are_listed(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from waymark.store.history import History, history_workspace
+    from waymark.store.shelltrack import track
+
+    monkeypatch.setattr(track, "_MAX_REPOSITORIES", 1)
+    repo(ws, {"top.txt": b"top\n"})
+    repo(ws / "a", {"a.txt": b"a\n"})
+    repo(ws / "b", {"b.txt": b"b\n"})
+    history = History.open(tmp_path / "h", history_workspace(tmp_path / "h", [ws]), session="s")
+    try:
+        history.make_snapshot("t1")
+        track.begin(history, "c", command="true", cwd=ws)
+        (ws / "a" / "a.txt").write_bytes(b"A\n")
+        (ws / "b" / "b.txt").write_bytes(b"B\n")
+        report = track.finish(history, "c")
+    finally:
+        history.close()
+    assert report is not None
+    assert (report.modified, report.unreached) == (["a/a.txt"], {"b": "too_many_repositories"})
+    assert "b (a nested repository past the first 50 scanned)" in report.message()
