@@ -25,7 +25,6 @@ from waymark.engine.errors import (
     UnknownPrompt,
     WaymarkError,
 )
-from waymark.store.files import read_state
 from waymark.store.history import (
     OPTIONS,
     History,
@@ -36,6 +35,7 @@ from waymark.store.history import (
     UnknownOption,
     UnknownTurn,
 )
+from waymark.store.history.backups import read_tracked
 from waymark.store.history.snapshots import Snapshot
 
 
@@ -264,7 +264,9 @@ def rewind(ctx: CommandContext, params: RewindParams) -> Proposal:
         for key in result.keys("restored", "deleted"):
             real = Path(key)
             try:
-                now = read_state(real, limit=ctx.workspace.max_file_size).digest
+                now = read_tracked(
+                    real, any_directory=True, limit=ctx.workspace.max_file_size
+                ).digest
             except FileTooLarge:
                 # Rewritten since: the session knows no content of it.
                 now = None

@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import json
 import os
+import shlex
 import subprocess
 import sys
 import uuid
@@ -55,7 +56,8 @@ def main(args: argparse.Namespace) -> int:
             print(f"waymark run: {opened['message']}", file=sys.stderr)
             return 1
         name = f"run-{uuid.uuid4().hex}"
-        before_shell(door.ctx, name, " ".join(argv), Path.cwd())
+        # Quoted as typed, so the words (and an ``sh -c`` script) are the ones it runs.
+        before_shell(door.ctx, name, shlex.join(argv), Path.cwd())
         try:
             status = subprocess.call(argv)
         except OSError as exc:

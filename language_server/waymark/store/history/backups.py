@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from waymark.engine.errors import IsDirectory, WaymarkError
-from waymark.store.files import StatKey, read_state
+from waymark.engine.errors import IoError, IsDirectory, WaymarkError
+from waymark.store.files import FileState, StatKey, read_state
 from waymark.store.files import digest as content_digest
 from waymark.store.history.blobs import BlobCorrupt, BlobMissing, BlobStore
 from waymark.store.history.snapshots import FileEntry
@@ -33,6 +33,34 @@ def error_errno(exc: WaymarkError) -> str:
         return "EISDIR"
     value = exc.details.get("errno")
     return value if isinstance(value, str) else exc.code
+
+
+def read_tracked(path: Path, *, any_directory: bool = False, limit: int | None = None) -> FileState:
+    """A tracked file's state, absent also when a file stands where one of its directories
+    was, or a directory where it was (a shell command swapped the one for the other; what
+    the directory holds is tracked file by file).
+
+    Without ``any_directory`` only a directory holding nothing but directories is absent:
+    a rewind may remove it to put the file back, but never one holding anything else.
+    """
+    try:
+        return read_state(path, limit=limit)
+    except IsDirectory:
+        if any_directory or _only_directories(path):
+            return FileState(path, None, None, None)
+        raise
+    except IoError as exc:
+        if exc.details.get("errno") == "ENOTDIR":
+            return FileState(path, None, None, None)
+        raise
+
+
+def _only_directories(path: Path) -> bool:
+    for top, dirs, files in os.walk(path):
+        # os.walk lists a link to a directory among the directories (and never enters it).
+        if files or any(os.path.islink(os.path.join(top, d)) for d in dirs):
+            return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -92,7 +120,7 @@ class Backups:
         except OSError:
             before = None
         try:
-            state = read_state(Path(key), limit=self.workspace.max_file_size)
+            state = read_tracked(Path(key), any_directory=True, limit=self.workspace.max_file_size)
         except WaymarkError as exc:
             name = error_errno(exc)
             return FileEntry(shown, "failed", None, now, name), [no_rewind(shown, name)]

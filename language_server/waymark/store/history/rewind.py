@@ -13,6 +13,7 @@ only if it still holds exactly the bytes planned, which the undo turn holds.
 from __future__ import annotations
 
 import os
+import stat
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -29,8 +30,8 @@ from waymark.engine.errors import (
     ProtectedPath,
     WaymarkError,
 )
-from waymark.store.files import atomic_write, create_parents, delete_file, read_state
-from waymark.store.history.backups import Unfetched, error_errno, fetch_backup
+from waymark.store.files import atomic_write, create_parents, delete_file
+from waymark.store.history.backups import Unfetched, error_errno, fetch_backup, read_tracked
 from waymark.store.history.budget import evict
 from waymark.store.history.capture import note_writes
 from waymark.store.history.errors import PlanMismatch, RewindRunning, UnknownOption
@@ -39,6 +40,7 @@ from waymark.store.history.pool import IO_WORKERS, bounded_map
 from waymark.store.history.snapshots import FileEntry, Snapshot
 from waymark.store.history.sync import FileLocks, write_locks
 from waymark.store.history.turns import open_turn, require
+from waymark.store.walk import lstat_at, split_path, walk
 from waymark.store.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -177,7 +179,7 @@ def _plan_file(
     if refused is not None:
         return FilePlan(key, shown, "failed", reason=refused)
     try:
-        current = read_state(Path(key), limit=h.workspace.max_file_size)
+        current = read_tracked(Path(key), limit=h.workspace.max_file_size)
     except WaymarkError as exc:
         return FilePlan(
             key, shown, "failed", reason=_reason(exc, "unreadable"), errno=error_errno(exc)
@@ -294,11 +296,19 @@ def _rewind(
             return _carry_out(files, fresh, undo.files.get(key))
 
         writes: dict[str, str | None] = {}
-        # Restores are fsynced writes: a few in flight share the filesystem's commits.
-        for done in bounded_map(step, sorted(ledger.model.first), IO_WORKERS):
-            result.add(done)
-            if done.kind in ("restored", "deleted"):
-                writes[done.key] = done.digest
+        keys = sorted(ledger.model.first)
+        # Deletions first: a file a command put where a directory was must be gone before
+        # the files under that directory come back (and a directory made where a file was
+        # must be empty before the file does).
+        gone = [k for k in keys if ledger.model.target(target, k).state == "absent"]
+        rest = [k for k in keys if ledger.model.target(target, k).state != "absent"]
+        for batch in (gone, rest):
+            # Restores are fsynced writes: a few in flight share the filesystem's commits.
+            for done in bounded_map(step, batch, IO_WORKERS):
+                result.add(done)
+                if done.kind in ("restored", "deleted"):
+                    writes[done.key] = done.digest
+        result.outcomes.sort(key=lambda done: done.key)
         if writes:
             note_writes(ledger, backups, h.session, writes)
     if option != "code":
@@ -336,9 +346,10 @@ def _carry_out(files: FileLocks, plan: FilePlan, undo: FileEntry | None) -> File
         with files.hold(plan.real, timeout=_LOCK_TIMEOUT):
             # Planned from a read of the whole file: a file grown past it changed.
             size = len(plan.current or b"")
-            if read_state(plan.real, limit=size).digest != plan.current_digest:
+            if read_tracked(plan.real, limit=size).digest != plan.current_digest:
                 return changed
             if plan.outcome == "restore" and plan.target is not None:
+                _remove_empty_tree(plan.real)
                 atomic_write(plan.real, plan.target, expected=plan.current_digest)
                 return FileOutcome(plan.key, plan.path, "restored", digest=plan.target_digest)
             delete_file(plan.real, expected=plan.current_digest)
@@ -350,6 +361,37 @@ def _carry_out(files: FileLocks, plan: FilePlan, undo: FileEntry | None) -> File
             # Another process is writing it right now: its change wins, as any later one.
             return FileOutcome(plan.key, plan.path, "conflict", "being_written_elsewhere")
         return FileOutcome(plan.key, plan.path, "failed", _reason(exc), error_errno(exc))
+
+
+def _remove_empty_tree(path: Path) -> None:
+    """Remove the directory a command made where the file goes back, if it holds only
+    directories (its files were tracked and deleted first); anything else in it stays and
+    the restore fails with ``is_directory``."""
+    absolute, dirs, name = split_path(path, False)
+    try:
+        with walk(absolute, dirs) as parent:
+            st = lstat_at(name, parent)
+            if st is None or not stat.S_ISDIR(st.st_mode):
+                return
+            _remove_dir(name, parent)
+    except OSError as exc:
+        raise IsDirectory(
+            f"{path} is a directory with files in it; move them away and rewind again.",
+            {"path": str(path)},
+        ) from exc
+
+
+def _remove_dir(name: str, parent: int) -> None:
+    fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+    try:
+        for entry in os.scandir(fd):
+            # Only a real directory is entered; a file, link or anything else makes the
+            # rmdir below fail, and the directory stays.
+            if entry.is_dir(follow_symlinks=False):
+                _remove_dir(entry.name, fd)
+    finally:
+        os.close(fd)
+    os.rmdir(name, dir_fd=parent)
 
 
 def _reason(exc: WaymarkError, default: str = "write_failed") -> str:

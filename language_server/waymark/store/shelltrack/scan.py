@@ -10,6 +10,7 @@ bounded by ``max_files``; a walk cut short is reported.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import subprocess
@@ -24,6 +25,8 @@ DEFAULT_MAX_FILES = 20_000
 _GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_LITERAL_PATHSPECS": "1", "LC_ALL": "C"}
 
 Signature = tuple[int, int, int, int, int, int]
+# The index mode of a symbolic link: its blob is the link's target, not a file's bytes.
+SYMLINK_MODE = "120000"
 
 
 def signature(st: os.stat_result) -> Signature:
@@ -50,6 +53,11 @@ class FolderScan:
     index: Path | None = None
     index_sig: Signature | None = None
     index_copy: Path | None = None
+    # git only: repositories inside (nested ones, submodules), absolute; scanned on their own.
+    nested: list[str] = field(default_factory=list)
+    # What the scan could not look into (a path over PATH_MAX, an unreadable directory),
+    # relative to ``root``, with the reason; changes there cannot be seen.
+    unscanned: dict[str, str] = field(default_factory=dict)
 
 
 class GitUnavailable(Exception):
@@ -69,6 +77,12 @@ def git_paths(folder: Path) -> tuple[Path, Path] | None:
 
 
 def _git(cwd: Path, *args: str, stdin: bytes | None = None, index: Path | None = None) -> bytes:
+    return _git_run(cwd, *args, stdin=stdin, index=index).stdout
+
+
+def _git_run(
+    cwd: Path, *args: str, stdin: bytes | None = None, index: Path | None = None
+) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, **_GIT_ENV}
     if index is not None:
         env["GIT_INDEX_FILE"] = os.fspath(index)
@@ -86,13 +100,13 @@ def _git(cwd: Path, *args: str, stdin: bytes | None = None, index: Path | None =
         raise GitUnavailable(str(exc)) from exc
     if done.returncode != 0:
         raise GitUnavailable(done.stderr.decode("utf-8", "replace").strip())
-    return done.stdout
+    return done
 
 
 def scan_git(folder: Path, root: Path, index: Path) -> FolderScan:
     """git's view of ``folder`` (inside the work tree at ``root``); never writes ``.git``."""
     result = FolderScan(root, True, folder, index=index, index_sig=lstat_signature(index))
-    status = _git(
+    done = _git_run(
         folder,
         "status",
         "--porcelain=v1",
@@ -103,15 +117,82 @@ def scan_git(folder: Path, root: Path, index: Path) -> FolderScan:
         "--",
         ".",
     )
-    for item in status.split(b"\0"):
+    for item in done.stdout.split(b"\0"):
         if len(item) > 3:
             path = os.fsdecode(item[3:])
-            result.dirty[path] = lstat_signature(root / path)
+            try:
+                sig: Signature | None = signature(os.lstat(root / path))
+            except OSError as exc:
+                if _unscannable(result, path, exc):
+                    continue
+                sig = None
+            # git shows a repository inside as one entry, "sub/" (or "sub" when staged).
+            directory = path.endswith("/") or (sig is not None and stat.S_ISDIR(sig[0]))
+            if directory and os.path.lexists(root / path / ".git"):
+                result.nested.append(os.fspath(root / path.rstrip("/")))
+                continue
+            result.dirty[path] = sig
+    result.nested = list(dict.fromkeys([*result.nested, *_submodules(root, folder)]))
+    # git skips a directory it cannot open with a warning, and goes on.
+    for line in done.stderr.decode("utf-8", "surrogateescape").splitlines():
+        unopened, why = _unopened(line)
+        if unopened is not None:
+            result.unscanned[unopened] = why
     return result
 
 
-def index_blobs(scan: FolderScan, index: Path, paths: list[str] | None) -> dict[str, str]:
-    """Blob id per clean stage-0 file of ``index`` (a copy, or the live one; read-only).
+def _unopened(line: str) -> tuple[str | None, str]:
+    """The directory of git's "could not open directory" warning and why, if it is one.
+
+    git cuts its messages at 4,096 bytes: a path that long ends mid-name and without its
+    reason, so it is cut back to its last whole directory.
+    """
+    prefix = "warning: could not open directory '"
+    if not line.startswith(prefix):
+        return None, ""
+    rest = line[len(prefix) :]
+    path, quote, reason = rest.rpartition("': ")
+    if not quote:
+        return rest.rpartition("/")[0] or None, "path_too_long"
+    path = path.rstrip("/")
+    return path or ".", "path_too_long" if reason == "File name too long" else "unreadable"
+
+
+def _unscannable(result: FolderScan, path: str, exc: OSError) -> bool:
+    """Note ``path`` as out of the scan's reach, unless it is merely absent."""
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+        return False
+    result.unscanned[path] = "path_too_long" if exc.errno == errno.ENAMETOOLONG else "unreadable"
+    return True
+
+
+def _submodules(root: Path, folder: Path) -> list[str]:
+    """The checked-out submodules of ``.gitmodules`` inside ``folder`` (absolute paths).
+
+    Read from the file, not the index: listing the index would cost a step per clean file
+    on every command. A gitlink committed without ``.gitmodules`` is not seen.
+    """
+    if not os.path.exists(root / ".gitmodules"):
+        return []
+    try:
+        out = _git(
+            root, "config", "-z", "-f", ".gitmodules", "--get-regexp", r"^submodule\..*\.path$"
+        )
+    except GitUnavailable:
+        return []
+    found = []
+    for item in out.split(b"\0"):
+        _, _, value = item.partition(b"\n")
+        path = root / os.fsdecode(value)
+        if value and path.is_relative_to(folder) and os.path.lexists(path / ".git"):
+            found.append(os.fspath(path))
+    return found
+
+
+def index_blobs(
+    scan: FolderScan, index: Path, paths: list[str] | None
+) -> dict[str, tuple[str, str]]:
+    """Mode and blob id per clean stage-0 file of ``index`` (a copy, or the live one; read-only).
 
     ``paths`` (relative to the top level) limits the listing; None lists the whole folder.
     """
@@ -123,13 +204,13 @@ def index_blobs(scan: FolderScan, index: Path, paths: list[str] | None) -> dict[
             _git(scan.root, "ls-files", "-s", "-z", "--", *paths[i : i + 500], index=index)
             for i in range(0, len(paths), 500)
         )
-    out: dict[str, str] = {}
+    out: dict[str, tuple[str, str]] = {}
     for item in listing.split(b"\0"):
         meta, _, name = item.partition(b"\t")
         fields = meta.split(b" ")
         # Gitlinks (submodules) and conflicted stages have no single clean content.
         if len(fields) == 3 and fields[0] != b"160000" and fields[2] == b"0":
-            out[os.fsdecode(name)] = fields[1].decode()
+            out[os.fsdecode(name)] = (fields[0].decode(), fields[1].decode())
     return out
 
 
@@ -149,7 +230,8 @@ def walk(folder: Path, workspace: Workspace, max_files: int = DEFAULT_MAX_FILES)
         relative_dir = stack.pop()
         try:
             entries = list(os.scandir(folder / relative_dir if relative_dir else folder))
-        except OSError:
+        except OSError as exc:
+            _unscannable(result, relative_dir or ".", exc)
             continue
         for entry in entries:
             relative = f"{relative_dir}/{entry.name}" if relative_dir else entry.name
@@ -157,7 +239,8 @@ def walk(folder: Path, workspace: Workspace, max_files: int = DEFAULT_MAX_FILES)
                 continue
             try:
                 st = entry.stat(follow_symlinks=False)
-            except OSError:
+            except OSError as exc:
+                _unscannable(result, relative, exc)
                 continue
             if stat.S_ISDIR(st.st_mode):
                 if entry.name not in SKIP_DIRS:

@@ -11,9 +11,9 @@ silently.
 from __future__ import annotations
 
 import contextlib
+import glob
+import itertools
 import os
-import re
-import shlex
 import shutil
 import stat
 import subprocess
@@ -22,12 +22,15 @@ from pathlib import Path
 from typing import Any
 
 from waymark.engine.errors import FileTooLarge, WaymarkError
-from waymark.store.files import digest, read_state
+from waymark.engine.shellwords import MAX_WORDS, command_words
+from waymark.store.files import digest
 from waymark.store.history import History
+from waymark.store.history.backups import read_tracked
 from waymark.store.history.blobs import FILE_MODE
 from waymark.store.shelltrack.preimages import Preimages, Unreachable, git_blobs
 from waymark.store.shelltrack.scan import (
     DEFAULT_MAX_FILES,
+    SYMLINK_MODE,
     FolderScan,
     GitUnavailable,
     Signature,
@@ -38,6 +41,8 @@ from waymark.store.shelltrack.scan import (
     walk,
 )
 
+# Repositories inside the workspace scanned on their own (each costs a git status).
+_MAX_REPOSITORIES = 50
 # Why a file is out of reach, as the turn's record and the hook's message say it.
 REASONS = {
     "outside_workspace": "outside the workspace folders",
@@ -51,10 +56,12 @@ REASONS = {
     "backup_failed": "its backup could not be written",
     "scan_cut_short": "in a folder too big to scan (file limit reached)",
     "scan_failed": "in a folder git could no longer scan",
+    "path_too_long": "under a path too long to scan",
+    "too_many_repositories": f"a nested repository past the first {_MAX_REPOSITORIES} scanned",
 }
 
-
-_REDIRECT = re.compile(r"^\d*[<>]+&?")
+# Directories a line ``cd``s into that relative words are also resolved against.
+_MAX_BASES = 8
 
 
 @dataclass
@@ -117,9 +124,9 @@ def begin(
         scans: list[FolderScan] = []
         backups: dict[str, str] = {}
         skipped: dict[str, str] = {}
-        for number, folder in enumerate(history.workspace.folders):
-            scan = _scan(history, folder, None, max_files)
-            scans.append(scan)
+        for folder in history.workspace.folders:
+            scans.extend(_scan_with_nested(history, folder, max_files))
+        for number, scan in enumerate(scans):
             if scan.index is not None and scan.index_sig is not None:
                 # The index as it was: the command may stage, commit or check out.
                 scan.index_copy = cache.pending_path(name, f"{number}.index")
@@ -144,7 +151,7 @@ def begin(
                 "scans": [_scan_json(s) for s in scans],
                 "backups": backups,
                 "skipped": skipped,
-                "named": _named_paths(history, command, cwd) if command else {},
+                "named": _named_paths(history, scans, command, cwd) if command else {},
             },
         )
 
@@ -166,15 +173,19 @@ def finish(history: History, name: str) -> Report | None:
         }
         backups: dict[str, str] = pending["backups"]
         skipped: dict[str, str] = pending["skipped"]
-        for raw in pending["scans"]:
-            before = _scan_from_json(raw)
+        befores = [_scan_from_json(raw) for raw in pending["scans"]]
+        scopes = {os.fspath(b.scope) for b in befores}
+        for before in befores:
             if before.cut_short:
                 unreached[os.fspath(before.root)] = "scan_cut_short"
             after = _scan(history, before.scope, before, DEFAULT_MAX_FILES)
-            if after.git != before.git:
+            for rel, why in {**before.unscanned, **after.unscanned}.items():
+                unreached[os.fspath(before.root / rel)] = why
+            if after.git != before.git or after.root != before.root:
                 unreached[os.fspath(before.scope)] = "scan_failed"
-                continue
-            _diff(history, cache, before, after, backups, skipped, changes, unreached)
+            else:
+                _adopt_new_repositories(history, before, after, scopes, unreached)
+                _diff(history, cache, before, after, backups, skipped, changes, unreached)
             if before.index_copy is not None:
                 with contextlib.suppress(OSError):
                     before.index_copy.unlink()
@@ -187,6 +198,49 @@ def finish(history: History, name: str) -> Report | None:
         report.unreached = {history.display(k): r for k, r in unreached.items()}
         report.warnings = history.track_shell(changes, unreached)
         return report
+
+
+def _scan_with_nested(history: History, folder: Path, max_files: int) -> list[FolderScan]:
+    """``folder``'s scan, then one per repository inside it (nested ones, submodules): git
+    shows each as one entry of the outer status, and what they hold only to their own."""
+    scans = [_scan(history, folder, None, max_files)]
+    queue = list(scans[0].nested)
+    while queue:
+        inner = queue.pop(0)
+        if len(scans) > _MAX_REPOSITORIES:
+            outer = next(s for s in scans if inner in s.nested)
+            outer.unscanned[os.path.relpath(inner, outer.root)] = "too_many_repositories"
+            continue
+        scan = _scan(history, Path(inner), None, max_files)
+        scans.append(scan)
+        queue.extend(scan.nested)
+    return scans
+
+
+def _adopt_new_repositories(
+    history: History,
+    before: FolderScan,
+    after: FolderScan,
+    scopes: set[str],
+    unreached: dict[str, str],
+) -> None:
+    """A repository the command made (``git init``, ``git clone``) is new files of the outer
+    one: its walk joins ``after``. One that went away stays its own scan's business."""
+    for inner in after.nested:
+        relative = os.path.relpath(inner, after.root)
+        if inner in scopes or relative in before.unscanned:
+            continue
+        fresh = walk(Path(inner), history.workspace, DEFAULT_MAX_FILES)
+        if fresh.cut_short:
+            unreached[inner] = "scan_cut_short"
+        after.dirty.update({f"{relative}/{rel}": sig for rel, sig in fresh.dirty.items()})
+        after.unscanned.update({f"{relative}/{rel}": why for rel, why in fresh.unscanned.items()})
+    for inner in scopes:
+        # Its files are its own scan's (which says if it vanished), never the outer one's.
+        relative = os.path.relpath(inner, after.root)
+        if inner != os.fspath(after.scope) and not relative.startswith(".."):
+            prefix = relative + "/"
+            after.dirty = {k: v for k, v in after.dirty.items() if not k.startswith(prefix)}
 
 
 def _scan(history: History, folder: Path, before: FolderScan | None, max_files: int) -> FolderScan:
@@ -211,7 +265,7 @@ def _diff(
 ) -> None:
     limit = history.workspace.max_file_size
     candidates = set(before.dirty) | set(after.dirty)
-    old_index: dict[str, str] | None = None
+    old_index: dict[str, tuple[str, str]] | None = None
     if before.git and after.index_sig != before.index_sig:
         # The command changed the index: every entry that moved is a candidate too.
         old_index = _index_blobs(before, None)
@@ -222,11 +276,14 @@ def _diff(
     was_clean: list[str] = []
     for rel in sorted(candidates):
         key = os.fspath(before.root / rel)
-        now = after.dirty[rel] if rel in after.dirty else lstat_signature(before.root / rel)
+        now = _as_file(
+            after.dirty[rel] if rel in after.dirty else lstat_signature(before.root / rel)
+        )
         if rel in before.dirty:
-            if before.dirty[rel] == now:
+            was = _as_file(before.dirty[rel])
+            if was == now:
                 continue
-            if before.dirty[rel] is not None and key not in backups:
+            if was is not None and key not in backups:
                 unreached[key] = skipped.get(key, "unreadable")
                 continue
         why = _refusal(history, key, now) if now is not None else _policy(history, key)
@@ -241,11 +298,16 @@ def _diff(
             was_clean.append(rel)
     if old_index is None:
         old_index = _index_blobs(before, was_clean)
-    clean = {rel: old_index[rel] for rel in was_clean if rel in old_index}
+    clean: dict[str, str] = {}
     for rel in was_clean:
-        if rel not in clean:
+        key = os.fspath(before.root / rel)
+        if rel not in old_index:
             # In no index and not dirty before: the file did not exist.
-            _note(os.fspath(before.root / rel), None, changes, unreached, limit)
+            _note(key, None, changes, unreached, limit)
+        elif old_index[rel][0] == SYMLINK_MODE:
+            unreached[key] = "symlink"
+        else:
+            clean[rel] = old_index[rel][1]
     blobs, oversized = git_blobs(before.root, set(clean.values()), limit)
     for rel, blob_id in clean.items():
         key = os.fspath(before.root / rel)
@@ -255,7 +317,13 @@ def _diff(
         _note(key, blobs[blob_id], changes, unreached, limit)
 
 
-def _index_blobs(before: FolderScan, paths: list[str] | None) -> dict[str, str]:
+def _as_file(sig: Signature | None) -> Signature | None:
+    """A directory where a file is tracked means the file is absent: what the directory
+    holds is tracked file by file (a command may swap a file for a directory)."""
+    return None if sig is not None and stat.S_ISDIR(sig[0]) else sig
+
+
+def _index_blobs(before: FolderScan, paths: list[str] | None) -> dict[str, tuple[str, str]]:
     """Blob ids in the index as it was before the command (its copy)."""
     if before.index_copy is None or (paths is not None and not paths):
         return {}
@@ -270,7 +338,7 @@ def _note(
     limit: int,
 ) -> None:
     try:
-        state = read_state(Path(key), limit=limit)
+        state = read_tracked(Path(key), any_directory=True, limit=limit)
     except FileTooLarge:
         unreached[key] = "too_large"
         return
@@ -304,44 +372,76 @@ def _refusal(history: History, key: str, sig: Signature) -> str | None:
     return None
 
 
-def _named_paths(history: History, command: str, cwd: Path | None) -> dict[str, Any]:
+def _named_paths(
+    history: History, scans: list[FolderScan], command: str, cwd: Path | None
+) -> dict[str, Any]:
     """Paths the command names that are outside the workspace or git-ignored, with stats."""
-    try:
-        words = shlex.split(command, comments=True)
-    except ValueError:
-        words = command.split()
+    named = command_words(command)
     base = cwd or (history.workspace.folders[0] if history.workspace.folders else Path.cwd())
+    # A relative word may be relative to any directory the line ``cd``s into.
+    bases = [base]
+    for directory in named.directories[:_MAX_BASES]:
+        expanded = _expand(directory)
+        if expanded is not None:
+            bases.append(base / expanded)
     out: dict[str, str] = {}
     inside: list[Path] = []
-    for word in words:
-        word = _REDIRECT.sub("", word)
-        if "/" not in word or "://" in word or word.startswith("-"):
-            continue
-        path = Path(os.path.expanduser(word))
-        real = Path(os.path.realpath(path if path.is_absolute() else base / path))
+    paths = (
+        path
+        for word in named.words
+        if (text := _expand(word.text)) is not None
+        for path in _candidates(text, word.pattern, bases)
+    )
+    for path in itertools.islice(paths, MAX_WORDS):
+        real = Path(os.path.realpath(path))
         if history.workspace._folder_of(real) is None:
             out[os.fspath(real)] = "outside_workspace"
         else:
             inside.append(real)
-    out.update({os.fspath(p): "ignored" for p in _ignored(inside)})
+    roots = [s.root for s in scans if s.git]
+    out.update({os.fspath(p): "ignored" for p in _ignored(roots, inside)})
     return {path: (reason, lstat_signature(Path(path))) for path, reason in out.items()}
 
 
-def _ignored(paths: list[Path]) -> list[Path]:
-    if not paths:
-        return []
-    try:
-        done = subprocess.run(
-            ["git", "check-ignore", "-z", "--stdin"],
-            cwd=paths[0].parent if paths[0].parent.is_dir() else Path.cwd(),
-            input=b"".join(os.fsencode(p) + b"\0" for p in paths),
-            capture_output=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return [Path(os.fsdecode(p)) for p in done.stdout.split(b"\0") if p]
+def _expand(word: str) -> str | None:
+    """``~`` and ``$VAR`` as the shell would (its environment is ours); None if unknowable."""
+    text = os.path.expandvars(os.path.expanduser(word))
+    return None if "$" in text or "`" in text else text
+
+
+def _candidates(text: str, pattern: bool, bases: list[Path]) -> list[Path]:
+    paths = [Path(text)] if os.path.isabs(text) else [b / text for b in bases]
+    if not pattern:
+        return paths
+    # A glob names what it matches now (files it deletes); unmatched, the shell passes it on.
+    matched = [Path(m) for p in paths for m in itertools.islice(glob.iglob(os.fspath(p)), 200)]
+    return matched or paths
+
+
+def _ignored(roots: list[Path], paths: list[Path]) -> list[Path]:
+    """Which of ``paths`` git ignores, each asked of the innermost repository holding it
+    (git refuses a whole batch that has a path inside a submodule)."""
+    by_root: dict[Path, list[Path]] = {}
+    for path in dict.fromkeys(paths):
+        holding = [r for r in roots if path.is_relative_to(r)]
+        if holding:
+            by_root.setdefault(max(holding, key=lambda r: len(r.parts)), []).append(path)
+    out: list[Path] = []
+    for root, group in by_root.items():
+        try:
+            done = subprocess.run(
+                ["git", "check-ignore", "-z", "--stdin"],
+                cwd=root,
+                input=b"".join(os.fsencode(p) + b"\0" for p in group),
+                capture_output=True,
+                env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+                timeout=30,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        out.extend(Path(os.fsdecode(p)) for p in done.stdout.split(b"\0") if p)
+    return out
 
 
 def _scan_json(scan: FolderScan) -> dict[str, Any]:
@@ -354,6 +454,8 @@ def _scan_json(scan: FolderScan) -> dict[str, Any]:
         "indexSig": list(scan.index_sig) if scan.index_sig else None,
         "indexCopy": os.fspath(scan.index_copy) if scan.index_copy else None,
         "cutShort": scan.cut_short,
+        "nested": scan.nested,
+        "unscanned": scan.unscanned,
     }
 
 
@@ -364,4 +466,7 @@ def _scan_from_json(raw: dict[str, Any]) -> FolderScan:
     scan.index_sig = tuple(raw["indexSig"]) if raw["indexSig"] else None
     scan.index_copy = Path(raw["indexCopy"]) if raw["indexCopy"] else None
     scan.cut_short = bool(raw["cutShort"])
+    # A command begun by an older Waymark has neither.
+    scan.nested = list(raw.get("nested", []))
+    scan.unscanned = dict(raw.get("unscanned", {}))
     return scan
