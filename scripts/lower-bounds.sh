@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The runtime dependencies at the lowest versions pyproject allows: a fresh venv with every
 # `>=` bound installed exactly (a constraints file made from pyproject), then the MCP door,
-# the commands and one LSP end-to-end file against them. Run by scripts/test.sh.
+# the commands, one LSP end-to-end file, shell tracking (tree-sitter) and init (tomlkit) against
+# them. Run by scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=$(mktemp -d)/venv
@@ -17,4 +18,5 @@ echo "lower bounds: $(tr '\n' ' ' <"$venv/lower.txt")"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check -c "$venv/lower.txt" -e ".[test]"
 "$venv/bin/python" -m pip freeze --exclude-editable | grep -iFf <(cut -d= -f1 "$venv/lower.txt") || true
 PYTHONPATH= "$venv/bin/python" -m pytest -q -p no:cacheprovider \
-  tests/mcp/test_mcp_protocol.py tests/unit/test_commands.py tests/e2e/test_commands.py
+  tests/mcp/test_mcp_protocol.py tests/unit/test_commands.py tests/e2e/test_commands.py \
+  tests/unit/shelltrack tests/mcp/test_init.py

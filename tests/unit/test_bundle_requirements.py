@@ -11,9 +11,9 @@ from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[2]
 REQUIREMENTS = ROOT / "vscode-extension/bundled/requirements.txt"
-# Needed by `waymark mcp` and `waymark init` only; the language server the extension starts
-# never imports them.
-NOT_BUNDLED = {"mcp", "tomlkit"}
+# Needed by `waymark mcp`, `waymark init` and shell tracking (hooks, `waymark run`) only; the
+# language server the extension starts never imports them.
+NOT_BUNDLED = {"mcp", "tomlkit", "tree-sitter", "tree-sitter-bash"}
 HASH = re.compile(r"--hash=sha256:[0-9a-f]{64}")
 
 
