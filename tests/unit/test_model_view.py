@@ -44,3 +44,22 @@ def test_a_rewind_plan_past_the_budget_still_lists_every_file_out_of_reach() -> 
     ]
     assert shown[-1].startswith("… ") and shown[-1].endswith(" more")
     assert int(shown[-1].split()[1]) + len(shown) - 1 == len(plan)
+
+
+def test_a_rewind_of_many_files_keeps_every_conflict_and_failure() -> None:
+    result = {
+        "ok": True,
+        "promptId": "t1",
+        "restored": [f"r{i:04d}.txt" for i in range(400)],
+        "unchanged": [f"u{i:04d}.txt" for i in range(400)],
+        "conflicts": [
+            {"path": f"c{i}.txt", "reason": "changed_since_agent_write"} for i in range(5)
+        ],
+        "failed": [{"path": "f.txt", "reason": "backup_failed"}],
+    }
+    text = model_text("waymark_rewind", result)
+    assert len(text) <= BUDGETS["waymark_rewind"]
+    shown = json.loads(text)
+    assert shown["conflicts"] == result["conflicts"] and shown["failed"] == result["failed"]
+    assert shown["unchanged"] == ["… 400 more"]
+    assert shown["restored"][-1] == f"… {400 - len(shown['restored']) + 1} more"

@@ -60,9 +60,12 @@ def model_text(tool: str, result: dict[str, Any]) -> str:
     if "diff" in result or "plan" in result:
         return compact(_change_view(tool, result, budget or 0))
     view = {k: v for k, v in result.items() if k != "ok"}
-    if budget is not None and len(compact(view)) > budget and isinstance(view.get("files"), list):
-        # A snapshot lists every tracked file: a count says what a model needs of that.
-        view["files"] = len(view["files"])
+    if budget is not None and len(compact(view)) > budget:
+        if isinstance(view.get("files"), list):
+            # A snapshot lists every tracked file: a count says what a model needs of that.
+            view["files"] = len(view["files"])
+        # A rewind's conflicts and failures are never cut; what it restored may be.
+        view = _shrink(view, budget, ("unchanged", "restored", "deleted"))
     return compact(view)
 
 
