@@ -83,7 +83,8 @@ def test_qwen_code_prompt_comes_from_the_transcript_and_opens_one_turn(
     with transcript.open("a") as f:
         f.write(json.dumps(second) + "\n")
     hook("qwen-code", workspace, event)
-    turns = cli(workspace, "turns")["turns"]
+    # "First" ended without a change: only --all lists it.
+    turns = cli(workspace, "turns", "--all")["turns"]
     assert [t["label"] for t in turns] == ["First", "Second"]
     assert turns[1]["promptId"] == "u2"
 

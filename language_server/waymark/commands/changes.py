@@ -20,6 +20,7 @@ from typing import Any
 
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import DECLINED
+from waymark.engine.anchors import changed_anchors, render
 from waymark.engine.diff import EditTarget, FileDiff, diff_file
 from waymark.engine.errors import Declined, FileChangedSinceRead, InvalidParams, WaymarkError
 from waymark.engine.text import TextFile
@@ -132,6 +133,22 @@ class Proposal:
         return any(c.changed for c in self.changes)
 
 
+# Anchors a result carries for the lines it changed: few enough to read at a glance, from a
+# file small enough to index in a few tens of milliseconds.
+ANCHOR_LINES = 40
+_ANCHOR_FILE_LINES = 20_000
+
+
+def new_anchors(before: TextFile | None, change: FileChange) -> dict[str, Any]:
+    """``{"anchors": ["LINE#HASH|text", …]}`` for the lines ``change`` writes, or ``{}``."""
+    if change.after_file is None:
+        return {}
+    lines = changed_anchors(
+        before, change.after_file, max_lines=ANCHOR_LINES, max_file_lines=_ANCHOR_FILE_LINES
+    )
+    return {} if lines is None else {"anchors": [render([line])[:-1] for line in lines]}
+
+
 def _diff(changes: list[FileChange]) -> list[FileDiff]:
     return [diff_file(c.source.resolved.display, c.source.decoded, c.after_file) for c in changes]
 
@@ -203,6 +220,7 @@ def with_new_content(proposal: Proposal, new_content: str) -> Proposal:
     result = dict(proposal.result)
     if after != change.after:
         result.pop("anchoredDiff", None)
+        result.pop("anchors", None)
         result["editedByUser"] = True
         result["warnings"] = [
             *result.get("warnings", []),

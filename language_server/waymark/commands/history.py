@@ -47,7 +47,15 @@ class SnapshotParams:
 
 @attrs.define(kw_only=True)
 class TurnsParams:
-    pass
+    limit: int | None = param("List only the newest N turns.", default=None, minimum=1)
+    before: str | None = param(
+        "List only turns older than this promptId (the next page).", default=None
+    )
+    all: bool = param(
+        "Also list turns that ended without changing a file (left out by default; they stay "
+        "valid rewind targets).",
+        default=False,
+    )
 
 
 @attrs.define(kw_only=True)
@@ -132,7 +140,23 @@ def snapshot_json(history: History, snap: Snapshot, warnings: list[str]) -> dict
 
 
 def turns(ctx: CommandContext, params: TurnsParams) -> dict[str, Any]:
-    return {"ok": True, "turns": turns_json(_history(ctx))}
+    require(params.limit is None or params.limit >= 1, "limit", "must be 1 or more")
+    every = turns_json(_history(ctx))
+    position = {t["promptId"]: i for i, t in enumerate(every)}
+    listed = every
+    if not params.all:
+        # The newest turn is still open: no change yet is not "ended without a change".
+        listed = [t for i, t in enumerate(every) if t["changed"] or i == len(every) - 1]
+    if params.before is not None:
+        if params.before not in position:
+            raise worded(UnknownTurn(params.before, list(position)))
+        cut = position[params.before]
+        listed = [t for t in listed if position[t["promptId"]] < cut]
+    older = 0
+    if params.limit is not None and len(listed) > params.limit:
+        older = len(listed) - params.limit
+        listed = listed[older:]
+    return {"ok": True, "turns": listed, **({"older": older} if older else {})}
 
 
 def turns_json(history: History) -> list[dict[str, Any]]:
@@ -144,6 +168,7 @@ def turns_json(history: History) -> list[dict[str, Any]]:
             "files": _paths(history, turn.files),
             "edited": _paths(history, turn.edited),
             "canRestore": turn.can_restore,
+            "changed": bool(turn.edited or turn.unreached),
             **_unreached(history, turn.unreached),
         }
         for turn in history.turns()
@@ -291,7 +316,8 @@ def rewind(ctx: CommandContext, params: RewindParams) -> Proposal:
         {"path": f.path, "outcome": f.outcome, **({"reason": f.reason} if f.reason else {})}
         for f in plan.files
     ]
-    return Proposal("rewind", "Waymark: rewind", changes, {"plan": planned}, apply=apply)
+    result = {"promptId": params.promptId, "plan": planned}
+    return Proposal("rewind", "Waymark: rewind", changes, result, apply=apply)
 
 
 def _plan_changes(ctx: CommandContext, plan: RewindPlan) -> list[FileChange]:

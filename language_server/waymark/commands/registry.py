@@ -20,6 +20,7 @@ from waymark.commands import (
     approval,
     edit,
     history,
+    model_view,
     notebook,
     patch,
     read,
@@ -220,6 +221,12 @@ _SPEC = (
     ),
     Command(
         "waymark.describeTools", NoParams, _describe_tools, mutating=False, verb="describe-tools"
+    ),
+    Command(
+        "waymark.modelText",
+        model_view.ModelTextParams,
+        model_view.model_text_command,
+        mutating=False,
     ),
 )
 

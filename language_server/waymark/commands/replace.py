@@ -11,7 +11,15 @@ from typing import Any
 
 import attrs
 
-from waymark.commands.changes import FileChange, Loaded, Proposal, encode_as, load, load_path
+from waymark.commands.changes import (
+    FileChange,
+    Loaded,
+    Proposal,
+    encode_as,
+    load,
+    load_path,
+    new_anchors,
+)
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import PATH, PREVIEW
 from waymark.commands.params import BadFields, register_hook, require, structure_item
@@ -185,6 +193,7 @@ def _replace_in_file(
         "warnings": list(planned.warnings),
     }
     change = FileChange(loaded, encode_as(tf, planned.text, field))
+    result.update(new_anchors(tf, change))
     return Proposal("replace", label, [change], result), planned
 
 
@@ -218,5 +227,6 @@ def write(ctx: CommandContext, params: WriteParams) -> Proposal:
         loaded = _read_guarded(ctx, load_path(ctx, params.path))
         existing = loaded.text_file()
     after = write_bytes(existing, params.content)
-    result = {"action": "updated" if loaded.exists else "created"}
-    return Proposal("write", "Waymark: write", [FileChange(loaded, after)], result)
+    change = FileChange(loaded, after)
+    result = {"action": "updated" if loaded.exists else "created", **new_anchors(existing, change)}
+    return Proposal("write", "Waymark: write", [change], result)

@@ -45,3 +45,13 @@ def before_shell(ctx: CommandContext, call: str, command: str, cwd: Path | None)
 def after_shell(ctx: CommandContext, call: str) -> Report | None:
     """Record what shell command ``call`` changed (None: nothing began it)."""
     return finish(ctx.history, call) if ctx.history is not None else None
+
+
+def opened_turn(ctx: CommandContext, prompt_id: str) -> bool:
+    """Whether ``prompt_id`` would be a new turn (not one already recorded)."""
+    return ctx.history is not None and all(t.prompt_id != prompt_id for t in ctx.history.turns())
+
+
+def drop_unchanged_turn(ctx: CommandContext, prompt_id: str) -> bool:
+    """Forget turn ``prompt_id`` if nothing changed in it; whether it was forgotten."""
+    return ctx.history is not None and ctx.history.drop_if_unchanged(prompt_id)

@@ -2,10 +2,10 @@
 
 The tools are the ones every other door publishes (same names, descriptions and input
 schemas) and run the same ``execute()`` handlers against the workspace's door (see
-:mod:`waymark.doors`). What the model reads is decided here: a rendered read for
-``waymark_read``, compact JSON for everything else, and for a failure a tool error
-``code: message``. No tool has an ``outputSchema``: hosts would then hand the model the
-structured result instead of the text.
+:mod:`waymark.doors`). What the model reads is :func:`~waymark.commands.model_view.model_text`
+(the same text VS Code's language-model tools return), a failure as a tool error. No tool has
+an ``outputSchema``: hosts would then hand the model the structured result instead of the
+text.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 from waymark import __version__
+from waymark.commands.model_view import model_text
 from waymark.commands.registry import tools
 from waymark.doors.bridge.client import execute_via_editor_or_local
 from waymark.doors.entry import Door, open_door
@@ -41,25 +42,10 @@ INSTRUCTIONS = (
 
 
 def render(tool: str, result: dict[str, Any]) -> types.CallToolResult:
-    """The text the model reads for one result."""
-    if not result.get("ok"):
-        text = f"{result.get('error')}: {result.get('message')}"
-        if result.get("details"):
-            text += "\n" + _compact(result["details"])
-        return types.CallToolResult(content=[_text(text)], is_error=True)
-    if tool == "waymark_read":
-        text = result["text"]
-        shown = result["lines"]
-        if shown and shown[-1]["line"] < result["totalLines"]:
-            text += (
-                f"(lines {shown[0]['line']}-{shown[-1]['line']} of {result['totalLines']}; "
-                f"continue with offset={shown[-1]['line'] + 1})\n"
-            )
-        elif not shown:
-            text = f"({result['path']} has {result['totalLines']} lines; none in this range)\n"
-    else:
-        text = _compact({k: v for k, v in result.items() if k != "ok"})
-    return types.CallToolResult(content=[_text(text)])
+    """The text the model reads for one result (:mod:`waymark.commands.model_view`)."""
+    return types.CallToolResult(
+        content=[_text(model_text(tool, result))], is_error=not result.get("ok")
+    )
 
 
 def _text(text: str) -> types.TextContent:
@@ -68,10 +54,6 @@ def _text(text: str) -> types.TextContent:
         # cannot send: written as \udcXX they read back, in JSON, as that same name.
         text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     return types.TextContent(type="text", text=text)
-
-
-def _compact(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 class WaymarkMcp:

@@ -3,7 +3,8 @@
 For hosts without hooks and for people in a terminal. The run opens a turn of its own
 (``--prompt-id`` names it, or joins that turn when it is already the newest), scans before,
 runs the command with the terminal's stdin/stdout/stderr, scans after, records the changes
-and says on stderr what it tracked and how to undo it. The exit status is the command's.
+and says on stderr what it tracked and how to undo it. A turn it opened that ends with no
+change is dropped again: nothing to undo, nothing to list. The exit status is the command's.
 """
 
 from __future__ import annotations
@@ -20,7 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from waymark.commands.registry import execute
-from waymark.commands.tracking import after_shell, before_shell
+from waymark.commands.tracking import (
+    after_shell,
+    before_shell,
+    drop_unchanged_turn,
+    opened_turn,
+)
 from waymark.doors.entry import open_door
 
 
@@ -47,6 +53,7 @@ def main(args: argparse.Namespace) -> int:
     )
     try:
         prompt_id = args.prompt_id or f"run-{uuid.uuid4().hex[:12]}"
+        new_turn = opened_turn(door.ctx, prompt_id)
         opened = asyncio.run(
             execute(
                 door.ctx, "waymark.snapshot", {"promptId": prompt_id, "label": " ".join(argv)[:200]}
@@ -64,14 +71,19 @@ def main(args: argparse.Namespace) -> int:
             print(f"waymark run: cannot run {argv[0]}: {exc.strerror}", file=sys.stderr)
             status = 127
         report = after_shell(door.ctx, name)
+        recorded = not (new_turn and drop_unchanged_turn(door.ctx, prompt_id))
     finally:
         door.close()
     assert report is not None
     if args.json:
-        print(json.dumps({"promptId": prompt_id, **report.to_json()}), file=sys.stderr)
+        shown = prompt_id if recorded else None
+        print(json.dumps({"promptId": shown, **report.to_json()}), file=sys.stderr)
     else:
         print(f"waymark: {report.message()}", file=sys.stderr)
         for warning in report.warnings:
             print(f"warning: {warning}", file=sys.stderr)
-        print(f"waymark: undo with: waymark rewind {prompt_id}", file=sys.stderr)
+        if recorded:
+            print(f"waymark: undo with: waymark rewind {prompt_id}", file=sys.stderr)
+        else:
+            print("waymark: nothing to undo; no turn was recorded.", file=sys.stderr)
     return status

@@ -269,3 +269,29 @@ def render(lines: Sequence[AnchoredLine]) -> str:
     """``LINE#HASH|text`` per line; a low-quality anchor is marked ``LINE#HASH~|text``."""
     marks = _MARKS
     return "".join([f"{n}#{h}{marks[q]}{text}\n" for n, text, h, q in lines])
+
+
+def changed_anchors(
+    before: TextFile | None, after: TextFile, *, max_lines: int, max_file_lines: int
+) -> list[AnchoredLine] | None:
+    """The anchored lines ``after`` has where it differs from ``before``, so the next edit
+    there needs no re-read; None when they are more than ``max_lines`` (the model reads them
+    itself then) or the file is too long to index for a result (over ``max_file_lines``)."""
+    # Imported here: diffing is not needed by the read path this module serves first.
+    from waymark.engine.diff import opcodes
+
+    if len(after.lines) > max_file_lines:
+        return None
+    old = () if before is None else before.lines
+    changed = [
+        j
+        for tag, _, _, j1, j2 in opcodes(old, after.lines)
+        if tag in ("insert", "replace")
+        for j in range(j1, j2)
+    ]
+    if not changed or len(changed) > max_lines:
+        return None
+    index = LineIndex(after.lines)
+    return [
+        AnchoredLine(i + 1, after.lines[i], index.display(i), index.quality(i)) for i in changed
+    ]

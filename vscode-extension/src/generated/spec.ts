@@ -20,7 +20,8 @@ export const Commands = {
   "rewind": "waymark.rewind",
   "applyPending": "waymark.applyPending",
   "discardPending": "waymark.discardPending",
-  "describeTools": "waymark.describeTools"
+  "describeTools": "waymark.describeTools",
+  "modelText": "waymark.modelText"
 } as const;
 
 /** Every command in the server's order; `tool` is null for commands that are not tools. */
@@ -634,7 +635,22 @@ export const COMMAND_SPECS = [
     "toolDefaults": {},
     "inputSchema": {
       "type": "object",
-      "properties": {},
+      "properties": {
+        "limit": {
+          "type": "integer",
+          "description": "List only the newest N turns.",
+          "minimum": 1
+        },
+        "before": {
+          "type": "string",
+          "description": "List only turns older than this promptId (the next page)."
+        },
+        "all": {
+          "type": "boolean",
+          "description": "Also list turns that ended without changing a file (left out by default; they stay valid rewind targets).",
+          "default": false
+        }
+      },
       "required": [],
       "additionalProperties": false
     }
@@ -764,6 +780,33 @@ export const COMMAND_SPECS = [
       "type": "object",
       "properties": {},
       "required": [],
+      "additionalProperties": false
+    }
+  },
+  {
+    "id": "waymark.modelText",
+    "key": "modelText",
+    "mutating": false,
+    "tool": null,
+    "title": null,
+    "description": null,
+    "verb": null,
+    "toolDefaults": {},
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "tool": {
+          "type": "string",
+          "description": "The tool whose result it is, e.g. waymark_write."
+        },
+        "result": {
+          "description": "The result object the tool's command answered."
+        }
+      },
+      "required": [
+        "tool",
+        "result"
+      ],
       "additionalProperties": false
     }
   }

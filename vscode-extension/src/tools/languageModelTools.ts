@@ -2,7 +2,7 @@
 import * as vscode from "vscode";
 
 import { TOOL_NAMES, TOOL_SPECS } from "./toolCatalog";
-import { type ForwardDeps, forwardTool, toolResultText } from "./toolForwarder";
+import { type ForwardDeps, forwardTool, modelText } from "./toolForwarder";
 import { requestIdentity, type TurnTracker } from "./turnTracker";
 
 /**
@@ -27,7 +27,7 @@ export function registerLanguageModelTools(deps: ForwardDeps, turns: TurnTracker
           await turns.enter(requestIdentity(options as { toolInvocationToken?: unknown }), `${name}${target}`);
         }
         const result = await forwardTool(name, options.input, deps);
-        return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(toolResultText(name, result))]);
+        return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(await modelText(name, result, deps))]);
       },
     }),
   );

@@ -5,7 +5,7 @@
  */
 import type { Decision } from "../approval/pendingStore";
 import { DECLINED_MESSAGE } from "../generated/spec";
-import { type CommandId, failure, isPreview, type Preview, type Result } from "../protocol";
+import { type CommandId, Commands, failure, isPreview, type Preview, type Result } from "../protocol";
 import type { ApprovalMode } from "../settings";
 import { TOOL_SPECS, type ToolSpec } from "./toolCatalog";
 
@@ -54,7 +54,24 @@ export function decisionResult(decision: Decision): ToolResult {
   }
 }
 
-/** What the model reads: the rendered text for reads, the JSON result (minus the bulky LSP edit) otherwise. */
+/**
+ * What the model reads: the server's model view of the result (`waymark.modelText`, the text the
+ * MCP tools return too; docs/protocol.md "What a model reads"). A server that cannot answer it
+ * leaves the plain rendering below.
+ */
+export async function modelText(name: string, result: ToolResult, deps: Pick<ForwardDeps, "execute">): Promise<string> {
+  try {
+    const answer = await deps.execute(Commands.modelText, { tool: name, result: { ...result, workspaceEdit: undefined } });
+    if (answer.ok && typeof answer.text === "string") {
+      return answer.text;
+    }
+  } catch {
+    // An older or stopped server: the model still gets the result.
+  }
+  return toolResultText(name, result);
+}
+
+/** The rendered text for reads, the JSON result (minus the bulky LSP edit) otherwise. */
 export function toolResultText(name: string, result: ToolResult): string {
   if (name === "waymark_read" && result.ok && typeof result.text === "string") {
     return result.text;

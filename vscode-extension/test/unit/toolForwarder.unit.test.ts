@@ -4,7 +4,7 @@ import type { Decision } from "../../src/approval/pendingStore";
 import type { CommandId, Preview, Result } from "../../src/protocol";
 import type { ApprovalMode } from "../../src/settings";
 import { TOOL_NAMES } from "../../src/tools/toolCatalog";
-import { forwardTool, toolResultText } from "../../src/tools/toolForwarder";
+import { forwardTool, modelText, toolResultText } from "../../src/tools/toolForwarder";
 
 const PREVIEW = {
   ok: true as const,
@@ -113,6 +113,20 @@ describe("tool forwarding", () => {
     assert.equal((await forwardTool("waymark_nope", {}, h.deps)).error, "invalid_params");
     assert.equal((await forwardTool("waymark_read", "a.py", h.deps)).error, "invalid_params");
     assert.equal(h.calls.length, 0);
+  });
+
+  it("returns the server's model view of a result, as the MCP tools do", async () => {
+    const h = harness("auto", { "waymark.modelText": { ok: true, text: "shaped" } });
+    const result = { ok: true, diff: "d", workspaceEdit: { big: true } };
+    assert.equal(await modelText("waymark_write", result, h.deps), "shaped");
+    assert.deepEqual(h.calls, [{ command: "waymark.modelText", params: { tool: "waymark_write", result: { ...result, workspaceEdit: undefined } } }]);
+  });
+
+  it("falls back to the plain rendering when the server has no model view", async () => {
+    const h = harness("auto", { "waymark.modelText": { ok: false, error: "x", message: "m", details: {} } });
+    assert.deepEqual(JSON.parse(await modelText("waymark_edit", { ok: true, diff: "d" }, h.deps)), { ok: true, diff: "d" });
+    const down = { execute: async () => Promise.reject(new Error("server stopped")) };
+    assert.equal(await modelText("waymark_read", { ok: true, text: "1#abc123|x\n" }, down), "1#abc123|x\n");
   });
 
   it("renders read results as the model text and others as JSON without the LSP edit", () => {

@@ -196,6 +196,11 @@ class History:
         with self.lock:
             return turns.make_snapshot(self.ledger, self.backups, prompt_id, label)
 
+    def drop_if_unchanged(self, prompt_id: str) -> bool:
+        """Drop turn ``prompt_id`` when it is the newest and recorded no change; whether it was."""
+        with self.lock:
+            return turns.drop_if_unchanged(self.ledger, prompt_id)
+
     def tracked(self) -> list[str]:
         """Absolute paths of every file the history backs up."""
         with self.lock:

@@ -90,6 +90,16 @@ def open_turn(
     return snap, warnings
 
 
+def drop_if_unchanged(ledger: Ledger, prompt_id: str) -> bool:
+    """Drop turn ``prompt_id`` if it is the newest and nothing was recorded in it."""
+    snap = ledger.model.latest()
+    if snap is None or snap.prompt_id != prompt_id or snap.edited or snap.unreached:
+        return False
+    # The newest turn: no later turn inherits its file states.
+    ledger.commit(ledger.model.drop_record(snap))
+    return True
+
+
 def listing(model: Model) -> list[Turn]:
     """The live turns, oldest first."""
     failed_firsts = {k for k, (_, e) in model.first.items() if e.state == "failed"}
