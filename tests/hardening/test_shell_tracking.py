@@ -60,7 +60,8 @@ def waymark(ws: Path, *args: str, stdin: str | None = None) -> subprocess.Comple
         [sys.executable, "-m", "waymark", *args],
         input=stdin,
         cwd=ws,
-        env=dict(os.environ),
+        # The host names the project to its hooks (the plain trees have no project marker).
+        env={**os.environ, "CLAUDE_PROJECT_DIR": str(ws)},
         capture_output=True,
         text=True,
         timeout=120,
