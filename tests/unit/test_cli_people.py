@@ -32,6 +32,7 @@ def waymark(
         cwd=root,
         capture_output=True,
         text=True,
+        errors="surrogateescape",
         input=stdin,
         stdin=None if stdin is not None else subprocess.DEVNULL,
         timeout=TIMEOUT,
@@ -128,11 +129,14 @@ def _matrix() -> Iterator[tuple[str, list[str]]]:
                 yield verb, argv
 
 
-# Values that are right for what they are given to, so the command may succeed with them.
-VALID = {
-    ("snapshot", "promptId"): lambda v: bool(v.strip()) and "\x00" not in v,
-    ("snapshot", "--label"): lambda v: True,
-}
+def valid(verb: str, flag: str | None, value: str) -> bool:
+    """Values right for what they are given to, so the command may succeed with them."""
+    if verb == "snapshot":  # any non-blank id, any label
+        return flag == "--label" or bool(value.strip()) and value.isprintable()
+    if verb == "sed" and flag is None:  # any line is answered: simulated, or declined
+        return True
+    # A budget beyond any disk is a budget.
+    return flag == "--max-history-bytes" and value.isdigit() and int(value) > 0
 
 
 @pytest.fixture
@@ -171,12 +175,11 @@ def test_every_flag_of_every_verb_refuses_malformed_values_in_one_line(
     failures: list[str] = []
     count = 0
     for verb, argv in _matrix():
-        flag = next((a for a in argv[1:] if a.startswith("--")), None)
-        key = (verb, flag or "promptId")
+        flag = argv[1] if argv[1].startswith("--") else None
         value = argv[2] if flag else argv[-1]
         count += 1
         code, out, err = _run_in_process(argv)
-        if code == 0 and key in VALID and VALID[key](value):  # type: ignore[no-untyped-call]
+        if code == 0 and valid(verb, flag, value):
             continue
         try:
             assert_one_error(code, out, err, argv)
@@ -341,8 +344,15 @@ def test_unknown_turn_names_the_cli_verb(workspace: Path) -> None:
 def test_param_errors_name_the_flag(workspace: Path) -> None:
     (workspace / "a.txt").write_bytes(b"one\n")
     done = waymark(workspace, "read", "a.txt", "--offset", "0")
-    assert done.returncode == 1
-    assert "`--offset`" in done.stderr and "`offset`" not in done.stderr, done.stderr
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1].endswith("argument --offset: must be 1 or more, not 0")
+    waymark(workspace, "read", "a.txt")
+    empty = waymark(workspace, "replace", "a.txt", "", "x")
+    assert empty.returncode == 1
+    assert empty.stderr == (
+        "error: invalid_params: `OLD_STRING` is empty; to create a file or replace all of its "
+        "content, use `waymark write PATH`.\n"
+    )
     run = waymark(workspace, "run", "--prompt-id", " ", "--", "true")
     assert run.returncode == 1
     assert "`--prompt-id`" in run.stderr and "promptId" not in run.stderr, run.stderr

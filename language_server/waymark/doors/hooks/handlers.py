@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from waymark.commands.history import one_line
 from waymark.commands.registry import execute
 from waymark.commands.tracking import after_host_write, before_host_write
 from waymark.doors.entry import Door, open_door
@@ -60,8 +61,7 @@ def workspace_root(host: Host, cwd: str) -> str:
 
 
 def label_of(prompt: str) -> str:
-    first = next((line.strip() for line in prompt.splitlines() if line.strip()), "")
-    return first if len(first) <= LABEL_MAX else first[: LABEL_MAX - 1] + "…"
+    return one_line(prompt, LABEL_MAX)
 
 
 def last_user_prompt(transcript: object) -> tuple[str, str, str] | None:
