@@ -283,9 +283,9 @@ def test_turns_is_a_table_and_json_is_the_whole_result(workspace: Path) -> None:
     done = waymark(workspace, "turns")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert re.match(r"ID\s+WHEN\s+LABEL\s+FILES\s+CHANGES$", lines[0]), lines
+    assert re.match(r"ID\s+WHEN\s+LABEL\s+FILES\s+SINCE$", lines[0]), lines
     assert re.match(r"t1\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+first …\s+1\s+\+2 −0$", lines[1]), lines
-    assert lines[-1] == "Undo a turn's changes with: waymark rewind ID (try --preview first)"
+    assert lines[-1] == "SINCE counts the lines `waymark rewind ID` would undo (try --preview first)."
     assert len(lines) == 3
     whole = json.loads(waymark(workspace, "turns", "--json").stdout)
     assert whole["ok"] is True and whole["turns"][0]["label"] == "first\nsecond line"

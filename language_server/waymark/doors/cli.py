@@ -308,7 +308,7 @@ def _table(rows: list[list[str]]) -> list[str]:
 def _turns(result: dict[str, Any]) -> list[str]:
     if not result["turns"]:
         return ["No turns yet: `waymark snapshot ID` opens one (agent hosts open them per prompt)."]
-    rows = [["ID", "WHEN", "LABEL", "FILES", "CHANGES"]]
+    rows = [["ID", "WHEN", "LABEL", "FILES", "SINCE"]]
     for turn in result["turns"]:
         since = turn.get("since")
         rows.append(
@@ -322,7 +322,7 @@ def _turns(result: dict[str, Any]) -> list[str]:
         )
     return [
         *_table(rows),
-        "Undo a turn's changes with: waymark rewind ID (try --preview first)",
+        "SINCE counts the lines `waymark rewind ID` would undo (try --preview first).",
     ]
 
 
