@@ -256,7 +256,8 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     command = VERBS[args.verb]
     named = args.session or os.environ.get("WAYMARK_SESSION")
     if named is not None and not valid_session_id(named):
-        raise BadArgument("--session", f"WAYMARK_SESSION {named[:40]!r} is not {SESSION_ID_RULE}")
+        # Only WAYMARK_SESSION gets here: argparse checked --session.
+        raise SystemExit(f"waymark: the session id {named[:40]!r} is not {SESSION_ID_RULE}")
     params = _params(args, command)
     door = open_door(
         args.root,

@@ -61,7 +61,9 @@ def workspace_root(host: Host, cwd: str) -> str:
 
 
 def label_of(prompt: str) -> str:
-    return one_line(prompt, LABEL_MAX)
+    # The prompt's first line, without a "…" for the rest: hosts append context to prompts.
+    first = next((line for line in prompt.splitlines() if line.strip()), "")
+    return one_line(first, LABEL_MAX)
 
 
 def last_user_prompt(transcript: object) -> tuple[str, str, str] | None:
