@@ -111,10 +111,8 @@ def _matrix() -> Iterator[tuple[str, list[str]]]:
             continue
         positionals = [a for a in sub._actions if not a.option_strings and a.dest != "argv"]
         for action in sub._actions:
-            if action.nargs == 0 or isinstance(action, argparse._HelpAction) or action.dest in (
-                "argv",
-                "json",
-            ):
+            skipped = action.dest in ("argv", "json", "help")
+            if action.nargs == 0 or skipped:
                 continue
             for value in _values(verb, action):
                 if action.option_strings:
@@ -132,7 +130,7 @@ def _matrix() -> Iterator[tuple[str, list[str]]]:
 def valid(verb: str, flag: str | None, value: str) -> bool:
     """Values right for what they are given to, so the command may succeed with them."""
     if verb == "snapshot":  # any non-blank id, any label
-        return flag == "--label" or bool(value.strip()) and value.isprintable()
+        return flag == "--label" or (bool(value.strip()) and value.isprintable())
     if verb == "sed" and flag is None:  # any line is answered: simulated, or declined
         return True
     # A budget beyond any disk is a budget.
@@ -285,7 +283,9 @@ def test_turns_is_a_table_and_json_is_the_whole_result(workspace: Path) -> None:
     lines = done.stdout.splitlines()
     assert re.match(r"ID\s+WHEN\s+LABEL\s+FILES\s+SINCE$", lines[0]), lines
     assert re.match(r"t1\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+first …\s+1\s+\+2 −0$", lines[1]), lines
-    assert lines[-1] == "SINCE counts the lines `waymark rewind ID` would undo (try --preview first)."
+    assert lines[-1] == (
+        "SINCE counts the lines `waymark rewind ID` would undo (try --preview first)."
+    )
     assert len(lines) == 3
     whole = json.loads(waymark(workspace, "turns", "--json").stdout)
     assert whole["ok"] is True and whole["turns"][0]["label"] == "first\nsecond line"
@@ -380,7 +380,8 @@ def test_history_show_keeps_one_line_per_turn_for_any_stored_label(workspace: Pa
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 3, lines
-    assert lines[0].endswith("t1  one …") and "\x1b" not in done.stdout and "\x07" not in done.stdout
+    assert lines[0].endswith("t1  one …")
+    assert "\x1b" not in done.stdout and "\x07" not in done.stdout
     assert lines[1].endswith("t2  plain")
 
 
