@@ -152,3 +152,12 @@ async def test_bad_calls_are_tool_errors_and_write_nothing(
     assert err
     assert text.startswith(f"{code}: "), text
     assert tree(workspace) == before
+
+
+async def test_a_refusal_names_the_next_step_as_a_tool(workspace: Path) -> None:
+    (workspace / "a.txt").write_bytes(b"one\n")
+    async with connect(workspace) as session:
+        _, unread = await call(session, "waymark_write", path="a.txt", content="x")
+        _, unknown = await call(session, "waymark_rewind", promptId="never")
+    assert "read it with waymark_read first" in unread and "waymark.read" not in unread
+    assert "list the turns with waymark_turns" in unknown

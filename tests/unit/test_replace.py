@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from waymark.commands.replace import EditShape, replace_text, structure_edits, write_bytes
+from waymark.commands.wording import message
 from waymark.engine.edits.replace import ReplaceEdit, ReplaceResult
 from waymark.engine.errors import WaymarkError
 from waymark.engine.text import TextFile
@@ -204,7 +205,8 @@ def test_undecodable_bytes_survive_a_replacement() -> None:
 def test_empty_old_string_points_to_write() -> None:
     err = refuse_replace(TABS, "invalid_params", "", "x")
     assert err.details == {"field": "old_string", "use": "waymark.write"}
-    assert "waymark.write" in err.message
+    assert err.next_step == "write"
+    assert "use waymark.write" in message(err)
 
 
 def test_identical_strings_are_a_no_op() -> None:

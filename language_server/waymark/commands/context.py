@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -139,6 +139,9 @@ class CommandContext:
     # Edits and rewinds of one session run one at a time (docs/architecture.md, Commit).
     mutation_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     warnings: list[str] = field(default_factory=list)
+    # How this door's user calls a command, by id (a CLI verb, an MCP tool): errors name the
+    # next step in those terms (commands/wording.py); a missing id is named as it is.
+    names: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def create(

@@ -52,7 +52,12 @@ class EditParams:
     path: str | None = param(PATH, default=None, required=True)
     file_path: str | None = param(default=None, hidden=True)
     operations: list[EditOperation] = param(
-        minItems=1, default=attrs.Factory(list), required=True, flags=("--ops",)
+        "The line edits (replace_line, insert_after, delete_range, ...) naming lines by the "
+        "LINE#HASH anchors a read with hashes returned; all of them apply, or none.",
+        minItems=1,
+        default=attrs.Factory(list),
+        required=True,
+        flags=("--ops",),
     )
     preview: bool = param(PREVIEW, default=False)
 

@@ -172,9 +172,9 @@ def structure_operations(raw: object) -> list[EditOperation]:
         raise _refuse("operations", _EMPTY)
     if len(raw) > MAX_OPERATIONS:
         raise InvalidParams(
-            f"operations has {len(raw)} entries, over the limit of {MAX_OPERATIONS} per edit; "
-            "split the change into several edits (or use waymark.write for a rewrite).",
+            f"operations has {len(raw)} entries, over the limit of {MAX_OPERATIONS} per edit",
             {"field": "operations", "count": len(raw), "limit": MAX_OPERATIONS},
+            next_step="split",
         )
     return [_structure_one(i, item) for i, item in enumerate(raw)]
 

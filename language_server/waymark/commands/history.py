@@ -7,6 +7,7 @@ itself answers in typed values keyed by absolute path (``waymark.history``).
 from __future__ import annotations
 
 import contextlib
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -66,9 +67,29 @@ class DiffStatsParams:
 @attrs.define(kw_only=True)
 class RewindParams:
     promptId: str = param("The turn to go back to.")
-    option: str = param(default="code", enum=list(OPTIONS))
+    option: str = param(
+        "code: restore the files; conversation: drop the later turns and restore nothing; "
+        "both: do both.",
+        default="code",
+        enum=list(OPTIONS),
+    )
     preview: bool = param(PREVIEW, default=False)
     force: bool = param("Also restore files changed by someone else.", default=False)
+
+
+LABEL_MAX = 72
+
+
+def one_line(text: str, limit: int = LABEL_MAX) -> str:
+    """``text`` as a turn label fits a table row: its first non-blank line without control
+    characters, `` …`` when more lines follow, at most ``limit`` characters."""
+    lines = [
+        "".join(c for c in line.replace("\t", " ") if unicodedata.category(c)[0] != "C").strip()
+        for line in text.splitlines()
+    ]
+    kept = [line for line in lines if line]
+    first = (kept[0] + " …") if len(kept) > 1 else "".join(kept)
+    return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
 def _history(ctx: CommandContext) -> History:
@@ -88,8 +109,9 @@ def worded(exc: _Refusal) -> WaymarkError:
     """History's refusal in the contract's words (codes, wire field and command names)."""
     if isinstance(exc, UnknownTurn):
         return UnknownPrompt(
-            f"No snapshot has promptId {exc.prompt_id!r}; list the turns with waymark.turns.",
+            f"No snapshot has promptId {exc.prompt_id!r}",
             {"promptId": exc.prompt_id, "known": exc.known[-10:]},
+            next_step="turns",
         )
     if isinstance(exc, RewindRunning):
         return RewindInProgress(

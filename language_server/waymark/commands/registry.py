@@ -262,7 +262,7 @@ async def execute(ctx: CommandContext, command_id: str, raw_params: object) -> d
             return await finish(ctx, outcome, preview=bool(getattr(params, "preview", False)))
         return outcome
     except WaymarkError as exc:
-        return wording.result(exc)
+        return wording.result(exc, ctx.names)
     except Exception as exc:  # a bug must not take the server down
         log.error("%s failed:\n%s", command_id, traceback.format_exc())
         return InternalError(

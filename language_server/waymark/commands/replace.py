@@ -51,7 +51,12 @@ class ReplaceParams:
     path: str = param(PATH)
     old_string: str = param("Exact text to find.")
     new_string: str = param("Text to put instead.")
-    expected_replacements: int = param(default=1, minimum=1, flags=("--count",))
+    expected_replacements: int = param(
+        "How many times old_string must occur; any other count changes nothing.",
+        default=1,
+        minimum=1,
+        flags=("--count",),
+    )
     preview: bool = param(PREVIEW, default=False)
 
 
@@ -67,7 +72,9 @@ class EditShape:
 @attrs.define(kw_only=True)
 class MultiReplaceParams:
     path: str = param(PATH)
-    edits: list[EditShape] = param(minItems=1)
+    edits: list[EditShape] = param(
+        "The replacements, applied in order to the one file: all of them, or none.", minItems=1
+    )
     preview: bool = param(PREVIEW, default=False)
 
 
@@ -117,8 +124,9 @@ def _empty_old_string(index: int | None) -> InvalidParams:
     field = "old_string" if index is None else f"edits[{index}].old_string"
     details: dict[str, Any] = {"field": field, "use": "waymark.write"}
     return InvalidParams(
-        f"`{field}` is empty; to create a file or replace all of its content, use waymark.write.",
+        f"`{field}` is empty",
         details if index is None else {"edit_index": index, **details},
+        next_step="write",
     )
 
 

@@ -131,7 +131,7 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
     except SedDecline as decline:
         return _declined(decline.reason)
     except WaymarkError as exc:
-        return _declined(wording.message(exc), error=exc.code)
+        return _declined(wording.message(exc, ctx.names), error=exc.code)
     backups: list[Loaded | None] = []
     try:
         for path in paths:
@@ -144,7 +144,7 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
     except SedDecline as decline:
         return _declined(decline.reason)
     except WaymarkError as exc:
-        return _declined(wording.message(exc), error=exc.code)
+        return _declined(wording.message(exc, ctx.names), error=exc.code)
     operand_files = {item.resolved.real for item in loaded}
     if len(operand_files) < len(loaded):
         return _declined(
@@ -174,7 +174,7 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
                     error="line_too_long",
                 )
     except WaymarkError as exc:
-        return _declined(wording.message(exc), error=exc.code)
+        return _declined(wording.message(exc, ctx.names), error=exc.code)
     try:
         results = apply_files(invocation.script, [item.data or b"" for item in loaded])
     except SedDecline as decline:

@@ -1,29 +1,41 @@
-"""``waymark``: the command handlers from a terminal, for agents and scripts.
+"""``waymark``: the command handlers from a terminal, for people, agents and scripts.
 
 One-shot commands build a context for ``--root`` (default: the current directory), run the
-same handler the server runs and print the result. ``--session`` names the session; its read
-records persist next to its history, so ``waymark read`` then ``waymark replace`` works
-across invocations. pygls is imported only by ``serve`` and ``demo``.
+same handler the server runs and print the result: what a person reads by default, the whole
+result with ``--json``. ``--session`` names the session; its read records persist next to
+its history, so ``waymark read`` then ``waymark replace`` works across invocations. A bad
+value is refused in one line, in the CLI's terms (docs/cli.md). pygls is imported only by
+``serve`` and ``demo``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import json
 import os
-import re
 import sys
 import typing
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 from typing import Any, cast
 
 import attrs
 
-from waymark.commands.registry import COMMANDS, Command
-from waymark.commands.schema import cli_flags, is_cli_file, is_hidden, object_schema, without_none
-from waymark.doors import history_admin
+from waymark import __version__
+from waymark.commands.history import one_line
+from waymark.commands.registry import COMMANDS, Command, execute
+from waymark.commands.schema import (
+    cli_flags,
+    is_cli_file,
+    is_hidden,
+    minimum,
+    object_schema,
+    without_none,
+)
+from waymark.doors import cli_args, history_admin
 from waymark.doors import run as shell_run
 from waymark.doors.bridge.client import execute_via_editor_or_local
 from waymark.doors.entry import open_door
@@ -33,19 +45,47 @@ from waymark.store.session import SESSION_ID_RULE, valid_session_id
 
 VERBS: dict[str, Command] = {c.verb: c for c in COMMANDS.values() if c.verb is not None}
 
+# A param holding a file name or a shell line: any bytes a name may hold, so no UTF-8 check.
+_NAMES = ("path", "cwd", "command")
 
-def _flag(name: str) -> str:
-    return "--" + re.sub(r"(?<=[a-z])(?=[A-Z])", "-", name).replace("_", "-").lower()
+EXIT_STATUS = """exit status:
+  0  done (a sed line Waymark declined to simulate is an answer too: run it yourself)
+  1  the command refused or failed: one line on stderr says why and what to do next
+  2  usage: a missing or malformed argument (one line after the usage)
+  3  rewind: some files were left as they are (changed by someone else, or not writable);
+     they are listed, and --force restores over someone else's changes
+  waymark run exits with the command's own status.
+
+docs/cli.md describes every verb; --json prints the whole result for programs."""
+
+
+class BadArgument(Exception):
+    """A value argparse could not check (read from a file or stdin): usage, exit 2."""
+
+    def __init__(self, flag: str, message: str) -> None:
+        super().__init__(f"argument {flag}: {message}")
+
+
+def _version() -> str:
+    try:
+        return metadata.version("waymark-edits")
+    except metadata.PackageNotFoundError:
+        return __version__
 
 
 def _kind(cls: type[Any], field: attrs.Attribute[Any]) -> Callable[[str], Any] | None:
-    """How a flag's text becomes the param: None for a switch, else a converter."""
+    """How a flag's text becomes the param: None for a switch, else a converter that refuses
+    a malformed value in argparse's words."""
     annotation, _ = without_none(typing.get_type_hints(cls)[field.name])
     if annotation is bool:
         return None
-    if annotation in (str, int, float):
-        return cast(Callable[[str], Any], annotation)
-    return json.loads  # arrays and objects are passed as JSON
+    if annotation is int:
+        return cli_args.whole_number(minimum(field))
+    if annotation is float:
+        return cli_args.number
+    if annotation is str:
+        return str if field.name in _NAMES else cli_args.text
+    return cli_args.json_value  # arrays and objects are passed as JSON
 
 
 def _flags(command: Command) -> list[tuple[attrs.Attribute[Any], Callable[[str], Any] | None]]:
@@ -56,80 +96,159 @@ def _flags(command: Command) -> list[tuple[attrs.Attribute[Any], Callable[[str],
     ]
 
 
+def _tcp(value: str) -> str:
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"takes HOST:PORT (e.g. 127.0.0.1:2087), not {value!r}")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="waymark", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="verb", required=True)
+    parser = argparse.ArgumentParser(
+        prog="waymark",
+        description=__doc__.splitlines()[0],
+        epilog=EXIT_STATUS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"waymark {_version()}", help="print the version"
+    )
+    sub = parser.add_subparsers(dest="verb", required=True, metavar="VERB", help="one of:")
     serve = sub.add_parser("serve", help="run the language server on stdio")
-    serve.add_argument("--tcp", metavar="HOST:PORT")
+    serve.add_argument("--tcp", metavar="HOST:PORT", type=_tcp, help="listen on TCP instead")
     demo = sub.add_parser("demo", help="a real LSP session against a throwaway workspace")
     demo.add_argument("--keep", action="store_true", help="keep the demo workspace")
     history_admin.add_parser(sub)
     shell_run.add_parser(sub)
     mcp = sub.add_parser("mcp", help="serve the tools over MCP on stdio")
-    mcp.add_argument("--workspace", help="workspace folder (default: the current directory)")
+    mcp.add_argument(
+        "--workspace", type=cli_args.folder, help="workspace folder (default: the current one)"
+    )
     hook = sub.add_parser("hook", help="answer an agent host's hook call (JSON on stdin)")
-    hook.add_argument("host", choices=HOOK_HOSTS)
+    hook.add_argument("host", choices=HOOK_HOSTS, help="the agent host calling")
     init = sub.add_parser("init", help="register Waymark in a project's agent host config")
-    init.add_argument("host", choices=list(HOSTS))
-    init.add_argument("--workspace", help="project folder (default: the current directory)")
+    init.add_argument("host", choices=list(HOSTS), help="the agent host to register with")
+    init.add_argument(
+        "--workspace", type=cli_args.folder, help="project folder (default: the current one)"
+    )
     init.add_argument("--print", action="store_true", dest="show", help="show, write nothing")
     for verb, command in VERBS.items():
-        p = sub.add_parser(verb, help=f"run {command.id}")
+        p = sub.add_parser(
+            verb,
+            help=(command.title or command.id).lower(),
+            description=(command.description or "").split(". ")[0].rstrip(".") + ".",
+        )
         described = object_schema(command.params)["properties"]
-        for name in command.args:
+        for field in attrs.fields(command.params):
+            if field.name not in command.args:
+                continue
             # Optional so that --params can carry them; the handler names what is missing.
-            file = is_cli_file(attrs.fields_dict(command.params)[name])
-            p.add_argument(name, nargs="?", help="a file (- or none: stdin)" if file else None)
+            doc = described[field.name].get("description", "")
+            if is_cli_file(field):
+                doc = f"a file holding it (- or none: stdin). {doc}"
+            value = str if field.name in _NAMES or is_cli_file(field) else cli_args.text
+            p.add_argument(
+                field.name, nargs="?", type=value, metavar=cli_args.metavar_of(field.name), help=doc
+            )
         for field, kind in _flags(command):
-            names = [_flag(field.name), *cli_flags(field)]
+            names = [cli_args.flag_of(field.name), *cli_flags(field)]
             doc = described[field.name].get("description")
             if kind is None:
                 p.add_argument(
                     *names, dest=f"p_{field.name}", action="store_true", default=None, help=doc
                 )
             else:
-                p.add_argument(*names, dest=f"p_{field.name}", metavar="VALUE", help=doc)
+                choices = described[field.name].get("enum")
+                p.add_argument(
+                    *names,
+                    dest=f"p_{field.name}",
+                    type=kind,
+                    choices=choices,
+                    metavar="{" + ",".join(choices) + "}"
+                    if choices
+                    else "JSON"
+                    if kind is cli_args.json_value
+                    else "VALUE",
+                    help=doc,
+                )
         if "content" in attrs.fields_dict(command.params):
             p.add_argument("--content-file", help="read content from a file (- for stdin)")
         p.add_argument("--params", help="a JSON object of params (- for stdin)")
         p.add_argument("--json", action="store_true", help="print the whole result as JSON")
-        p.add_argument("--root", default=".", help="workspace folder (default: .)")
-        p.add_argument("--session", help="session id (default: one per --root)")
-        p.add_argument("--history-dir", help="where history lives")
+        p.add_argument(
+            "--root", default=".", type=cli_args.folder, help="workspace folder (default: .)"
+        )
+        p.add_argument(
+            "--session", type=cli_args.session, help="session id (default: one per --root)"
+        )
+        p.add_argument("--history-dir", type=cli_args.history_dir, help="where history lives")
         p.add_argument("--no-history", action="store_true", help="turn checkpointing off")
         p.add_argument(
-            "--max-history-bytes", type=int, help="disk budget of the workspace's history"
+            "--max-history-bytes",
+            type=cli_args.whole_number(1),
+            help="disk budget of the workspace's history",
         )
     return parser
 
 
+def _terms(command: Command) -> dict[str, str]:
+    """Each param as the CLI takes it: a flag, or a positional argument's name."""
+    return {
+        f.name: cli_args.metavar_of(f.name) if f.name in command.args else cli_args.flag_of(f.name)
+        for f in attrs.fields(command.params)
+        if not is_hidden(f)
+    }
+
+
+def _names() -> dict[str, str]:
+    """How a person calls each command at the CLI (named in an error's next step)."""
+    return {
+        c.id: "`" + " ".join(["waymark", c.verb, *map(cli_args.metavar_of, c.args)]) + "`"
+        for c in VERBS.values()
+        if c.verb is not None
+    }
+
+
+def _read_input(flag: str, value: str | None) -> str:
+    """A file's or stdin's bytes, decoded as they are (text mode would turn CRLF into LF)."""
+    try:
+        raw = sys.stdin.buffer.read() if value in (None, "-") else Path(value).read_bytes()
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise BadArgument(flag, f"cannot read {value!r}: {reason}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadArgument(flag, f"{value or 'stdin'} is not UTF-8 text") from None
+
+
 def _params(args: argparse.Namespace, command: Command) -> dict[str, Any]:
     params: dict[str, Any] = {}
-    if args.params:
-        raw = sys.stdin.read() if args.params == "-" else args.params
-        loaded = json.loads(raw)
+    if args.params is not None:
+        raw = _read_input("--params", None) if args.params == "-" else args.params
+        try:
+            loaded = cli_args.json_value(raw)
+        except argparse.ArgumentTypeError as exc:
+            raise BadArgument("--params", str(exc)) from None
         if not isinstance(loaded, dict):
-            raise SystemExit("waymark: --params must be a JSON object")
+            raise BadArgument("--params", 'must be a JSON object, e.g. \'{"path": "a.txt"}\'')
         params.update(loaded)
     fields = attrs.fields_dict(command.params)
     for name in command.args:
         value = getattr(args, name)
         if is_cli_file(fields[name]) and name not in params:
             # A file name, or stdin: patches are long and full of shell metacharacters.
-            # Bytes, decoded as they are: text mode would turn a CRLF patch's \r\n into \n.
-            raw = sys.stdin.buffer.read() if value in (None, "-") else Path(value).read_bytes()
-            value = raw.decode("utf-8")
+            value = _read_input(cli_args.metavar_of(name), value)
         if value is not None:
             params[name] = value
-    for field, kind in _flags(command):
+    for field, _ in _flags(command):
         value = getattr(args, f"p_{field.name}")
         if value is not None:
-            params[field.name] = value if kind is None else kind(value)
+            params[field.name] = value
     content_file = getattr(args, "content_file", None)
-    if content_file:
+    if content_file is not None:
         # Bytes, for the same reason as a patch: a CRLF file's content must stay CRLF.
-        raw = sys.stdin.buffer.read() if content_file == "-" else Path(content_file).read_bytes()
-        params["content"] = raw.decode("utf-8")
+        params["content"] = _read_input("--content-file", content_file)
     return params
 
 
@@ -137,7 +256,9 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     command = VERBS[args.verb]
     named = args.session or os.environ.get("WAYMARK_SESSION")
     if named is not None and not valid_session_id(named):
+        # Only WAYMARK_SESSION gets here: argparse checked --session.
         raise SystemExit(f"waymark: the session id {named[:40]!r} is not {SESSION_ID_RULE}")
+    params = _params(args, command)
     door = open_door(
         args.root,
         session=named,
@@ -145,20 +266,105 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         checkpointing=not args.no_history,
         max_history_bytes=args.max_history_bytes,
     )
-    params = _params(args, command)
+    door.ctx.names = _names()
     if command.mutating:
         sweep_temp_files(door.ctx.workspace.folders[0], recursive=False)
     # An editor running Waymark on this workspace reviews the call (docs/editor-bridge.md).
     result = await execute_via_editor_or_local(door.ctx, command.id, params, origin="waymark CLI")
+    if args.verb == "turns" and result.get("ok") and not args.json:
+        # The table's +N −M: what a rewind to each turn would undo.
+        for turn in result["turns"]:
+            stats = await execute(door.ctx, "waymark.diffStats", {"promptId": turn["promptId"]})
+            turn["since"] = stats if stats.get("ok") else None
     door.save()
+    door.close()
     if door.ctx.warnings:
         result.setdefault("warnings", []).extend(door.ctx.warnings)
+    if not result.get("ok") and isinstance(result.get("message"), str):
+        result["message"] = cli_args.in_cli_terms(result["message"], _terms(command))
     return result
+
+
+def exit_status(verb: str, result: dict[str, Any]) -> int:
+    """0 done, 1 refused, 3 a rewind that left files as they are (see EXIT_STATUS)."""
+    if not result.get("ok"):
+        return 1
+    if verb == "rewind" and (result.get("conflicts") or result.get("failed")):
+        return 3
+    return 0
+
+
+def _counts(insertions: int, deletions: int) -> str:
+    return f"+{insertions} −{deletions}"
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return [
+        "  ".join([*(c.ljust(w) for c, w in zip(row[:-1], widths, strict=True)), row[-1]])
+        for row in rows
+    ]
+
+
+def _turns(result: dict[str, Any]) -> list[str]:
+    if not result["turns"]:
+        return ["No turns yet: `waymark snapshot ID` opens one (agent hosts open them per prompt)."]
+    rows = [["ID", "WHEN", "LABEL", "FILES", "SINCE"]]
+    for turn in result["turns"]:
+        since = turn.get("since")
+        rows.append(
+            [
+                turn["promptId"],
+                turn["timestamp"][:16].replace("T", " "),
+                one_line(turn.get("label") or "", 40),
+                str(len(turn["files"])),
+                _counts(since["insertions"], since["deletions"]) if since else "?",
+            ]
+        )
+    return [
+        *_table(rows),
+        "SINCE counts the lines `waymark rewind ID` would undo (try --preview first).",
+    ]
+
+
+def _rewind(result: dict[str, Any]) -> list[str]:
+    lines = [f"restored  {p}" for p in result["restored"]]
+    lines += [f"deleted   {p}" for p in result["deleted"]]
+    lines += [f"conflict  {c['path']}  ({c['reason']})" for c in result["conflicts"]]
+    lines += [f"failed    {f['path']}  ({f['reason']})" for f in result["failed"]]
+    if not lines:
+        lines.append(f"No file differs from the start of turn {result['promptId']}.")
+    if result.get("droppedTurns"):
+        lines.append(f"dropped turns: {', '.join(result['droppedTurns'])}")
+    if result["conflicts"]:
+        lines.append(
+            f"{len(result['conflicts'])} changed by someone else since Waymark saw them, left "
+            f"as they are; rewind again with --force to overwrite them too."
+        )
+    if result["failed"]:
+        lines.append(f"{len(result['failed'])} could not be restored (the reason is listed).")
+    if result.get("undoPromptId"):
+        lines.append(f"Undo this rewind with: waymark rewind {result['undoPromptId']}")
+    return lines
+
+
+def _diff_stats(result: dict[str, Any]) -> list[str]:
+    rows = [
+        [f["path"], f["status"], _counts(f["insertions"], f["deletions"])] for f in result["files"]
+    ]
+    lines = _table(rows) if rows else []
+    lines += [f"{u['path']}  not counted: {u['reason']}" for u in result.get("unavailable", [])]
+    count = result["filesChanged"]
+    total = _counts(result["insertions"], result["deletions"])
+    lines.append(
+        f"{count} file{'' if count == 1 else 's'} changed, {total} since turn {result['promptId']}"
+    )
+    return lines
 
 
 def _print_result(verb: str, result: dict[str, Any], *, as_json: bool) -> None:
     """What the terminal shows for one result: the whole object with ``--json``, else the
-    part a person reads (the text read, the diff, an error on stderr)."""
+    part a person reads (the text read, the diff, a table, an error on stderr)."""
     # describe-tools exists for programs (the VS Code manifest sync): always the whole object.
     if as_json or verb == "describe-tools":
         text = json.dumps(result, indent=2, ensure_ascii=False)
@@ -171,14 +377,26 @@ def _print_result(verb: str, result: dict[str, Any], *, as_json: bool) -> None:
     if not result.get("ok"):
         print(f"error: {result['error']}: {result['message']}", file=sys.stderr)
         return
+    lines: list[str] | None = None
     if verb == "read":
         sys.stdout.write(result["text"])
     elif verb == "sed" and not result.get("simulated"):
         print(f"not simulated: {result['reason']}")
     elif "diff" in result:
         sys.stdout.write(result["diff"] or "(no change)\n")
+    elif verb == "turns":
+        lines = _turns(result)
+    elif verb == "rewind":
+        lines = _rewind(result)
+    elif verb == "snapshot":
+        label = f" ({one_line(result['label'])})" if result.get("label") else ""
+        lines = [f"opened turn {result['promptId']}{label}"]
+    elif verb == "diff-stats":
+        lines = _diff_stats(result)
     else:
         print(json.dumps({k: v for k, v in result.items() if k != "ok"}, indent=2))
+    for line in lines or ():
+        print(line)
     for warning in result.get("warnings", []):
         print(f"warning: {warning}", file=sys.stderr)
 
@@ -191,8 +409,23 @@ def _utf8(text: str) -> bool:
     return True
 
 
+def _verb_parser(parser: argparse.ArgumentParser, verb: str) -> argparse.ArgumentParser:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return cast(argparse.ArgumentParser, action.choices[verb])
+    return parser
+
+
 def main(argv: list[str] | None = None) -> None:
-    args = _parser().parse_args(argv)
+    for stream in (sys.stdout, sys.stderr):
+        # A file name that is not UTF-8 prints as the bytes it is, not as a traceback.
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="surrogateescape")
+    parser = _parser()
+    if not (sys.argv[1:] if argv is None else argv):
+        parser.print_help(sys.stderr)
+        raise SystemExit(2)
+    args = parser.parse_args(argv)
     if args.verb == "serve":
         from waymark.doors.lsp.server import main as serve
 
@@ -219,6 +452,14 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(history_admin.main(args))
     if args.verb == "run":
         raise SystemExit(shell_run.main(args))
-    result = asyncio.run(_run(args))
+    try:
+        result = asyncio.run(_run(args))
+    except BadArgument as exc:
+        _verb_parser(parser, args.verb).error(str(exc))
+    except OSError as exc:
+        # Opening the history or saving the session's read records failed (a read-only or
+        # full disk): the state of the machine, said in one line.
+        print(f"waymark {args.verb}: {exc.strerror or exc}: {exc.filename}", file=sys.stderr)
+        raise SystemExit(1) from None
     _print_result(args.verb, result, as_json=args.json)
-    raise SystemExit(0 if result.get("ok") else 1)
+    raise SystemExit(exit_status(args.verb, result))

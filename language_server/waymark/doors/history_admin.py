@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from waymark.commands.context import default_history_dir
+from waymark.commands.history import one_line
+from waymark.doors import cli_args
 from waymark.doors.entry import open_door
 from waymark.store.history import DEFAULT_MAX_BYTES, delete_history, workspace_dir
 from waymark.store.history.store import DEFAULT_MAX_SNAPSHOTS
@@ -24,12 +26,23 @@ _EMPTY = {"trackedFiles": 0, "blobBytes": 0, "journalBytes": 0, "maxHistoryBytes
 def add_parser(sub: Any) -> None:
     """Add the ``history`` verb to the CLI's subparsers."""
     parser = sub.add_parser("history", help="show, prune or delete this workspace's history")
-    parser.add_argument("action", choices=("show", "prune", "delete"))
-    parser.add_argument("--root", default=".", help="workspace folder (default: .)")
-    parser.add_argument("--history-dir", help="where history lives")
-    parser.add_argument("--keep", type=int, help="prune: keep only the newest N turns")
     parser.add_argument(
-        "--max-history-bytes", type=int, default=DEFAULT_MAX_BYTES, help="disk budget"
+        "action",
+        choices=("show", "prune", "delete"),
+        help="show the turns and disk use, prune old turns, or delete the whole history",
+    )
+    parser.add_argument(
+        "--root", default=".", type=cli_args.folder, help="workspace folder (default: .)"
+    )
+    parser.add_argument("--history-dir", type=cli_args.history_dir, help="where history lives")
+    parser.add_argument(
+        "--keep", type=cli_args.whole_number(1), help="prune: keep only the newest N turns"
+    )
+    parser.add_argument(
+        "--max-history-bytes",
+        type=cli_args.whole_number(1),
+        default=DEFAULT_MAX_BYTES,
+        help="disk budget",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
@@ -45,11 +58,7 @@ def main(args: argparse.Namespace) -> int:
         return _print(args, {"ok": True, "deleted": existed, "directory": str(directory)})
     if not directory.is_dir():
         return _print(args, {"ok": True, "directory": str(directory), "turns": [], **_EMPTY})
-    if args.keep is not None and args.keep < 1:
-        return _print(args, {"ok": False, "message": "--keep must be at least 1."})
-    door = open_door(
-        root, history_dir=history_dir, max_history_bytes=max(args.max_history_bytes, 1)
-    )
+    door = open_door(root, history_dir=history_dir, max_history_bytes=args.max_history_bytes)
     history = door.ctx.history
     assert history is not None  # doors open with checkpointing on
     out: dict[str, Any] = {"ok": True}
@@ -80,7 +89,9 @@ def _print(args: argparse.Namespace, out: dict[str, Any]) -> int:
         print(("deleted " if out["deleted"] else "no history at ") + out["directory"])
     else:
         for turn in out["turns"]:
-            print(f"{turn['timestamp']}  {turn['promptId']}  {turn['label'] or ''}".rstrip())
+            # One line per turn whatever a label holds (an old journal may hold several lines).
+            label = one_line(turn["label"] or "")
+            print(f"{turn['timestamp']}  {turn['promptId']}  {label}".rstrip())
         used = out["blobBytes"] + out["journalBytes"]
         if not out["turns"] and not out["trackedFiles"]:
             print(f"no history at {out['directory']}")

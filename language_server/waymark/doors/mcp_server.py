@@ -62,6 +62,8 @@ class WaymarkMcp:
     def __init__(self, door: Door) -> None:
         self.door = door
         self.tools = {t["name"]: t for t in tools()}
+        # A refusal names its next step as the tool the model calls.
+        door.ctx.names = {t["command"]: t["name"] for t in self.tools.values()}
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None

@@ -20,6 +20,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from waymark.commands.history import one_line
 from waymark.commands.registry import execute
 from waymark.commands.tracking import (
     after_shell,
@@ -27,16 +28,23 @@ from waymark.commands.tracking import (
     drop_unchanged_turn,
     opened_turn,
 )
+from waymark.doors import cli_args
 from waymark.doors.entry import open_door
 
 
 def add_parser(sub: Any) -> None:
     """Add the ``run`` verb to the CLI's subparsers."""
     parser = sub.add_parser("run", help="run a command and track its file changes for rewind")
-    parser.add_argument("--root", default=".", help="workspace folder (default: .)")
-    parser.add_argument("--history-dir", help="where history lives")
-    parser.add_argument("--session", help="session id the changes are written for")
-    parser.add_argument("--prompt-id", help="turn to record into (default: a new one)")
+    parser.add_argument(
+        "--root", default=".", type=cli_args.folder, help="workspace folder (default: .)"
+    )
+    parser.add_argument("--history-dir", type=cli_args.history_dir, help="where history lives")
+    parser.add_argument(
+        "--session", type=cli_args.session, help="session id the changes are written for"
+    )
+    parser.add_argument(
+        "--prompt-id", type=cli_args.text, help="turn to record into (default: a new one)"
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON (stderr)")
     parser.add_argument("argv", nargs=argparse.REMAINDER, help="-- COMMAND [ARG…]")
 
@@ -52,15 +60,18 @@ def main(args: argparse.Namespace) -> int:
         history_dir=Path(args.history_dir) if args.history_dir else None,
     )
     try:
-        prompt_id = args.prompt_id or f"run-{uuid.uuid4().hex[:12]}"
+        # A blank --prompt-id is refused by the snapshot, not replaced by a fresh id.
+        prompt_id = f"run-{uuid.uuid4().hex[:12]}" if args.prompt_id is None else args.prompt_id
+        # One line however the command was written: a multi-line script must not break the
+        # turns table or `waymark history show`.
+        label = one_line(" ".join(argv))
         new_turn = opened_turn(door.ctx, prompt_id)
         opened = asyncio.run(
-            execute(
-                door.ctx, "waymark.snapshot", {"promptId": prompt_id, "label": " ".join(argv)[:200]}
-            )
+            execute(door.ctx, "waymark.snapshot", {"promptId": prompt_id, "label": label})
         )
         if not opened["ok"]:
-            print(f"waymark run: {opened['message']}", file=sys.stderr)
+            message = cli_args.in_cli_terms(opened["message"], {"promptId": "--prompt-id"})
+            print(f"waymark run: {message}", file=sys.stderr)
             return 1
         name = f"run-{uuid.uuid4().hex}"
         # Quoted as typed, so the words (and an ``sh -c`` script) are the ones it runs.

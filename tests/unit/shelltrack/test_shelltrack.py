@@ -364,7 +364,7 @@ def test_waymark_run_refuses_a_blank_turn_id_and_runs_nothing(ws: Path, tmp_path
     )
     assert result.returncode == 1
     assert result.stderr == (
-        "waymark run: The parameter `promptId` is invalid: must be a non-empty string.\n"
+        "waymark run: The parameter `--prompt-id` is invalid: must be a non-empty string.\n"
     )
     # The command never ran: nothing changed, nothing was created, no turn was recorded.
     assert sorted(p.name for p in ws.iterdir()) == ["a.txt"]

@@ -307,6 +307,7 @@ export const COMMAND_SPECS = [
               }
             ]
           },
+          "description": "The line edits (replace_line, insert_after, delete_range, ...) naming lines by the LINE#HASH anchors a read with hashes returned; all of them apply, or none.",
           "minItems": 1
         },
         "preview": {
@@ -348,6 +349,7 @@ export const COMMAND_SPECS = [
         },
         "expected_replacements": {
           "type": "integer",
+          "description": "How many times old_string must occur; any other count changes nothing.",
           "minimum": 1,
           "default": 1
         },
@@ -404,6 +406,7 @@ export const COMMAND_SPECS = [
             ],
             "additionalProperties": false
           },
+          "description": "The replacements, applied in order to the one file: all of them, or none.",
           "minItems": 1
         },
         "preview": {
@@ -696,6 +699,7 @@ export const COMMAND_SPECS = [
         },
         "option": {
           "type": "string",
+          "description": "code: restore the files; conversation: drop the later turns and restore nothing; both: do both.",
           "enum": [
             "code",
             "conversation",

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.commands.context import default_history_dir
+from waymark.commands.history import one_line
 from waymark.commands.registry import execute
 from waymark.commands.tracking import after_host_write, before_host_write
 from waymark.doors.entry import Door, open_door
@@ -133,8 +134,9 @@ def editor_targets(editor: Editor, tool: str, tool_input: dict[str, Any]) -> lis
 
 
 def label_of(prompt: str) -> str:
-    first = next((line.strip() for line in prompt.splitlines() if line.strip()), "")
-    return first if len(first) <= LABEL_MAX else first[: LABEL_MAX - 1] + "…"
+    # The prompt's first line, without a "…" for the rest: hosts append context to prompts.
+    first = next((line for line in prompt.splitlines() if line.strip()), "")
+    return one_line(first, LABEL_MAX)
 
 
 def last_user_prompt(transcript: object) -> tuple[str, str, str] | None:

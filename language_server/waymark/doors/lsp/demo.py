@@ -3,7 +3,9 @@
 It starts ``waymark-ls`` as a child process, talks to it as an LSP client and prints every
 request and what came back: read with anchors, an anchored edit, a stale edit refused, a
 simulated ``sed -i``, a declined one, a turn boundary, a previewed edit the user changes
-before approving, diff stats, a rewind, and the undo of that rewind.
+before approving, diff stats, a rewind, and the undo of that rewind. Every step checks the
+claim its title makes; a claim that does not hold is printed and the demo exits 1, so the
+demo cannot drift from what Waymark does.
 """
 
 from __future__ import annotations
@@ -60,6 +62,13 @@ class Demo:
     def __init__(self, client: LanguageClient, root: Path) -> None:
         self.client = client
         self.root = root
+        self.failed: list[str] = []
+
+    def check(self, holds: bool, claim: str) -> None:
+        """Say whether the step did what its title claims; a false claim fails the demo."""
+        if not holds:
+            self.failed.append(claim)
+            print(f"  {RED}✗ claim failed: {claim}{RESET}")
 
     async def call(self, title: str, command: str, params: dict[str, Any]) -> dict[str, Any]:
         print(f"\n{BOLD}▸ {title}{RESET}")
@@ -76,7 +85,8 @@ class Demo:
         return (self.root / path).read_text(encoding="utf-8")
 
 
-async def _session(root: Path, history: Path) -> None:
+async def _session(root: Path, history: Path) -> list[str]:
+    """The session; what it claimed and did not hold."""
     client = LanguageClient("waymark-demo", "1")
 
     @client.feature("waymark/didRewind")  # type: ignore[untyped-decorator]  # pygls is untyped here
@@ -84,6 +94,7 @@ async def _session(root: Path, history: Path) -> None:
         print(f"  ← notification waymark/didRewind: promptId={params.promptId}")
 
     await client.start_io(sys.executable, "-m", "waymark", "serve")
+    demo = Demo(client, root)
     await client.initialize_async(
         types.InitializeParams(
             capabilities=types.ClientCapabilities(),
@@ -93,20 +104,21 @@ async def _session(root: Path, history: Path) -> None:
         )
     )
     client.initialized(types.InitializedParams())
-    demo = Demo(client, root)
     try:
         await _turns(demo)
     finally:
         await client.shutdown_async(None)
         client.exit(None)
         await client.stop()  # type: ignore[no-untyped-call]
+    return demo.failed
 
 
 async def _turns(demo: Demo) -> None:
     originals = {path: demo.file(path) for path in FILES}
-    await demo.call(
+    opened = await demo.call(
         "Turn 1 begins", "waymark.snapshot", {"promptId": "turn-1", "label": "Rename TIMEOUT"}
     )
+    demo.check(opened.get("ok") is True, "turn 1 opens")
 
     read = await demo.call(
         "Read with anchors", "waymark.read", {"path": "app/config.py", "hashes": True}
@@ -125,8 +137,9 @@ async def _turns(demo: Demo) -> None:
         },
     )
     _show_diff(edit.get("diff", ""))
+    demo.check("TIMEOUT_SECONDS = 30\n" in demo.file("app/config.py"), "the anchored edit lands")
 
-    await demo.call(
+    stale = await demo.call(
         "The same anchor again: the line is gone, so the edit is refused",
         "waymark.edit",
         {
@@ -136,6 +149,8 @@ async def _turns(demo: Demo) -> None:
             ],
         },
     )
+    demo.check(stale.get("ok") is False, "the stale anchor is refused")
+    demo.check("TIMEOUT = 60" not in demo.file("app/config.py"), "the refused edit wrote nothing")
 
     sed = await demo.call(
         "A shell edit the agent wanted to run, simulated exactly",
@@ -144,13 +159,23 @@ async def _turns(demo: Demo) -> None:
     )
     print(f"  ← simulated: {sed.get('simulated')}")
     _show_diff(sed.get("diff", ""))
+    demo.check(
+        sed.get("simulated") is True and "config.TIMEOUT_SECONDS" in demo.file("app/client.py"),
+        "the sed line is simulated and written",
+    )
 
+    before = {path: demo.file(path) for path in FILES}
     declined = await demo.call(
         "One it cannot prove equal to GNU sed: declined, the agent runs its shell",
         "waymark.sed",
-        {"command": "sed -i.bak 's/30/60/' app/*.py"},
+        {"command": "find app -name '*.py' | xargs sed -i 's/30/60/'"},
     )
     print(f"  ← simulated: {declined.get('simulated')}, reason: {declined.get('reason')}")
+    demo.check(
+        declined.get("simulated") is False
+        and all(demo.file(path) == text for path, text in before.items()),
+        "the line is declined and nothing is written",
+    )
 
     await demo.call(
         "Turn 2 begins", "waymark.snapshot", {"promptId": "turn-2", "label": "Document it"}
@@ -176,6 +201,9 @@ async def _turns(demo: Demo) -> None:
         {"token": proposal["token"], "newContent": edited},
     )
     _show_diff(applied.get("diff", ""))
+    demo.check(
+        "`TIMEOUT_SECONDS` (30 s)" in demo.file("README.md"), "the user's version is written"
+    )
 
     turns = await demo.call("Turns so far", "waymark.turns", {})
     for turn in turns.get("turns", []):
@@ -193,12 +221,17 @@ async def _turns(demo: Demo) -> None:
     same = all(demo.file(path) == text for path, text in originals.items())
     mark = GREEN if same else RED
     print(f"  ← every file is byte-identical to the start of turn 1: {mark}{same}{RESET}")
+    demo.check(same and not rewind.get("conflicts"), "the rewind restores turn 1's start")
 
     undo = await demo.call(
         "Undo the rewind", "waymark.rewind", {"promptId": rewind.get("undoPromptId", "")}
     )
     print(f"  ← restored {undo.get('restored')}")
     print(f"  ← config.py now: {demo.file('app/config.py').splitlines()[2]!r}")
+    demo.check(
+        demo.file("app/config.py").splitlines()[2] == "TIMEOUT_SECONDS = 30",
+        "the undo brings the edits back",
+    )
 
 
 def main(*, keep: bool = False) -> int:
@@ -211,11 +244,14 @@ def main(*, keep: bool = False) -> int:
         (root / path).write_text(text, encoding="utf-8")
     print(f"{BOLD}Waymark demo{RESET}: workspace {root}")
     try:
-        asyncio.run(_session(root, history))
+        failed = asyncio.run(_session(root, history))
     finally:
         if keep:
             print(f"\nkept {base}")
         else:
             shutil.rmtree(base, ignore_errors=True)
     print(f"\n{BOLD}done in {time.monotonic() - started:.1f} s{RESET}")
+    if failed:
+        print(f"{RED}{len(failed)} claims failed: {'; '.join(failed)}{RESET}")
+        return 1
     return 0

@@ -1,0 +1,115 @@
+"""The CLI's argument types and terms: a bad value is refused by argparse in one line (exit 2)
+before the workspace is opened, and a command's refusal names flags, not params.
+
+Shared by every verb's parser (``doors/cli.py``, ``history_admin.py``, ``run.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from waymark.store.session import SESSION_ID_RULE, valid_session_id
+
+
+def flag_of(name: str) -> str:
+    """``promptId`` / ``old_string`` as the CLI spells a flag: ``--prompt-id``."""
+    return "--" + re.sub(r"(?<=[a-z])(?=[A-Z])", "-", name).replace("_", "-").lower()
+
+
+def metavar_of(name: str) -> str:
+    """A positional argument as help and errors show it: ``PROMPT_ID``."""
+    return flag_of(name)[2:].replace("-", "_").upper()
+
+
+def _plain(value: str) -> str:
+    if not value:
+        raise argparse.ArgumentTypeError("must not be empty")
+    if "\x00" in value:
+        raise argparse.ArgumentTypeError("must not contain a NUL byte")
+    return value
+
+
+def text(value: str) -> str:
+    """A value that is text, not a file name: it must be valid UTF-8."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not valid UTF-8") from None
+    return value
+
+
+def nonblank(value: str) -> str:
+    if not text(value).strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return value
+
+
+def folder(value: str) -> str:
+    """An existing directory (a workspace)."""
+    _plain(value)
+    if not os.path.isdir(value):
+        problem = "is not a folder" if os.path.lexists(value) else "does not exist"
+        raise argparse.ArgumentTypeError(f"{value!r} {problem}")
+    return value
+
+
+def history_dir(value: str) -> str:
+    """A directory, or a path one can be made at (its nearest existing parent a directory)."""
+    _plain(value)
+    existing = Path(value).absolute()
+    while not os.path.lexists(existing):
+        existing = existing.parent
+    if not existing.is_dir():
+        raise argparse.ArgumentTypeError(f"{str(existing)!r} is not a folder")
+    return value
+
+
+def session(value: str) -> str:
+    if not valid_session_id(value):
+        raise argparse.ArgumentTypeError(f"{value[:40]!r} is not {SESSION_ID_RULE}")
+    return value
+
+
+def whole_number(least: int | None = None) -> Callable[[str], int]:
+    def convert(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"takes a whole number, not {value!r}") from None
+        if least is not None and number < least:
+            raise argparse.ArgumentTypeError(f"must be {least} or more, not {number}")
+        return number
+
+    return convert
+
+
+def number(value: str) -> float:
+    try:
+        result = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"takes a number, not {value!r}") from None
+    if result != result or result in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"takes a finite number, not {value!r}")
+    return result
+
+
+def json_value(value: str) -> Any:
+    """JSON text (arrays and objects of a param)."""
+    try:
+        return json.loads(text(value))
+    except ValueError as exc:
+        where = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else exc
+        raise argparse.ArgumentTypeError(
+            f"is not JSON ({where}); quote the JSON for the shell, e.g. '[{{...}}]'"
+        ) from None
+
+
+def in_cli_terms(message: str, terms: Mapping[str, str]) -> str:
+    """A command's sentence with each `param` it names spelled as the CLI takes it."""
+    return re.sub(r"`(\w+)(?=[`\[.])", lambda m: "`" + terms.get(m.group(1), m.group(1)), message)
