@@ -36,12 +36,13 @@ export class ApprovalController implements vscode.Disposable {
 
   /**
    * The decision in words next to the diff: the editor-title buttons are icons, and diff
-   * editors show code lenses only with `diffEditor.codeLens`. A click on a proposal that is
-   * already settled does nothing (the token names it; see resolveTarget).
+   * editors show the "Accept all · Reject all" lenses only with `diffEditor.codeLens`. A click
+   * on a proposal that is already settled does nothing (the token names it; see resolveTarget).
    */
   private offerChoice(token: string): void {
     const edit = this.store.get(token);
-    if (!edit) {
+    // With diff-editor lenses on, "Accept all · Reject all" already reads above the proposal.
+    if (!edit || vscode.workspace.getConfiguration("diffEditor").get<boolean>("codeLens") === true) {
       return;
     }
     void vscode.window
