@@ -357,6 +357,27 @@ async function main(): Promise<void> {
 
     const notes = path.join(workspace, MCP_NOTES);
     const mcpEdited = original.toString("utf8").replace('"Hello, "', '"Howdy, "');
+    await step("the status bar item opens the Turns view", async () => {
+      await p.locator(".statusbar-item").filter({ hasText: "Waymark" }).first().click();
+      await turnsRow(p, TURN_LABEL).waitFor({ timeout: 30_000 });
+      // A wider side bar, so the pictures show the rows' descriptions.
+      const sidebar = await p.locator(".part.sidebar").boundingBox();
+      const sashes = await p.locator(".monaco-sash.vertical").all();
+      let box: { x: number; y: number; width: number; height: number } | null = null;
+      for (const sash of sashes) {
+        const candidate = await sash.boundingBox();
+        if (sidebar && candidate && Math.abs(candidate.x + candidate.width / 2 - (sidebar.x + sidebar.width)) < 6 && candidate.height > 200) {
+          box = candidate;
+        }
+      }
+      if (box) {
+        await p.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+        await p.mouse.down();
+        await p.mouse.move(box.x + 300, box.y + box.height / 2, { steps: 5 });
+        await p.mouse.up();
+      }
+    });
+
     await step("a separate `waymark mcp` process (a terminal agent) makes a turn", async () => {
       // The agent writes at once (no bridge): the view must notice the turn by itself.
       agentProcess = spawn(waymarkCli, ["mcp"], {
@@ -384,31 +405,14 @@ async function main(): Promise<void> {
       }
     });
 
-    await step("the status bar item opens the Turns view, which shows the MCP turn by itself", async () => {
-      await p.locator(".statusbar-item").filter({ hasText: "Waymark" }).first().click();
-      // A wider side bar, so the pictures show the rows' descriptions.
-      const sidebar = await p.locator(".part.sidebar").boundingBox();
-      const sashes = await p.locator(".monaco-sash.vertical").all();
-      let box: { x: number; y: number; width: number; height: number } | null = null;
-      for (const sash of sashes) {
-        const candidate = await sash.boundingBox();
-        if (sidebar && candidate && Math.abs(candidate.x + candidate.width / 2 - (sidebar.x + sidebar.width)) < 6 && candidate.height > 200) {
-          box = candidate;
-        }
-      }
-      if (box) {
-        await p.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-        await p.mouse.down();
-        await p.mouse.move(box.x + 300, box.y + box.height / 2, { steps: 5 });
-        await p.mouse.up();
-      }
+    await step("the open Turns view shows the MCP turn by itself, without a refresh", async () => {
       const row = turnsRow(p, MCP_TURN);
       await row.waitFor({ timeout: 30_000 });
       const text = await row.innerText();
       if (!/MCP \/ agent/.test(text) || !/2 files/.test(text)) {
         throw new Error(`the turn's row should name its origin and 2 files: ${text.replace(/\s+/g, " ")}`);
       }
-      await turnsRow(p, "+2 −1").waitFor({ timeout: 30_000 });
+      await turnsRow(p, MCP_TURN).filter({ hasText: "+2 −1" }).waitFor({ timeout: 30_000 });
       await p.locator(".statusbar-item").filter({ hasText: MCP_TURN }).first().waitFor({ timeout: 30_000 });
       await row.click();
       await turnsRow(p, "greet.py").waitFor({ timeout: 30_000 });
