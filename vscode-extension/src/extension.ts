@@ -109,7 +109,8 @@ export function activate(context: vscode.ExtensionContext): WaymarkApi {
     ...registerLanguageModelTools(deps, turns, contributedTools(context)),
   );
 
-  void connection.ensureStarted();
+  // The Turns view and the status bar ask for the history once the server runs, then poll.
+  void connection.ensureStarted().then(() => turnsSource.refresh());
   output.info(`activated in ${Date.now() - activationStart} ms`);
   return createApi(deps, connection.onDidRewind, hosts);
 }

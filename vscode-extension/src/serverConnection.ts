@@ -37,6 +37,11 @@ export class ServerConnection implements vscode.Disposable {
     private readonly extensionPath: string,
   ) {}
 
+  /** Whether the server runs now, or is being started (asking this never starts it). */
+  get status(): "running" | "starting" | "stopped" {
+    return this.client?.state === State.Running ? "running" : this.starting ? "starting" : "stopped";
+  }
+
   /** Starts the server once; concurrent callers share the attempt. */
   ensureStarted(): Promise<LanguageClient | undefined> {
     if (this.client?.state === State.Running) {

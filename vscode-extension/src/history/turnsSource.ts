@@ -7,7 +7,7 @@
  */
 import * as vscode from "vscode";
 
-import { Commands, type DiffStats, type Failure, type Turn } from "../protocol";
+import { Commands, type DiffStats, type Failure, failure, type Turn } from "../protocol";
 import type { ServerConnection } from "../serverConnection";
 import type { StatsState } from "./turnsModel";
 
@@ -15,6 +15,8 @@ const VISIBLE_POLL_MS = 2_000;
 const HIDDEN_POLL_MS = 10_000;
 const FILE_CHANGE_SETTLE_MS = 500;
 const STATS_CONCURRENCY = 3;
+const STARTING = "Starting the Waymark language server…";
+const NOT_RUNNING = "The Waymark language server is not running; Waymark: Restart Server starts it (Waymark: Show Server Log says why it stopped).";
 
 export type TurnsState = { turns: Turn[] } | { failure: Failure } | undefined;
 
@@ -23,6 +25,8 @@ export class TurnsSource implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
   private current: TurnsState;
   private fingerprint = "";
+  /** Bumped whenever the counts are dropped, so an answer asked for before is not kept. */
+  private generation = 0;
   private readonly stats = new Map<string, StatsState>();
   private statsQueue: string[] = [];
   private statsRunning = 0;
@@ -32,7 +36,7 @@ export class TurnsSource implements vscode.Disposable {
   private disposed = false;
   private readonly subscriptions: vscode.Disposable[] = [];
 
-  constructor(private readonly server: Pick<ServerConnection, "execute" | "onDidRewind">) {
+  constructor(private readonly server: Pick<ServerConnection, "execute" | "onDidRewind" | "status">) {
     let settle: ReturnType<typeof setTimeout> | undefined;
     const filesChanged = (): void => {
       clearTimeout(settle);
@@ -48,7 +52,6 @@ export class TurnsSource implements vscode.Disposable {
       vscode.window.onDidChangeWindowState((state) => state.focused && void this.refresh()),
       new vscode.Disposable(() => clearTimeout(settle)),
     );
-    this.schedule(0);
   }
 
   get state(): TurnsState {
@@ -90,8 +93,7 @@ export class TurnsSource implements vscode.Disposable {
     if (this.stats.size === 0) {
       return;
     }
-    this.stats.clear();
-    this.statsQueue = [];
+    this.dropStats();
     this.changed.fire();
   }
 
@@ -112,32 +114,46 @@ export class TurnsSource implements vscode.Disposable {
   }
 
   private async load(): Promise<void> {
+    // Polling never starts the server: a server that cannot start says so once, not per poll.
+    const status = this.server.status;
+    if (status !== "running") {
+      const why = status === "starting" ? failure("starting", STARTING) : failure("server_unavailable", NOT_RUNNING);
+      this.update({ failure: why }, why.message);
+      return;
+    }
     const answer = await this.server.execute<{ turns: Turn[] }>(Commands.turns);
     if (this.disposed) {
       return;
     }
-    const next: TurnsState = answer.ok ? { turns: answer.turns } : { failure: answer };
-    const fingerprint = JSON.stringify(answer.ok ? answer.turns : [answer.error, answer.message]);
+    this.update(answer.ok ? { turns: answer.turns } : { failure: answer }, JSON.stringify(answer.ok ? answer.turns : [answer.error, answer.message]));
+  }
+
+  private update(next: TurnsState, fingerprint: string): void {
     if (fingerprint === this.fingerprint) {
       return;
     }
     this.fingerprint = fingerprint;
     this.current = next;
+    this.dropStats();
+    this.changed.fire();
+  }
+
+  private dropStats(): void {
+    this.generation++;
     this.stats.clear();
     this.statsQueue = [];
-    this.changed.fire();
   }
 
   private pump(): void {
     while (this.statsRunning < STATS_CONCURRENCY && this.statsQueue.length > 0) {
       const promptId = this.statsQueue.shift() as string;
-      const asked = this.fingerprint;
+      const asked = this.generation;
       this.statsRunning++;
       void this.server
         .execute<DiffStats>(Commands.diffStats, { promptId })
         .then((answer) => {
           // An answer for turns that have changed since is dropped; the new ones are asked for.
-          if (asked === this.fingerprint && this.stats.get(promptId) === "pending" && !this.disposed) {
+          if (asked === this.generation && this.stats.get(promptId) === "pending" && !this.disposed) {
             this.stats.set(promptId, answer.ok ? answer : "error");
             this.changed.fire();
           }

@@ -10,7 +10,7 @@ import type { TurnsSource } from "./turnsSource";
 
 export const TURNS_VIEW = "waymark.turns";
 
-type Node = { kind: "turn"; row: TurnRow } | { kind: "file"; row: FileRow } | { kind: "message"; text: string };
+type Node = { kind: "turn"; row: TurnRow } | { kind: "file"; row: FileRow } | { kind: "message"; text: string; busy: boolean };
 
 const ORIGIN_ICONS: Record<TurnRow["origin"]["kind"], string> = {
   vscode: "copilot",
@@ -33,7 +33,7 @@ export class TurnsView implements vscode.TreeDataProvider<Node>, vscode.Disposab
   getTreeItem(node: Node): vscode.TreeItem {
     if (node.kind === "message") {
       const item = new vscode.TreeItem(node.text);
-      item.iconPath = new vscode.ThemeIcon("warning");
+      item.iconPath = new vscode.ThemeIcon(node.busy ? "loading~spin" : "warning");
       return item;
     }
     if (node.kind === "turn") {
@@ -76,7 +76,7 @@ export class TurnsView implements vscode.TreeDataProvider<Node>, vscode.Disposab
     }
     const state = this.source.state;
     if (state && "failure" in state) {
-      return [{ kind: "message", text: state.failure.message }];
+      return [{ kind: "message", text: state.failure.message, busy: state.failure.error === "starting" }];
     }
     const turns = this.source.turns ?? [];
     return turnRows(turns, (promptId) => this.source.statsOf(promptId), Date.now()).map((row) => ({ kind: "turn", row }));

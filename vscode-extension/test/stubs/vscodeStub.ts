@@ -168,6 +168,7 @@ export const window = {
     return new Disposable();
   },
   showQuickPick: async () => undefined,
+  onDidChangeWindowState: () => new Disposable(),
   showTextDocument: async () => undefined,
   get activeTextEditor() {
     return undefined;
@@ -200,6 +201,10 @@ export const workspace = {
     return recorded.documents;
   },
   asRelativePath: (uri: Uri) => uri.path.replace(/^\//, ""),
+  createFileSystemWatcher: () => {
+    const none = () => new Disposable();
+    return { onDidChange: none, onDidCreate: none, onDidDelete: none, dispose: () => undefined };
+  },
   getConfiguration: () => ({ get: (key: string) => recorded.config[key] }),
 };
 
