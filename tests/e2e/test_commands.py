@@ -78,6 +78,22 @@ async def test_turns_stats_rewind_undo_and_notification(auto: Session) -> None:
     assert path.read_bytes() == b"v3\n"
 
 
+async def test_rewind_of_one_file_and_its_undo(auto: Session) -> None:
+    one = auto.put("one.txt", b"1\n")
+    two = auto.put("two.txt", b"2\n")
+    await auto("snapshot", promptId="p1")
+    for name, old in (("one.txt", "1"), ("two.txt", "2")):
+        await auto("read", path=name)
+        await auto("replace", path=name, old_string=old, new_string="changed")
+    rewound = await auto("rewind", promptId="p1", paths=["two.txt"])
+    assert rewound["restored"] == ["two.txt"] and rewound["conflicts"] == []
+    assert (one.read_bytes(), two.read_bytes()) == (b"changed\n", b"2\n")
+    assert auto.editor.notifications[-1].restored == ["two.txt"]
+    undone = await auto("rewind", promptId=rewound["undoPromptId"], paths=["two.txt"])
+    assert undone["restored"] == ["two.txt"]
+    assert (one.read_bytes(), two.read_bytes()) == (b"changed\n", b"changed\n")
+
+
 async def test_user_edited_proposal_and_stale_preview(auto: Session) -> None:
     path = auto.put("doc.md", b"# Title\n")
     await auto("read", path="doc.md")

@@ -119,6 +119,37 @@ async def test_every_tool_called_and_both_rewinds_restore_bytes(workspace: Path)
     assert tree(workspace) == before
 
 
+async def test_rewind_of_chosen_files_conflicts_and_undo(workspace: Path) -> None:
+    (workspace / "a.txt").write_bytes(b"a1\n")
+    (workspace / "b.txt").write_bytes(b"b1\n")
+    async with connect(workspace) as session:
+        await ok(session, "waymark_snapshot", promptId="t1")
+        for name in ("a", "b"):
+            await ok(session, "waymark_read", path=f"{name}.txt")
+            await ok(
+                session,
+                "waymark_replace",
+                path=f"{name}.txt",
+                old_string=f"{name}1",
+                new_string="x",
+            )
+        (workspace / "b.txt").write_bytes(b"user\n")
+        err, text = await call(session, "waymark_rewind", promptId="t1", paths=["a.txt", "b.txt"])
+        assert not err, text
+        result = json.loads(text)
+        assert result["restored"] == ["a.txt"]
+        assert result["conflicts"] == [{"path": "b.txt", "reason": "changed_since_agent_write"}]
+        assert (workspace / "a.txt").read_bytes() == b"a1\n"
+        assert (workspace / "b.txt").read_bytes() == b"user\n"
+        err, text = await call(
+            session, "waymark_rewind", promptId=result["undoPromptId"], paths=["a.txt"]
+        )
+        assert not err and json.loads(text)["restored"] == ["a.txt"], text
+        assert (workspace / "a.txt").read_bytes() == b"x\n"
+        err, text = await call(session, "waymark_rewind", promptId="t1", paths=["nope.txt"])
+        assert err and text.startswith("invalid_params: nope.txt has no backup"), text
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments", "code"),
     [

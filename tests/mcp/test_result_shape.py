@@ -72,7 +72,10 @@ async def test_rewind_preview_of_a_one_line_change_and_a_new_file_is_bounded(
     assert "-line 1500 = changed\n+line 1500 = value_1500\n" in result["diff"]
     assert "big.txt" not in result["diff"]
     assert result["notShown"] == ["big.txt +0 −1000"]
-    assert "waymark_diff_stats" in result["more"] and "t1" in result["more"]
+    assert result["more"] == (
+        'one file\'s diff: waymark_rewind {"promptId":"t1","preview":true,"paths":["big.txt"]} '
+        "(paths: any of notShown)"
+    )
 
 
 async def test_edits_answer_with_the_anchors_of_the_changed_lines(workspace: Path) -> None:

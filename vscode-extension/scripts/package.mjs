@@ -3,7 +3,7 @@
 // that platform for every supported CPython. `node scripts/package.mjs linux-x64` builds one.
 // Only platforms the server runs on: on Windows, VS Code runs the Linux package inside WSL.
 import { execFileSync } from "node:child_process";
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -17,10 +17,15 @@ if (unknown.length > 0) {
   console.error(`unknown target(s) ${unknown.join(", ")}; known: ${TARGETS.join(", ")}`);
   process.exit(2);
 }
+// The README's pictures live in the repository's docs/images (../docs/images from here): vsce
+// turns relative links into links at this folder of the repository, where ".." still resolves.
+const repository = JSON.parse(readFileSync(path.join(extensionRoot, "package.json"), "utf8")).repository;
+const repoUrl = repository.url.replace(/\.git$/, "");
+const links = ["--baseImagesUrl", `${repoUrl}/raw/HEAD/${repository.directory}`, "--baseContentUrl", `${repoUrl}/blob/HEAD/${repository.directory}`];
 const run = (command, args) => execFileSync(command, args, { cwd: extensionRoot, stdio: "inherit" });
 for (const target of requested.length > 0 ? requested : TARGETS) {
   const out = `dist/waymark-${target}.vsix`;
   run(python, ["../scripts/bundle_server.py", "--target", target]);
-  run("npx", ["--no-install", "vsce", "package", "--no-dependencies", "--allow-missing-repository", "--target", target, "-o", out]);
+  run("npx", ["--no-install", "vsce", "package", "--no-dependencies", "--allow-missing-repository", "--target", target, ...links, "-o", out]);
   console.log(`${out}: ${statSync(path.join(extensionRoot, out)).size} bytes`);
 }

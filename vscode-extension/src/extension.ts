@@ -5,11 +5,17 @@ import { createApi, type WaymarkApi } from "./api";
 import { ApprovalController } from "./approval/approvalController";
 import { HunkLenses } from "./approval/hunkLenses";
 import { PendingStore } from "./approval/pendingStore";
+import { trackProposalEditors } from "./approval/proposalEditors";
 import { ProposalFileSystem } from "./approval/proposalFileSystem";
 import { PROPOSAL_SCHEME } from "./approval/proposalUri";
 import { ConversationHosts } from "./conversationHosts";
 import { Commands } from "./protocol";
 import { proposeEdit } from "./proposeEditCommand";
+import { WaymarkStatus } from "./history/statusBar";
+import { TurnActions } from "./history/turnActions";
+import { TurnsSource } from "./history/turnsSource";
+import { fileOf, TURNS_VIEW, turnOf, TurnsView } from "./history/turnsView";
+import { initHost } from "./initHost";
 import { FileHistory, HISTORY_SCHEME, HistoryContent } from "./rewind/fileHistory";
 import { RewindFlow } from "./rewind/rewindFlow";
 import { ServerConnection } from "./serverConnection";
@@ -35,6 +41,11 @@ export function activate(context: vscode.ExtensionContext): WaymarkApi {
   const historyContent = new HistoryContent();
   const rewindFlow = new RewindFlow(connection, hosts, output);
   const fileHistory = new FileHistory(connection, historyContent);
+  const turnsSource = new TurnsSource(connection);
+  const turnsView = new TurnsView(turnsSource);
+  const treeView = vscode.window.createTreeView(TURNS_VIEW, { treeDataProvider: turnsView, showCollapseAll: true });
+  turnsSource.visible = treeView.visible;
+  const turnActions = new TurnActions(connection, turnsSource, historyContent, rewindFlow);
 
   const deps: ForwardDeps = {
     execute: (command, params) => connection.execute(command, params),
@@ -49,6 +60,12 @@ export function activate(context: vscode.ExtensionContext): WaymarkApi {
     proposals,
     approval,
     hunkLenses,
+    turnsSource,
+    turnsView,
+    treeView,
+    treeView.onDidChangeVisibility((event) => (turnsSource.visible = event.visible)),
+    new WaymarkStatus(turnsSource, store),
+    trackProposalEditors(),
     vscode.languages.registerCodeLensProvider({ scheme: PROPOSAL_SCHEME }, hunkLenses),
     vscode.commands.registerCommand("waymark.rejectHunk", (uri?: string, index?: number) => hunkLenses.reject(uri, index)),
     vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, proposals, { isCaseSensitive: true }),
@@ -56,7 +73,26 @@ export function activate(context: vscode.ExtensionContext): WaymarkApi {
     connection.onDidRewind((event) =>
       hosts.notify(event, (host, error) => output.error(`conversation host "${host.label}" failed to rewind: ${String(error)}`)),
     ),
-    vscode.commands.registerCommand("waymark.rewindToTurn", () => rewindFlow.run()),
+    vscode.commands.registerCommand("waymark.rewindToTurn", async () => {
+      await rewindFlow.run();
+      await turnsSource.refresh();
+    }),
+    vscode.commands.registerCommand("waymark.turns.refresh", () => {
+      turnsSource.forgetStats();
+      return turnsSource.refresh();
+    }),
+    vscode.commands.registerCommand("waymark.turns.openSettings", () =>
+      vscode.commands.executeCommand("workbench.action.openSettings", "@ext:waymark.waymark"),
+    ),
+    vscode.commands.registerCommand("waymark.turns.openDiff", (node?: unknown) => withFile(node, (f) => turnActions.diffSinceStart(f.promptId, f.path))),
+    vscode.commands.registerCommand("waymark.turns.openTurnDiff", (node?: unknown) => withFile(node, (f) => turnActions.diffOfTurn(f.promptId, f.path))),
+    vscode.commands.registerCommand("waymark.turns.rewindHere", (node?: unknown) => {
+      const promptId = turnOf(node);
+      return promptId ? turnActions.rewind(promptId) : rewindFlow.run();
+    }),
+    vscode.commands.registerCommand("waymark.turns.rewindFile", (node?: unknown) => withFile(node, (f) => turnActions.rewind(f.promptId, [f.path]))),
+    vscode.commands.registerCommand("waymark.turns.undoLastRewind", () => turnActions.undoLastRewind()),
+    vscode.commands.registerCommand("waymark.initHost", (host?: unknown) => initHost(typeof host === "string" ? host : undefined, output)),
     vscode.commands.registerCommand("waymark.showFileHistory", (uri?: vscode.Uri) => fileHistory.show(uri)),
     vscode.commands.registerCommand("waymark.acceptProposal", (target?: unknown) => approval.accept(target)),
     vscode.commands.registerCommand("waymark.rejectProposal", (target?: unknown) => approval.reject(target)),
@@ -73,9 +109,19 @@ export function activate(context: vscode.ExtensionContext): WaymarkApi {
     ...registerLanguageModelTools(deps, turns, contributedTools(context)),
   );
 
-  void connection.ensureStarted();
+  // The Turns view and the status bar ask for the history once the server runs, then poll.
+  void connection.ensureStarted().then(() => turnsSource.refresh());
   output.info(`activated in ${Date.now() - activationStart} ms`);
   return createApi(deps, connection.onDidRewind, hosts);
+}
+
+function withFile(node: unknown, act: (file: { promptId: string; path: string }) => Promise<void>): Promise<void> {
+  const file = fileOf(node);
+  if (!file) {
+    void vscode.window.showInformationMessage("Waymark: pick a file of a turn in the Turns view.");
+    return Promise.resolve();
+  }
+  return act(file);
 }
 
 function contributedTools(context: vscode.ExtensionContext): string[] {

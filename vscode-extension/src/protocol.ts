@@ -41,6 +41,8 @@ export interface Turn {
   timestamp: string | number;
   /** A count in some server versions, a list of paths in others. */
   files: number | string[];
+  /** Files written during the turn (absent from older servers). */
+  edited?: string[];
   canRestore: boolean;
   /** Paths a shell command of the turn may have changed but that could not be backed up. */
   unreached?: { path: string; reason: string }[];
@@ -51,6 +53,9 @@ export interface DiffStatsFile {
   status: string;
   insertions: number;
   deletions: number;
+  binary?: boolean;
+  /** Changed by someone else since the agent's last write: a rewind leaves it unless forced. */
+  conflict?: boolean;
 }
 
 export interface DiffStats {
@@ -58,6 +63,15 @@ export interface DiffStats {
   insertions: number;
   deletions: number;
   files: DiffStatsFile[];
+  /** Files whose changes cannot be counted (their backup is unreadable, …). */
+  unavailable?: PathReason[];
+}
+
+/** One file of a rewind preview's `plan`. */
+export interface RewindPlanFile {
+  path: string;
+  outcome: "restore" | "delete" | "unchanged" | "conflict" | "failed";
+  reason?: string;
 }
 
 export interface PathReason {

@@ -20,7 +20,7 @@ import { findBundledLaunch, interpreterCandidates } from "./bundledServer";
 import { missingServerMessage, resolveExecutable, startFailureMessage } from "./launchCheck";
 import { type CommandId, DID_REWIND_NOTIFICATION, type DidRewindEvent, failure, type Result } from "./protocol";
 import { RestartPolicy } from "./restartPolicy";
-import { initializationOptions, readSettings, serverLaunch } from "./settings";
+import { initializationOptions, readSettings, serverEnvironment, serverLaunch } from "./settings";
 
 export class ServerConnection implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -36,6 +36,11 @@ export class ServerConnection implements vscode.Disposable {
     private readonly sessionId: string,
     private readonly extensionPath: string,
   ) {}
+
+  /** Whether the server runs now, or is being started (asking this never starts it). */
+  get status(): "running" | "starting" | "stopped" {
+    return this.client?.state === State.Running ? "running" : this.starting ? "starting" : "stopped";
+  }
 
   /** Starts the server once; concurrent callers share the attempt. */
   ensureStarted(): Promise<LanguageClient | undefined> {
@@ -94,7 +99,8 @@ export class ServerConnection implements vscode.Disposable {
       this.reportStartError(this.startError);
       return undefined;
     }
-    const serverOptions: ServerOptions = { command: launch.command, args: launch.args };
+    const env = serverEnvironment(settings);
+    const serverOptions: ServerOptions = { command: launch.command, args: launch.args, ...(env ? { options: { env } } : {}) };
     const policy = new RestartPolicy();
     const clientOptions: LanguageClientOptions = {
       // Every file: the server tracks open buffers' versions for its staleness guard.

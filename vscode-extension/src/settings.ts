@@ -24,6 +24,9 @@ export interface WaymarkSettings {
   protectedPaths: string[];
   historyDir: string;
   maxSnapshots: number;
+  maxHistoryBytes: number;
+  /** Let terminal agents (`waymark mcp`, the CLI) send their edits here for approval. */
+  bridgeEnabled: boolean;
 }
 
 export interface ConfigReader {
@@ -36,6 +39,7 @@ export interface InitializationOptions {
   protectedPaths: string[];
   sessionId: string;
   maxSnapshots: number;
+  maxHistoryBytes: number;
   historyDir?: string;
 }
 
@@ -52,6 +56,8 @@ export const RESTART_SETTINGS = [
   "waymark.protectedPaths",
   "waymark.historyDir",
   "waymark.maxSnapshots",
+  "waymark.maxHistoryBytes",
+  "waymark.bridge",
 ];
 
 /**
@@ -66,7 +72,8 @@ export function readSettings(config: ConfigReader): WaymarkSettings {
   const checkpointing = config.get<unknown>("checkpointing");
   const protectedPaths = config.get<unknown>("protectedPaths");
   const maxSnapshots = config.get<unknown>("maxSnapshots");
-  const { minimum, default: defaultSnapshots } = SERVER_OPTIONS.maxSnapshots;
+  const maxHistoryBytes = config.get<unknown>("maxHistoryBytes");
+  const bridgeEnabled = config.get<unknown>("bridge.enabled");
   return {
     serverCommand: isStringArray(command) ? command : [],
     pythonPath: trimmed(config.get<unknown>("server.pythonPath")),
@@ -75,8 +82,9 @@ export function readSettings(config: ConfigReader): WaymarkSettings {
     // A valid empty list stays empty: protecting nothing is the user's explicit choice.
     protectedPaths: isStringArray(protectedPaths) ? protectedPaths : [...SERVER_OPTIONS.protectedPaths.default],
     historyDir: trimmed(config.get<unknown>("historyDir")),
-    maxSnapshots:
-      typeof maxSnapshots === "number" && Number.isFinite(maxSnapshots) && maxSnapshots >= minimum ? Math.floor(maxSnapshots) : defaultSnapshots,
+    maxSnapshots: atLeast(maxSnapshots, SERVER_OPTIONS.maxSnapshots),
+    maxHistoryBytes: atLeast(maxHistoryBytes, SERVER_OPTIONS.maxHistoryBytes),
+    bridgeEnabled: typeof bridgeEnabled === "boolean" ? bridgeEnabled : true,
   };
 }
 
@@ -97,11 +105,25 @@ export function initializationOptions(settings: WaymarkSettings, sessionId: stri
     protectedPaths: settings.protectedPaths,
     sessionId,
     maxSnapshots: settings.maxSnapshots,
+    maxHistoryBytes: settings.maxHistoryBytes,
   };
   if (settings.historyDir) {
     options.historyDir = settings.historyDir;
   }
   return options;
+}
+
+/**
+ * Extra environment of the server process. The bridge is off when either this setting or
+ * `WAYMARK_BRIDGE=off` in VS Code's own environment says so (the client adds these variables
+ * to that environment, so an "off" there is never turned on here).
+ */
+export function serverEnvironment(settings: WaymarkSettings): Record<string, string> | undefined {
+  return settings.bridgeEnabled ? undefined : { WAYMARK_BRIDGE: "off" };
+}
+
+function atLeast(value: unknown, option: { minimum: number; default: number }): number {
+  return typeof value === "number" && Number.isFinite(value) && value >= option.minimum ? Math.floor(value) : option.default;
 }
 
 function trimmed(value: unknown): string {

@@ -7,6 +7,7 @@ itself answers in typed values keyed by absolute path (``waymark.history``).
 from __future__ import annotations
 
 import contextlib
+import os
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
@@ -75,6 +76,12 @@ class RewindParams:
     )
     preview: bool = param(PREVIEW, default=False)
     force: bool = param("Also restore files changed by someone else.", default=False)
+    paths: list[str] | None = param(
+        "Rewind only these files (paths as in waymark.turns); the others stay as they are.",
+        default=None,
+        items={"type": "string"},
+        minItems=1,
+    )
 
 
 LABEL_MAX = 72
@@ -287,16 +294,43 @@ def rewind_json(history: History, result: RewindResult) -> dict[str, Any]:
     return out
 
 
+def _chosen(
+    ctx: CommandContext, history: History, paths: list[str] | None
+) -> frozenset[str] | None:
+    """The tracked files ``paths`` names (absolute keys), or None for every tracked file."""
+    if paths is None:
+        return None
+    require(bool(paths), "paths", "must list at least one file (or be left out)")
+    tracked = set(history.tracked())
+    keys = set()
+    for path in paths:
+        key = os.fspath(ctx.workspace.resolve(path).real)
+        if key not in tracked:
+            raise InvalidParams(
+                f"{path} has no backup in the history, so there is nothing to rewind it to; "
+                "list the turns' files with waymark.turns.",
+                {"field": "paths", "path": path},
+            )
+        keys.add(key)
+    return frozenset(keys)
+
+
 def rewind(ctx: CommandContext, params: RewindParams) -> Proposal:
     require(params.option in OPTIONS, "option", f"must be one of {', '.join(OPTIONS)}")
+    require(
+        params.paths is None or params.option == "code",
+        "paths",
+        "it rewinds files, so it goes with option code (the default) only",
+    )
     history = _history(ctx)
+    only = _chosen(ctx, history, params.paths)
     # Only a preview needs the whole plan (and its bytes) up front; a direct rewind lets
     # history plan and restore file by file.
     plan = None
     if params.preview:
         with history_errors():
             plan = history.plan_rewind(
-                params.promptId, force=params.force, blocked=_unsaved(ctx, history)
+                params.promptId, force=params.force, blocked=_unsaved(ctx, history), only=only
             )
 
     def apply(ctx: CommandContext) -> dict[str, Any]:
@@ -307,6 +341,7 @@ def rewind(ctx: CommandContext, params: RewindParams) -> Proposal:
                 force=params.force,
                 plan=plan,
                 blocked=_unsaved(ctx, history),
+                only=only,
             )
         for key in result.keys("restored", "deleted"):
             real = Path(key)

@@ -157,8 +157,10 @@ def _anchors(result: dict[str, Any]) -> list[str] | None:
 
 def _more(tool: str, result: dict[str, Any], parts: list[FilePart]) -> str:
     if tool == "waymark_rewind":
-        ask = compact({"promptId": result.get("promptId")})
-        return f"counts of every file the rewind undoes: waymark_diff_stats {ask}"
+        ask = compact(
+            {"promptId": result.get("promptId"), "preview": True, "paths": [parts[0].path]}
+        )
+        return f"one file's diff: waymark_rewind {ask} (paths: any of notShown)"
     if len(parts) == 1:
         ask = compact({"path": parts[0].path, "hashes": True, "offset": parts[0].first_line})
         return f"the changed lines with their anchors: waymark_read {ask}"

@@ -13,17 +13,17 @@ import type { Decision, PendingEdit, PendingFile, PendingStore } from "./pending
 import { proposalUri } from "./proposalFileSystem";
 import { parseProposalPath, PROPOSAL_SCHEME } from "./proposalUri";
 
+const ACCEPT_ALL = "Accept All";
+const REJECT_ALL = "Reject All";
+
 export class ApprovalController implements vscode.Disposable {
-  private readonly statusItem = vscode.window.createStatusBarItem("waymark.pending", vscode.StatusBarAlignment.Left, 100);
   private readonly subscriptions: { dispose(): void }[] = [];
 
   constructor(
     private readonly store: PendingStore,
     private readonly server: Pick<ServerConnection, "execute">,
   ) {
-    this.statusItem.name = "Waymark pending edits";
-    this.statusItem.command = "waymark.showPendingProposals";
-    this.subscriptions.push(this.statusItem, store.onDidChange(() => this.updateStatus()));
+    this.subscriptions.push(store.onDidChange(() => this.updateStatus()));
     this.updateStatus();
   }
 
@@ -32,7 +32,24 @@ export class ApprovalController implements vscode.Disposable {
     this.store.add({ token: preview.token, origin, diff: preview.diff, files: preview.files, createdAt: Date.now() });
     const decision = this.store.decision(preview.token);
     await this.open(preview.token);
+    this.offerChoice(preview.token);
     return decision ?? { kind: "rejected" };
+  }
+
+  /**
+   * The decision in words next to the diff: the editor-title buttons are icons, and diff
+   * editors show the "Accept all · Reject all" lenses only with `diffEditor.codeLens`. A click
+   * on a proposal that is already settled does nothing (the token names it; see resolveTarget).
+   */
+  private offerChoice(token: string): void {
+    const edit = this.store.get(token);
+    // With diff-editor lenses on, "Accept all · Reject all" already reads above the proposal.
+    if (!edit || vscode.workspace.getConfiguration("diffEditor").get<boolean>("codeLens") === true) {
+      return;
+    }
+    void vscode.window
+      .showInformationMessage(`Waymark: ${edit.origin} proposes changes to ${describeFiles(edit)}. Review the diff (you may edit its right side), then:`, ACCEPT_ALL, REJECT_ALL)
+      .then((choice) => (choice === ACCEPT_ALL ? this.accept(token) : choice === REJECT_ALL ? this.reject(token) : undefined));
   }
 
   async open(token: string): Promise<void> {
@@ -116,21 +133,18 @@ export class ApprovalController implements vscode.Disposable {
     }
   }
 
+  /** The count itself is shown by the Waymark status bar item (history/statusBar.ts). */
   private updateStatus(): void {
-    const count = this.store.size;
-    void vscode.commands.executeCommand("setContext", "waymark.pendingCount", count);
-    if (count === 0) {
-      this.statusItem.hide();
-      return;
-    }
-    this.statusItem.text = `$(git-pull-request) ${count} pending`;
-    this.statusItem.tooltip = `Waymark: ${count} edit${count === 1 ? "" : "s"} waiting for your approval`;
-    this.statusItem.show();
+    void vscode.commands.executeCommand("setContext", "waymark.pendingCount", this.store.size);
   }
 
   /** Editor-title buttons pass the resource; the palette passes nothing, so fall back to the active diff. */
   private async resolveTarget(target: unknown, verb: string): Promise<PendingEdit | undefined> {
-    const fromArgument = typeof target === "string" ? this.store.get(target) : this.editFromUri(target);
+    if (typeof target === "string") {
+      // A token names one proposal: never settle another one in its place.
+      return this.store.get(target);
+    }
+    const fromArgument = this.editFromUri(target);
     if (fromArgument) {
       return fromArgument;
     }

@@ -9,6 +9,9 @@ import { diffHunks, type Hunk, rejectHunk } from "./hunks";
 import type { PendingStore } from "./pendingStore";
 import { parseProposalPath, PROPOSAL_SCHEME } from "./proposalUri";
 
+const ACCEPT_KEY = process.platform === "darwin" ? "⌥⌘Enter" : "Ctrl+Alt+Enter";
+const REJECT_KEY = process.platform === "darwin" ? "⌥⌘Backspace" : "Ctrl+Alt+Backspace";
+
 export class HunkLenses implements vscode.CodeLensProvider {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
@@ -20,7 +23,7 @@ export class HunkLenses implements vscode.CodeLensProvider {
 
   async provideCodeLenses(document: vscode.TextDocument): Promise<vscode.CodeLens[]> {
     const hunks = await this.hunks(document);
-    return hunks.map((hunk, index) => {
+    return [...this.wholeProposal(document), ...hunks.map((hunk, index) => {
       const line = Math.min(hunk.proposalStart, document.lineCount - 1);
       const what = hunk.proposalEnd === hunk.proposalStart ? "deletion" : "change";
       return new vscode.CodeLens(new vscode.Range(line, 0, line, 0), {
@@ -29,7 +32,32 @@ export class HunkLenses implements vscode.CodeLensProvider {
         command: "waymark.rejectHunk",
         arguments: [document.uri.toString(), index],
       });
-    });
+    })];
+  }
+
+  /** Accept / Reject in words at the top of every proposed file, for the whole proposal. */
+  private wholeProposal(document: vscode.TextDocument): vscode.CodeLens[] {
+    const ref = document.uri.scheme === PROPOSAL_SCHEME ? parseProposalPath(document.uri.path, document.uri.query) : undefined;
+    const edit = ref && !ref.base ? this.store.get(ref.token) : undefined;
+    if (!ref || !edit) {
+      return [];
+    }
+    const top = new vscode.Range(0, 0, 0, 0);
+    const scope = edit.files.length === 1 ? "this change" : `the changes to all ${edit.files.length} files`;
+    return [
+      new vscode.CodeLens(top, {
+        title: "$(check) Accept all",
+        tooltip: `Write ${scope}, with your edits of the right side (${ACCEPT_KEY})`,
+        command: "waymark.acceptProposal",
+        arguments: [ref.token],
+      }),
+      new vscode.CodeLens(top, {
+        title: "$(close) Reject all",
+        tooltip: `Write nothing; the agent is told you rejected ${scope} (${REJECT_KEY})`,
+        command: "waymark.rejectProposal",
+        arguments: [ref.token],
+      }),
+    ];
   }
 
   /** Restores hunk `index` of the proposal at `uri`; without them, the hunk at the cursor. */

@@ -5,12 +5,12 @@
 import * as vscode from "vscode";
 
 import type { PendingStore } from "./pendingStore";
-import { parseProposalPath, PROPOSAL_SCHEME, proposalPath } from "./proposalUri";
+import { parseProposalPath, PROPOSAL_SCHEME, proposalPath, proposalQuery } from "./proposalUri";
 
 const encoder = new TextEncoder();
 
 export function proposalUri(token: string, path: string, base = false): vscode.Uri {
-  return vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: proposalPath(token, path), query: base ? "base" : "" });
+  return vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: proposalPath(path), query: proposalQuery(token, base) });
 }
 
 export class ProposalFileSystem implements vscode.FileSystemProvider {

@@ -1,7 +1,8 @@
 /**
- * `waymark-proposal:` URI paths: `/<token>/<workspace-relative path>`, with the query `base`
- * for the empty left side of a file the proposal creates. The file path stays readable because
- * VS Code shows its last segment as the tab title. Plain strings, so testable without VS Code.
+ * `waymark-proposal:` URIs: the path is the workspace-relative file path, so the tab title
+ * and the breadcrumb read like the file's own; the query carries the proposal's token (and
+ * `base` for the empty left side of a file the proposal creates), which the user never needs
+ * to see. Plain strings, so testable without VS Code.
  */
 export const PROPOSAL_SCHEME = "waymark-proposal";
 
@@ -11,14 +12,24 @@ export interface ProposalRef {
   base: boolean;
 }
 
-export function proposalPath(token: string, path: string): string {
-  return `/${encodeURIComponent(token)}/${path.replace(/^\/+/, "")}`;
+export function proposalPath(path: string): string {
+  return `/${path.replace(/^\/+/, "")}`;
+}
+
+export function proposalQuery(token: string, base: boolean): string {
+  const query = new URLSearchParams({ token });
+  if (base) {
+    query.set("base", "1");
+  }
+  return query.toString();
 }
 
 export function parseProposalPath(uriPath: string, query: string): ProposalRef | undefined {
-  const match = /^\/([^/]+)\/(.+)$/.exec(uriPath);
-  if (!match) {
+  const params = new URLSearchParams(query);
+  const token = params.get("token");
+  const path = uriPath.replace(/^\/+/, "");
+  if (!token || !path) {
     return undefined;
   }
-  return { token: decodeURIComponent(match[1]), path: match[2], base: query === "base" };
+  return { token, path, base: params.has("base") };
 }

@@ -716,6 +716,14 @@ export const COMMAND_SPECS = [
           "type": "boolean",
           "description": "Also restore files changed by someone else.",
           "default": false
+        },
+        "paths": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "Rewind only these files (paths as in waymark.turns); the others stay as they are.",
+          "minItems": 1
         }
       },
       "required": [

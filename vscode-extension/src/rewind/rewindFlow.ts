@@ -50,20 +50,22 @@ export class RewindFlow {
     await this.rewind(turn.promptId, turnTitle(turn), choice.option);
   }
 
-  async rewind(promptId: string, title: string, option: RewindOption): Promise<void> {
+  /** `paths`: only those files (the others stay as they are), for the rewind and its Force and Undo. */
+  async rewind(promptId: string, title: string, option: RewindOption, paths?: string[]): Promise<void> {
     // Not cancellable: stopping a rewind half way would leave the files neither before nor after.
     const first = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Waymark: rewinding to "${title}"…` },
-      () => this.server.execute<Partial<RewindOutcome>>(Commands.rewind, { promptId, option }),
+      () => this.server.execute<Partial<RewindOutcome>>(Commands.rewind, { promptId, option, ...(paths ? { paths } : {}) }),
     );
     if (!first.ok) {
       void vscode.window.showErrorMessage(`Waymark: could not rewind to "${title}": ${first.message}`);
       return;
     }
-    await this.report(normalizeOutcome(first), promptId, title, option);
+    await this.report(normalizeOutcome(first), promptId, title, option, paths);
   }
 
-  private async report(outcome: RewindOutcome, promptId: string, title: string, option: RewindOption): Promise<void> {
+  /** Tells the outcome of a rewind, with Force Restore for conflicts and Undo at hand. */
+  async report(outcome: RewindOutcome, promptId: string, title: string, option: RewindOption, paths?: string[]): Promise<void> {
     this.logOutcome(title, outcome);
     const summary = `Waymark: rewound to "${title}": ${rewindSummary(outcome)}.`;
     const actions = [
@@ -76,16 +78,23 @@ export class RewindFlow {
         ? await vscode.window.showWarningMessage(`${summary} ${problemSentence(outcome.conflicts, outcome.failed)}`, ...actions)
         : await vscode.window.showInformationMessage(summary, ...actions);
     if (choice === "Force Restore") {
-      const forced = await this.server.execute<Partial<RewindOutcome>>(Commands.rewind, { promptId, option, force: true });
+      const forced = await this.server.execute<Partial<RewindOutcome>>(Commands.rewind, {
+        promptId,
+        option,
+        force: true,
+        ...(paths ? { paths } : {}),
+      });
       if (!forced.ok) {
         void vscode.window.showErrorMessage(`Waymark: forced rewind failed: ${forced.message}`);
         return;
       }
-      await this.report(mergeForced(outcome, normalizeOutcome(forced)), promptId, title, option);
+      await this.report(mergeForced(outcome, normalizeOutcome(forced)), promptId, title, option, paths);
     } else if (choice === "Show Details") {
       await this.showDetails(title, outcome);
     } else if (choice === "Undo Rewind" && outcome.undoPromptId) {
-      await this.rewind(outcome.undoPromptId, `before rewinding to "${title}"`, "code");
+      // Only what this rewind wrote goes back; a file-only rewind is undone for that file only.
+      const written = [...outcome.restored, ...outcome.deleted];
+      await this.rewind(outcome.undoPromptId, `before rewinding to "${title}"`, "code", written.length > 0 ? written : paths);
     }
   }
 

@@ -13,6 +13,7 @@ import * as path from "node:path";
 import { type Browser, type BrowserServer, chromium, type Page } from "playwright-core";
 
 import { ARTIFACTS, CHROMIUM_ARGS, EXTENSION_ROOT, VSIX, freePort, requireTool, screenshot, started, step, steps, waitFor, waymarkLogs } from "./harness";
+import { Agent } from "./mcpAgent";
 import { killTree, start } from "./processes";
 import { waitForWorkbench } from "./workbench";
 
@@ -20,57 +21,6 @@ const TARGET = "src/settings.py";
 const FILLER = ["", "# how long the client keeps trying", "def describe():", '    return "client settings"', ""];
 const ORIGINAL = ["RETRIES = 3", ...FILLER, "TIMEOUT = 10", ""].join("\n");
 const USER_TIMEOUT = "TIMEOUT = 60";
-
-interface ToolResult {
-  isError?: boolean;
-  content: { type: string; text: string }[];
-}
-
-/** A terminal agent's MCP client: newline-delimited JSON-RPC on the server's stdio. */
-class Agent {
-  private nextId = 1;
-  private buffer = "";
-  private readonly waiting = new Map<number, (message: { result?: unknown; error?: unknown }) => void>();
-
-  constructor(readonly process: ChildProcess) {
-    process.stdout?.setEncoding("utf8");
-    process.stdout?.on("data", (chunk: string) => {
-      this.buffer += chunk;
-      let newline: number;
-      while ((newline = this.buffer.indexOf("\n")) >= 0) {
-        const line = this.buffer.slice(0, newline).trim();
-        this.buffer = this.buffer.slice(newline + 1);
-        if (line) {
-          const message = JSON.parse(line) as { id?: number; result?: unknown; error?: unknown };
-          if (typeof message.id === "number") {
-            this.waiting.get(message.id)?.(message);
-            this.waiting.delete(message.id);
-          }
-        }
-      }
-    });
-  }
-
-  async request(method: string, params: object): Promise<unknown> {
-    const id = this.nextId++;
-    const answer = new Promise<{ result?: unknown; error?: unknown }>((resolve) => this.waiting.set(id, resolve));
-    this.process.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
-    const message = await answer;
-    if (message.error !== undefined) {
-      throw new Error(`${method}: ${JSON.stringify(message.error)}`);
-    }
-    return message.result;
-  }
-
-  async initialize(): Promise<void> {
-    await this.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "e2e-agent", version: "1" } });
-    this.process.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
-  }
-
-  async tool(name: string, args: object): Promise<ToolResult> {
-    return (await this.request("tools/call", { name, arguments: args })) as ToolResult;
-  }
-}
 
 function modifiedLine(page: Page, text: string) {
   return page.locator(".monaco-diff-editor .editor.modified .view-line").filter({ hasText: text }).first();

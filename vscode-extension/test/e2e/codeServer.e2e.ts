@@ -6,12 +6,15 @@
  * language-model tools, invoked through `vscode.lm.invokeTool` by a small driver extension
  * (test/e2e/lmDriver) as an agent in VS Code would: snapshot, read, an anchored edit approved in
  * the diff editor, a sed, the turn list and a rewind, checking each result and the bytes on disk.
- * Last, waymark_notebook_edit on a Jupyter notebook: the proposal opens in VS Code's notebook
+ * Then waymark_notebook_edit on a Jupyter notebook: the proposal opens in VS Code's notebook
  * diff editor; accepted, the notebook holds exactly the bytes `waymark notebook-edit` writes
  * without approval; a second proposal, rejected, leaves it as it was.
- * Everything started here is stopped by PID at the end, whatever happened.
+ * Then a terminal agent (a separate `waymark mcp` process) makes a turn; the Turns view shows it
+ * without a refresh, opens a file's diff, rewinds that one file and undoes the rewind, checking
+ * the bytes on disk; its pictures go to docs/images. Everything started here is stopped by PID
+ * at the end, whatever happened.
  */
-import { execFileSync } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
@@ -20,6 +23,7 @@ import { type Browser, type BrowserServer, chromium, type Page } from "playwrigh
 
 import { resolveExecutable } from "../../src/launchCheck";
 import { ARTIFACTS, CHROMIUM_ARGS, EXTENSION_ROOT, VSIX, freePort, requireTool, screenshot, started, step, steps, waitFor, waymarkLogs } from "./harness";
+import { Agent } from "./mcpAgent";
 import { killTree, start } from "./processes";
 import { notificationText, pickRow, quickPickRow, runPaletteCommand, waitForQuickInputClosed, waitForWorkbench } from "./workbench";
 
@@ -36,8 +40,11 @@ const NOTEBOOK_EDIT = [
   { op: "replace_cell", cell: "e5f60718", source: "sizes = [(2, 3), (4, 5)]\nareas = [h * w for w, h in sizes]\nprint(sum(areas))" },
 ];
 const NOTEBOOK_REJECTED = [{ op: "replace_cell", cell: "a1b2c3d4", source: "# Rectangle areas, summed" }];
+const MCP_TURN = "MCP: a warmer greeting";
+const MCP_NOTES = "src/notes.txt";
+const MCP_NOTES_TEXT = "Greeting changed by the terminal agent.\n";
 
-/** The server's anchor: first 6 hex chars of xxh3_64 of the line's UTF-8 bytes (DESIGN.md §3). */
+/** The server's anchor: first 6 hex chars of xxh3_64 of the line's UTF-8 bytes (docs/anchored-edits.md). */
 function lineHash(line: string): string {
   const script = "import sys, xxhash; print(xxhash.xxh3_64_hexdigest(sys.argv[1].encode('utf-8'))[:6])";
   return execFileSync("python3", ["-c", script, line], { encoding: "utf8" }).trim();
@@ -59,7 +66,12 @@ function packageLmDriver(root: string): string {
       main: "./extension.js",
       activationEvents: ["onStartupFinished"],
       extensionDependencies: ["waymark.waymark"],
-      contributes: { commands: [{ command: "waymarkE2e.invokeTool", title: "Waymark E2E: Invoke Tool" }] },
+      contributes: {
+        commands: [
+          { command: "waymarkE2e.invokeTool", title: "Waymark E2E: Invoke Tool" },
+          { command: "waymarkE2e.runCommand", title: "Waymark E2E: Run Command" },
+        ],
+      },
     }),
   );
   const vsix = path.join(root, "lm-driver.vsix");
@@ -122,6 +134,19 @@ function expectOk(answer: { name: string; text?: string; json?: Record<string, u
   return answer.json;
 }
 
+/** Runs a command through the driver (for commands the palette does not offer). */
+async function runCommand(page: Page, command: string, ...args: unknown[]): Promise<void> {
+  await runPaletteCommand(page, "Waymark E2E: Run Command");
+  const box = page.locator(".quick-input-widget .quick-input-box input");
+  await box.fill(JSON.stringify({ command, args }));
+  await box.press("Enter");
+}
+
+/** A row of the Turns view containing `text`. */
+function turnsRow(page: Page, text: string) {
+  return page.locator('.pane-body .monaco-list-row, [id="workbench.view.extension.waymark"] .monaco-list-row').filter({ hasText: text }).first();
+}
+
 async function acceptProposal(page: Page): Promise<void> {
   await page.locator(".monaco-diff-editor").first().waitFor({ timeout: 30_000 });
   await page.locator('.editor-actions .action-label[aria-label^="Accept Proposal"]').first().click();
@@ -130,7 +155,7 @@ async function acceptProposal(page: Page): Promise<void> {
 async function main(): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const chromiumPath = requireTool("chromium", "run scripts/install-code-server.sh (apt-get install chromium)");
-  const waymarkCli = requireTool("waymark", "the notebook step compares with `waymark notebook-edit` (pip install -e <repo>)");
+  const waymarkCli = requireTool("waymark", "the notebook step compares with `waymark notebook-edit` and the Turns view steps need a real `waymark mcp` (pip install -e <repo>)");
   const codeServer = execFileSync(path.join(EXTENSION_ROOT, "scripts/install-code-server.sh"), { encoding: "utf8" }).trim().split("\n").pop() as string;
   if (!existsSync(VSIX)) {
     throw new Error(`${VSIX} is missing: run npm run package first`);
@@ -163,7 +188,10 @@ async function main(): Promise<void> {
       "files.autoSave": "off",
       "window.zoomLevel": 0,
       "waymark.approval": "diff",
-      "waymark.historyDir": path.join(root, "history"),
+      // Where `waymark mcp` keeps it too (its XDG_STATE_HOME below): one history for both.
+      "waymark.historyDir": path.join(root, "xdg-state", "waymark"),
+      // Accept all / Reject all and the per-hunk lenses in the diff editor.
+      "diffEditor.codeLens": true,
     }),
   );
   const env = {
@@ -184,6 +212,8 @@ async function main(): Promise<void> {
   let browser: Browser | undefined;
   let page: Page | undefined;
   let serverLog = "";
+  let agentProcess: ChildProcess | undefined;
+  let agentLog = "";
   try {
     await step("install the .vsix into a fresh extensions dir", async () => {
       execFileSync(codeServer, [...serverArgs, "--install-extension", VSIX], { env, encoding: "utf8", stdio: "pipe" });
@@ -225,10 +255,8 @@ async function main(): Promise<void> {
       operations: [{ op: "replace_line", hash: lineHash(ORIGINAL_LINE), content: PROPOSED_LINE }],
     };
     await step("propose an anchored edit through the test command", async () => {
-      await runPaletteCommand(p, "Waymark: Propose Anchored Edit from JSON");
-      const input = p.locator(".quick-input-widget .quick-input-box input");
-      await input.fill(JSON.stringify(request));
-      await input.press("Enter");
+      // The command is kept out of the palette (a developer's tool): the driver runs it.
+      await runCommand(p, "waymark.proposeEdit", JSON.stringify(request));
       // Fail fast, with the extension's own words, when the server cannot start or refuses the edit.
       const diff = p.locator(".monaco-diff-editor").first();
       const error = p.locator(".notification-toast").filter({ hasText: /Waymark: (the language server|the edit was not applied|could not)/ }).first();
@@ -248,7 +276,14 @@ async function main(): Promise<void> {
       await p.keyboard.type(USER_LINE, { delay: 5 });
       await p.locator(".monaco-diff-editor .editor.modified .view-line").filter({ hasText: "Hi there" }).first().waitFor({ timeout: 10_000 });
       await p.locator('.statusbar-item:has-text("1 pending")').waitFor({ timeout: 10_000 });
-      await screenshot(p, "diff-approval.png");
+      // Typing in the proposal is saved on the fly: no unsaved dot on its tab.
+      await p.locator(".tab.active.dirty").waitFor({ state: "detached", timeout: 10_000 });
+      const crumbs = await p.locator(".breadcrumbs-control").first().innerText();
+      if (!crumbs.includes("greet.py") || /[0-9a-f]{16}/.test(crumbs)) {
+        throw new Error(`the proposal's breadcrumb should read "src › greet.py" only, got: ${crumbs}`);
+      }
+      await p.locator(".codelens-decoration").filter({ hasText: "Accept all" }).first().waitFor({ timeout: 10_000 });
+      await screenshot(p, "diff-approval.png", "vscode-diff-approval.png");
     });
 
     await step("accept from the editor title; the edited bytes are on disk", async () => {
@@ -263,11 +298,11 @@ async function main(): Promise<void> {
       await quickPickRow(p, TURN_LABEL).waitFor({ timeout: 30_000 });
       // The stats arrive after the list; the screenshot should show them.
       await quickPickRow(p, "in 1 file").waitFor({ timeout: 30_000 });
-      await screenshot(p, "rewind-picker.png");
+      await screenshot(p, "rewind-picker.png", "vscode-rewind-picker.png");
       await pickRow(p, TURN_LABEL);
       await pickRow(p, "Restore code");
       await quickPickRow(p, "will be restored").waitFor({ timeout: 30_000 });
-      await screenshot(p, "rewind-review.png");
+      await screenshot(p, "rewind-review.png", "vscode-rewind-review.png");
       await pickRow(p, "Rewind 1 file");
       await waitForQuickInputClosed(p);
     });
@@ -304,7 +339,7 @@ async function main(): Promise<void> {
         operations: [{ op: "replace_line", hash: lineHash("    result = width * height"), content: LM_EDITED_LINE }],
       });
       await p.locator(".monaco-diff-editor .editor.modified .view-line").filter({ hasText: "height * width" }).first().waitFor({ timeout: 30_000 });
-      await screenshot(p, "lm-tool-edit.png");
+      await screenshot(p, "lm-tool-edit.png", "vscode-lm-tool-edit.png");
       await acceptProposal(p);
       expectOk(await toolAnswer(lmOut, answers++));
       const expected = LM_ORIGINAL.replace("    result = width * height", LM_EDITED_LINE);
@@ -385,6 +420,109 @@ async function main(): Promise<void> {
         throw new Error(`${NOTEBOOK} changed although the proposal was rejected`);
       }
     });
+
+    const notes = path.join(workspace, MCP_NOTES);
+    const mcpEdited = original.toString("utf8").replace('"Hello, "', '"Howdy, "');
+    await step("the status bar item opens the Turns view", async () => {
+      await p.locator(".statusbar-item").filter({ hasText: "Waymark" }).first().click();
+      await turnsRow(p, TURN_LABEL).waitFor({ timeout: 30_000 });
+      // A wider side bar, so the pictures show the rows' descriptions.
+      const sidebar = await p.locator(".part.sidebar").boundingBox();
+      const sashes = await p.locator(".monaco-sash.vertical").all();
+      let box: { x: number; y: number; width: number; height: number } | null = null;
+      for (const sash of sashes) {
+        const candidate = await sash.boundingBox();
+        if (sidebar && candidate && Math.abs(candidate.x + candidate.width / 2 - (sidebar.x + sidebar.width)) < 6 && candidate.height > 200) {
+          box = candidate;
+        }
+      }
+      if (box) {
+        await p.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+        await p.mouse.down();
+        await p.mouse.move(box.x + 300, box.y + box.height / 2, { steps: 5 });
+        await p.mouse.up();
+      }
+    });
+
+    await step("a separate `waymark mcp` process (a terminal agent) makes a turn", async () => {
+      // The agent writes at once (no bridge): the view must notice the turn by itself.
+      agentProcess = spawn(waymarkCli, ["mcp"], {
+        cwd: workspace,
+        env: { ...process.env, XDG_STATE_HOME: env.XDG_STATE_HOME, WAYMARK_BRIDGE: "off" },
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      agentProcess.stderr?.on("data", (data: Buffer) => (agentLog += data.toString()));
+      const agent = new Agent(agentProcess);
+      await agent.initialize();
+      const calls: [string, object][] = [
+        ["waymark_snapshot", { promptId: "mcp-turn-1", label: MCP_TURN }],
+        ["waymark_read", { path: TARGET }],
+        ["waymark_replace", { path: TARGET, old_string: '"Hello, "', new_string: '"Howdy, "' }],
+        ["waymark_write", { path: MCP_NOTES, content: MCP_NOTES_TEXT }],
+      ];
+      for (const [name, args] of calls) {
+        const result = await agent.tool(name, args);
+        if (result.isError) {
+          throw new Error(`${name}: ${result.content.map((c) => c.text).join(" ")}`);
+        }
+      }
+      if (readFileSync(target, "utf8") !== mcpEdited || readFileSync(notes, "utf8") !== MCP_NOTES_TEXT) {
+        throw new Error("the MCP agent's edits are not on disk");
+      }
+    });
+
+    await step("the open Turns view shows the MCP turn by itself, without a refresh", async () => {
+      const row = turnsRow(p, MCP_TURN);
+      await row.waitFor({ timeout: 30_000 });
+      const text = await row.innerText();
+      if (!/MCP \/ agent/.test(text) || !/2 files/.test(text)) {
+        throw new Error(`the turn's row should name its origin and 2 files: ${text.replace(/\s+/g, " ")}`);
+      }
+      await turnsRow(p, MCP_TURN).filter({ hasText: "+2 −1" }).waitFor({ timeout: 30_000 });
+      await p.locator(".statusbar-item").filter({ hasText: MCP_TURN }).first().waitFor({ timeout: 30_000 });
+      await row.click();
+      await turnsRow(p, "greet.py").waitFor({ timeout: 30_000 });
+      await turnsRow(p, "notes.txt").filter({ hasText: "created" }).waitFor({ timeout: 30_000 });
+      await screenshot(p, "turns-view.png", "vscode-turns-view.png");
+    });
+
+    await step("a file of the turn opens its diff (start of the turn ↔ now)", async () => {
+      await turnsRow(p, "greet.py").click();
+      await p.locator(".monaco-diff-editor .editor.original .view-line").filter({ hasText: '"Hello, "' }).first().waitFor({ timeout: 30_000 });
+      await p.locator(".monaco-diff-editor .editor.modified .view-line").filter({ hasText: '"Howdy, "' }).first().waitFor({ timeout: 30_000 });
+      await p.locator(".tab").filter({ hasText: "start of" }).first().waitFor({ timeout: 10_000 });
+      await screenshot(p, "turns-file-diff.png", "vscode-turns-file-diff.png");
+    });
+
+    await step("Rewind This File Only: the preview, then the question; only that file goes back", async () => {
+      // The file row's inline action (its context menu has the same entry).
+      const row = turnsRow(p, "greet.py");
+      await row.hover();
+      await row.locator('.action-label[aria-label^="Rewind This File Only"]').click();
+      const question = p.locator(".notification-toast").filter({ hasText: "rewind src/greet.py to the start of" }).first();
+      await question.waitFor({ timeout: 30_000 });
+      await p.locator(".monaco-diff-editor .editor.modified .view-line").filter({ hasText: '"Hello, "' }).first().waitFor({ timeout: 30_000 });
+      await screenshot(p, "turns-rewind-file.png", "vscode-turns-rewind-file.png");
+      await question.locator(".monaco-button").filter({ hasText: /^Rewind$/ }).click();
+      await waitFor(`${TARGET} to be back as before the MCP turn`, () => readFileSync(target).equals(original), 20_000);
+      if (readFileSync(notes, "utf8") !== MCP_NOTES_TEXT) {
+        throw new Error(`${MCP_NOTES} should be untouched by a rewind of ${TARGET} only`);
+      }
+      await notificationText(p, "1 file restored");
+    });
+
+    await step("Undo the Last Rewind from the view's title puts the file back", async () => {
+      await p.locator('.part.sidebar .title-actions .action-label[aria-label^="Undo the Last Rewind"], .part.sidebar .pane-header .action-label[aria-label^="Undo the Last Rewind"]').first().click();
+      await waitFor(`${TARGET} to hold the MCP agent's edit again`, () => readFileSync(target, "utf8") === mcpEdited, 20_000);
+      if (readFileSync(notes, "utf8") !== MCP_NOTES_TEXT) {
+        throw new Error(`${MCP_NOTES} changed on undo`);
+      }
+      await turnsRow(p, "before rewind to mcp-turn-1").waitFor({ timeout: 30_000 });
+      // The counts are asked for again after the rewind; the picture shows them.
+      await turnsRow(p, MCP_TURN).filter({ hasText: "+2 −1" }).waitFor({ timeout: 30_000 });
+      await p.waitForTimeout(600);
+      await screenshot(p, "turns-undo.png", "vscode-turns-undo.png");
+    });
   } catch (error) {
     if (page) {
       await screenshot(page, "failure.png").catch(() => undefined);
@@ -397,8 +535,13 @@ async function main(): Promise<void> {
     for (const line of logs.split("\n").filter((l) => /activated in|server started in/.test(l))) {
       console.log(`  log: ${line.trim()}`);
     }
+    writeFileSync(path.join(ARTIFACTS, "mcp-agent.log"), agentLog);
     await browser?.close().catch(() => undefined);
     const leftovers: number[] = [];
+    if (agentProcess?.pid) {
+      agentProcess.stdin?.end();
+      leftovers.push(...(await killTree(agentProcess.pid)));
+    }
     const browserPid = browserServer?.process().pid;
     if (browserPid) {
       leftovers.push(...(await killTree(browserPid)));

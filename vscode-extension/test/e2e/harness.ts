@@ -1,5 +1,5 @@
 /** What both code-server e2e runs share: paths, the step log, and small waits. */
-import { readdirSync, existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import * as path from "node:path";
 
@@ -72,9 +72,16 @@ export async function waitFor(what: string, check: () => boolean | Promise<boole
   throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
 }
 
-export async function screenshot(page: Page, name: string): Promise<string> {
+/** The repository's docs/images: pictures the docs and the extension README show. */
+export const DOCS_IMAGES = path.resolve(EXTENSION_ROOT, "../docs/images");
+
+/** Saves `name` in the test artifacts and, given `docsName`, as docs/images/`docsName` too. */
+export async function screenshot(page: Page, name: string, docsName?: string): Promise<string> {
   const file = path.join(ARTIFACTS, name);
   await page.screenshot({ path: file });
+  if (docsName) {
+    copyFileSync(file, path.join(DOCS_IMAGES, docsName));
+  }
   return file;
 }
 

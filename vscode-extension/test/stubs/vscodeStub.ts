@@ -194,6 +194,7 @@ export const window = {
     return new Disposable();
   },
   showQuickPick: async () => undefined,
+  onDidChangeWindowState: () => new Disposable(),
   showTextDocument: async () => undefined,
   showNotebookDocument: async (notebook: FakeNotebook) => {
     recorded.shownNotebooks.push(notebook);
@@ -232,6 +233,10 @@ export const workspace = {
     return recorded.notebooks;
   },
   asRelativePath: (uri: Uri) => uri.path.replace(/^\//, ""),
+  createFileSystemWatcher: () => {
+    const none = () => new Disposable();
+    return { onDidChange: none, onDidCreate: none, onDidDelete: none, dispose: () => undefined };
+  },
   getConfiguration: () => ({ get: (key: string) => recorded.config[key] }),
 };
 

@@ -43,17 +43,17 @@ function openProposalDocument(fs: ProposalFileSystem, token: string, path: strin
 describe("approval controller", () => {
   beforeEach(resetRecorded);
 
-  it("opens a diff of the current file against the proposal and counts it in the status bar", async () => {
+  it("opens a diff of the current file against the proposal and counts it for the palette's when clauses", async () => {
     const { controller, store } = setup();
     void controller.propose(preview("t1", ONE_FILE), "waymark_edit");
     await new Promise((resolve) => setImmediate(resolve));
     const diff = recorded.commands.find((c) => c.id === "vscode.diff");
     assert.ok(diff);
     assert.equal(String(diff.args[0]), "file:///w/src/a.py");
-    assert.equal(String(diff.args[1]), "waymark-proposal:///t1/src/a.py");
+    assert.equal(String(diff.args[1]), "waymark-proposal:///src/a.py?token=t1");
     assert.match(String(diff.args[2]), /a\.py ↔ proposal \(waymark_edit\)/);
     assert.equal(store.size, 1);
-    assert.deepEqual(recorded.statusBar, { text: "$(git-pull-request) 1 pending", visible: true });
+    assert.deepEqual(recorded.commands.filter((c) => c.id === "setContext").pop()?.args, ["waymark.pendingCount", 1]);
   });
 
   it("accepts the proposal as is without newContent", async () => {
@@ -64,7 +64,7 @@ describe("approval controller", () => {
     assert.deepEqual(calls, [{ command: "waymark.applyPending", params: { token: "t1" } }]);
     assert.deepEqual(await decision, { kind: "accepted", result: { ok: true, diff: "applied" } });
     assert.equal(recorded.closedTabs.length, 1);
-    assert.equal(recorded.statusBar.visible, false);
+    assert.deepEqual(recorded.commands.filter((c) => c.id === "setContext").pop()?.args, ["waymark.pendingCount", 0]);
   });
 
   it("sends the user's unsaved changes to the proposal as newContent", async () => {
@@ -163,7 +163,7 @@ describe("approval controller", () => {
     const changes = recorded.commands.find((c) => c.id === "vscode.changes");
     assert.ok(changes);
     const rows = changes.args[1] as Uri[][];
-    assert.equal(String(rows[1][1]), "waymark-proposal:///t2/b?base", "a created file's left side is empty");
+    assert.equal(String(rows[1][1]), "waymark-proposal:///b?token=t2&base=1", "a created file's left side is empty");
   });
 });
 

@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 
 import { type PendingEdit, PendingStore } from "../../src/approval/pendingStore";
-import { parseProposalPath, proposalPath } from "../../src/approval/proposalUri";
+import { parseProposalPath, proposalPath, proposalQuery } from "../../src/approval/proposalUri";
 
 function edit(token: string, files: PendingEdit["files"]): PendingEdit {
   return { token, origin: "test", diff: "", files, createdAt: 0 };
@@ -62,14 +62,16 @@ describe("PendingStore", () => {
 });
 
 describe("proposal URIs", () => {
-  it("round-trips token and workspace-relative path", () => {
-    const path = proposalPath("tok/1", "src/deep/file name.py");
-    assert.equal(path, "/tok%2F1/src/deep/file name.py");
-    assert.deepEqual(parseProposalPath(path, ""), { token: "tok/1", path: "src/deep/file name.py", base: false });
-    assert.deepEqual(parseProposalPath(path, "base"), { token: "tok/1", path: "src/deep/file name.py", base: true });
+  it("keep the token out of the path, so the breadcrumb shows only the file's own folders", () => {
+    const path = proposalPath("src/deep/file name.py");
+    assert.equal(path, "/src/deep/file name.py");
+    assert.equal(proposalQuery("tok/1&x", false), "token=tok%2F1%26x");
+    assert.deepEqual(parseProposalPath(path, proposalQuery("tok/1&x", false)), { token: "tok/1&x", path: "src/deep/file name.py", base: false });
+    assert.deepEqual(parseProposalPath(path, proposalQuery("tok/1&x", true)), { token: "tok/1&x", path: "src/deep/file name.py", base: true });
   });
 
-  it("rejects a path without a file part", () => {
-    assert.equal(parseProposalPath("/only-token", ""), undefined);
+  it("rejects a URI without a token or a file part", () => {
+    assert.equal(parseProposalPath("/src/a.py", ""), undefined);
+    assert.equal(parseProposalPath("/", "token=t1"), undefined);
   });
 });

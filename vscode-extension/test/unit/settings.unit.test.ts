@@ -3,8 +3,9 @@ import { readFileSync } from "node:fs";
 import * as path from "node:path";
 
 import { SERVER_OPTIONS } from "../../src/generated/spec";
+import { initCommand } from "../../src/initHost";
 import { missingServerMessage, resolveExecutable } from "../../src/launchCheck";
-import { initializationOptions, readSettings, serverLaunch } from "../../src/settings";
+import { initializationOptions, readSettings, serverEnvironment, serverLaunch } from "../../src/settings";
 
 const reader = (values: Record<string, unknown>) => ({ get: <T>(key: string) => values[key] as T | undefined });
 
@@ -68,7 +69,7 @@ describe("settings", () => {
 
   it("passes checkpointing, protected paths, history dir and the session id", () => {
     const options = initializationOptions(
-      readSettings(reader({ checkpointing: false, protectedPaths: ["secrets/**"], historyDir: "/tmp/h", maxSnapshots: 7 })),
+      readSettings(reader({ checkpointing: false, protectedPaths: ["secrets/**"], historyDir: "/tmp/h", maxSnapshots: 7, maxHistoryBytes: 2048.5 })),
       "session-1",
     );
     assert.deepEqual(options, {
@@ -77,8 +78,15 @@ describe("settings", () => {
       protectedPaths: ["secrets/**"],
       sessionId: "session-1",
       maxSnapshots: 7,
+      maxHistoryBytes: 2048,
       historyDir: "/tmp/h",
     });
+  });
+
+  it("turns the editor bridge off in the server's environment only when the setting says so", () => {
+    assert.equal(serverEnvironment(readSettings(reader({}))), undefined);
+    assert.equal(serverEnvironment(readSettings(reader({ "bridge.enabled": "no" }))), undefined, "a malformed value keeps the default (on)");
+    assert.deepEqual(serverEnvironment(readSettings(reader({ "bridge.enabled": false }))), { WAYMARK_BRIDGE: "off" });
   });
 
   it("omits an empty history dir so the server's XDG default applies", () => {
@@ -100,5 +108,13 @@ describe("server launch check", () => {
     assert.match(message, /waymark\.server\.command/);
     assert.match(message, /bundled with the extension/);
     assert.match(missingServerMessage({ command: "/nope/python", args: [] }, true), /waymark\.server\.pythonPath/);
+  });
+});
+
+describe("agent host setup", () => {
+  it("runs `waymark init <host>` with the configured interpreter, the installed command, or offers the install", () => {
+    assert.deepEqual(initCommand("claude-code", "/opt/my venv/bin/python", true), { text: "'/opt/my venv/bin/python' -m waymark init claude-code", run: true });
+    assert.deepEqual(initCommand("codex", "", true), { text: "waymark init codex", run: true });
+    assert.deepEqual(initCommand("qwen-code", "", false), { text: "pipx install waymark-edits && waymark init qwen-code", run: false });
   });
 });

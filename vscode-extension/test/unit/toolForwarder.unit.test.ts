@@ -72,6 +72,15 @@ describe("tool forwarding", () => {
     }
   });
 
+  it("passes a rewind's chosen paths to the server, in every approval mode", async () => {
+    for (const mode of ["auto", "diff"] as const) {
+      const h = harness(mode, { "waymark.rewind": { ...PREVIEW, plan: [] } }, { kind: "accepted", result: { ok: true } });
+      await forwardTool("waymark_rewind", { promptId: "t1", paths: ["a.py"] }, h.deps);
+      assert.deepEqual(h.calls[0].params.paths, ["a.py"]);
+      assert.equal(h.calls[0].params.promptId, "t1");
+    }
+  });
+
   it("asks for a preview in diff mode and returns the user's decision", async () => {
     const applied = { ok: true, diff: "applied" };
     const h = harness("diff", { "waymark.edit": PREVIEW }, { kind: "accepted", result: applied });

@@ -16,6 +16,7 @@ import os
 import stat
 import uuid
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal
@@ -159,15 +160,26 @@ def expected(model: Model, key: str) -> Expected:
     return entry.digest if entry.digest is not None else UNKNOWN
 
 
-def plan_rewind(h: History, prompt_id: str, force: bool, blocked: Mapping[str, str]) -> RewindPlan:
+def plan_rewind(
+    h: History,
+    prompt_id: str,
+    force: bool,
+    blocked: Mapping[str, str],
+    only: AbstractSet[str] | None = None,
+) -> RewindPlan:
     """What a rewind to ``prompt_id`` would do to each tracked file; writes nothing."""
     model = h.ledger.model
     snap = require(model, prompt_id)
     return RewindPlan(
         prompt_id,
         force,
-        tuple(_plan_file(h, key, snap, force, blocked) for key in sorted(model.first)),
+        tuple(_plan_file(h, key, snap, force, blocked) for key in _chosen(model, only)),
     )
+
+
+def _chosen(model: Model, only: AbstractSet[str] | None) -> list[str]:
+    """The tracked files a rewind covers: all of them, or those of ``only`` it tracks."""
+    return sorted(model.first if only is None else only & model.first.keys())
 
 
 def _plan_file(
@@ -249,6 +261,7 @@ def rewind(
     force: bool,
     plan: RewindPlan | None,
     blocked: Mapping[str, str],
+    only: AbstractSet[str] | None = None,
 ) -> RewindResult:
     """Rewind to the start of turn ``prompt_id`` (see :meth:`History.rewind`)."""
     if option not in OPTIONS:
@@ -259,7 +272,7 @@ def rewind(
         raise RewindRunning(prompt_id)
     try:
         with write_locks(h) as files:
-            return _rewind(h, files, prompt_id, option, force, plan, blocked)
+            return _rewind(h, files, prompt_id, option, force, plan, blocked, only)
     finally:
         h.gate.release()
 
@@ -272,6 +285,7 @@ def _rewind(
     force: bool,
     plan: RewindPlan | None,
     blocked: Mapping[str, str],
+    only: AbstractSet[str] | None,
 ) -> RewindResult:
     ledger, backups = h.ledger, h.backups
     target = require(ledger.model, prompt_id)
@@ -296,7 +310,7 @@ def _rewind(
             return _carry_out(files, fresh, undo.files.get(key))
 
         writes: dict[str, str | None] = {}
-        keys = sorted(ledger.model.first)
+        keys = _chosen(ledger.model, only)
         # Deletions first: a file a command put where a directory was must be gone before
         # the files under that directory come back (and a directory made where a file was
         # must be empty before the file does).

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Final
 
@@ -214,11 +215,16 @@ class History:
     # -- rewind and stats -----------------------------------------------------------------------
 
     def plan_rewind(
-        self, prompt_id: str, *, force: bool = False, blocked: Mapping[str, str] | None = None
+        self,
+        prompt_id: str,
+        *,
+        force: bool = False,
+        blocked: Mapping[str, str] | None = None,
+        only: AbstractSet[str] | None = None,
     ) -> RewindPlan:
         """What a rewind to ``prompt_id`` would do to each tracked file; writes nothing."""
         with self.lock:
-            return rewind.plan_rewind(self, prompt_id, force, blocked or {})
+            return rewind.plan_rewind(self, prompt_id, force, blocked or {}, only)
 
     @property
     def rewinding(self) -> bool:
@@ -233,15 +239,17 @@ class History:
         force: bool = False,
         plan: RewindPlan | None = None,
         blocked: Mapping[str, str] | None = None,
+        only: AbstractSet[str] | None = None,
     ) -> RewindResult:
         """Rewind to the start of turn ``prompt_id``; exact per-file outcomes by absolute path.
 
         ``code`` restores files and keeps the turns; ``conversation`` only drops the turns
         after ``prompt_id``; ``both`` does both. With ``plan`` (from a preview) only files still
         in the state the plan saw are written; the rest are conflicts. ``blocked`` files (e.g.
-        unsaved in an editor) are conflicts with the given reason.
+        unsaved in an editor) are conflicts with the given reason. ``only`` (absolute paths)
+        limits the rewind to those tracked files; the undo turn still records every file.
         """
-        return rewind.rewind(self, prompt_id, option, force, plan, blocked or {})
+        return rewind.rewind(self, prompt_id, option, force, plan, blocked or {}, only)
 
     def diff_stats(self, prompt_id: str) -> list[FileStat]:
         """Lines a rewind to ``prompt_id`` would undo, per changed file; bounded memory."""
