@@ -271,9 +271,10 @@ HOSTS: dict[str, Host] = {
         # AfterTool also follows a tool that failed; a tool a hook denied gets none.
         events={"BeforeAgent": PROMPT, "BeforeTool": PRE_TOOL, "AfterTool": POST_TOOL},
         # No call or prompt ids: each event's timestamp, one per event whichever of its
-        # hooks reads it, names the call.
-        answers=Answers(
-            context={"hookSpecificOutput": {"hookEventName": "$event", "additionalContext": "$text"}},
+        # hooks reads it, names the call. Claude's context answer; its own refusal and new
+        # input (merged into the call's arguments).
+        answers=replace(
+            CLAUDE_ANSWERS,
             deny={"decision": "deny", "reason": "$text"},
             rewrite={"hookSpecificOutput": {"hookEventName": "$event", "tool_input": "$input"}},
         ),
