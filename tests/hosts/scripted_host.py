@@ -99,6 +99,19 @@ HOST_RUNS = {
     # behind its own tool_search: the scripted model (an unknown name) writes through the
     # shell, so the write step runs there.
     "codex": HostRun("codex", "exec_command", ("", "", ""), mcp_prefix="", shell_arg="cmd"),
+    "gemini-cli": HostRun(
+        "gemini",
+        "run_shell_command",
+        ("write_file", "file_path", "content"),
+        mcp_prefix="mcp_waymark_",
+    ),
+    "copilot-cli": HostRun(
+        "copilot",
+        "bash",
+        ("create", "path", "file_text"),
+        mcp_prefix="waymark-",
+        absolute_paths=True,
+    ),
 }
 
 
@@ -243,7 +256,7 @@ def anthropic_reply(model: Model, body: dict[str, Any]) -> tuple[bytes, str]:
 def openai_reply(model: Model, body: dict[str, Any]) -> tuple[bytes, str]:
     tools = {(t.get("function") or {}).get("name") for t in body.get("tools") or []}
     call = None
-    if "run_shell_command" in tools:
+    if model.run.shell in tools:
         results = [
             _text(m.get("content")) for m in body.get("messages", []) if m.get("role") == "tool"
         ]
@@ -369,6 +382,50 @@ def responses_reply(model: Model, body: dict[str, Any]) -> tuple[bytes, str]:
     )
 
 
+def gemini_reply(model: Model, body: dict[str, Any], stream: bool) -> tuple[bytes, str]:
+    """Gemini ``streamGenerateContent?alt=sse`` (one event is a whole reply) and
+    ``generateContent``: tool results come back as ``functionResponse`` parts."""
+    names = {
+        d.get("name") for t in body.get("tools") or [] for d in t.get("functionDeclarations") or []
+    }
+    call = None
+    if model.run.shell in names:
+        responses = [
+            part["functionResponse"].get("response") or {}
+            for content in body.get("contents", [])
+            for part in content.get("parts") or []
+            if "functionResponse" in part
+        ]
+        call = model.next_call([_text(r.get("output", r.get("error"))) for r in responses])
+    if call is None:
+        part: dict[str, Any] = {"text": "done"}
+    else:
+        name, args = call
+        part = {"functionCall": {"name": name, "args": args}}
+    reply = {
+        "candidates": [
+            {"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}
+        ],
+        "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+        "modelVersion": MODEL,
+    }
+    if not stream:
+        return json.dumps(reply).encode(), "application/json"
+    return _sse([(None, reply)]), "text/event-stream"
+
+
+def gemini_config(workspace: Path) -> None:
+    """Gemini's project settings made offline: no usage statistics, telemetry or updates, and
+    the API-key auth (a base URL alone selects a "gateway" auth that -p refuses)."""
+    path = workspace / ".gemini" / "settings.json"
+    settings = json.loads(path.read_text())
+    settings["privacy"] = {"usageStatisticsEnabled": False}
+    settings["telemetry"] = {"enabled": False}
+    settings["general"] = {"enableAutoUpdate": False, "enableAutoUpdateNotification": False}
+    settings["security"] = {"auth": {"selectedType": "gemini-api-key"}}
+    path.write_text(json.dumps(settings, indent=2))
+
+
 def codex_config(codex_home: Path, workspace: Path, base: str) -> None:
     """Codex's own config (CODEX_HOME, outside the workspace): the scripted model, nothing
     else, and the workspace trusted so Codex reads its .codex/config.toml and hooks.json."""
@@ -430,6 +487,10 @@ def serve(model: Model) -> ThreadingHTTPServer:
                     data, kind = openai_reply(model, body)
                 elif self.path.startswith("/v1/responses"):
                     data, kind = responses_reply(model, body)
+                elif ":streamGenerateContent" in self.path:
+                    data, kind = gemini_reply(model, body, stream=True)
+                elif ":generateContent" in self.path:
+                    data, kind = gemini_reply(model, body, stream=False)
                 else:
                     data, kind = b"{}", "application/json"
                 model.log.append({"path": self.path, "reply": data.decode()[:2000]})
@@ -443,7 +504,7 @@ def serve(model: Model) -> ThreadingHTTPServer:
     return server
 
 
-def host_command(host: str, prompt: str, workspace: Path) -> list[str]:
+def host_command(host: str, prompt: str, workspace: Path, home: str) -> list[str]:
     binary = str(HOSTS_BIN / HOST_RUNS[host].bin)
     if host == "claude-code":
         return [
@@ -455,6 +516,17 @@ def host_command(host: str, prompt: str, workspace: Path) -> list[str]:
         return [
             binary, "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
             "--json", prompt,
+        ]  # fmt: skip
+    if host == "gemini-cli":
+        return [
+            binary, "-p", prompt, "--output-format", "json", "--approval-mode", "yolo",
+            "-m", MODEL,
+        ]  # fmt: skip
+    if host == "copilot-cli":
+        return [
+            binary, "-p", prompt, "--allow-all-tools", "--trust-folder", "--no-auto-update",
+            "--disable-client-telemetry", "--no-color", "--output-format", "json",
+            "--log-dir", os.path.join(home, "copilot-logs"),
         ]  # fmt: skip
     return [binary, "-p", prompt, "--auth-type", "openai", "--yolo", "--output-format", "json"]
 
@@ -477,11 +549,27 @@ def main() -> int:
         "OPENAI_MODEL": MODEL,
         "CODEX_HOME": os.path.join(home, ".codex"),
         "FAKE_MODEL_KEY": "scripted",
+        "GOOGLE_GEMINI_BASE_URL": base,
+        "GEMINI_API_KEY": "scripted",
+        "GEMINI_CLI_TRUST_WORKSPACE": "true",
+        "GEMINI_SANDBOX": "false",
+        "COPILOT_OFFLINE": "true",
+        "COPILOT_PROVIDER_BASE_URL": base + "/v1",
+        "COPILOT_PROVIDER_TYPE": "openai",
+        "COPILOT_PROVIDER_API_KEY": "scripted",
+        "COPILOT_MODEL": MODEL,
+        "COPILOT_AUTO_UPDATE": "false",
     }
+    # Under GitHub Actions Gemini CLI passes its hooks and MCP servers only an allow-list of
+    # variables (no XDG_STATE_HOME, PYTHONPATH): the run is the same locally and in CI.
+    for variable in ("GITHUB_SHA", "SURFACE"):
+        env.pop(variable, None)
     if host == "codex":
         codex_config(Path(home) / ".codex", workspace, base)
+    if host == "gemini-cli":
+        gemini_config(workspace)
     proc = subprocess.Popen(
-        host_command(host, prompt, workspace),
+        host_command(host, prompt, workspace, home),
         cwd=workspace,
         env=env,
         stdin=subprocess.DEVNULL,

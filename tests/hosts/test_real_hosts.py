@@ -12,6 +12,7 @@ Host and model run inside a network namespace with only loopback (scripted_host.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -32,7 +33,7 @@ FILES = {
     "d.txt": bytes(range(256)),
     "e.txt": b"to be deleted\n",
 }
-HOSTS = ["claude-code", "qwen-code", "codex"]
+HOSTS = ["claude-code", "qwen-code", "codex", "gemini-cli", "copilot-cli"]
 # What the model reads after the simulated sed, per host: a command's output (Claude Code
 # trims the last newline; Codex adds its exec header), or Qwen Code's refusal text.
 SED_DIFF = "--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n alpha\n-beta\n+gamma\n"
@@ -43,7 +44,20 @@ MODEL_VIEW = {
     "The file changed like this:\n" + SED_DIFF,
     "codex": "Process exited with code 0\n"
     "Original token count: 41\nOutput:\n" + APPLIED + "The file changed like this:\n" + SED_DIFF,
+    # Gemini CLI wraps the output, names the process group, and says a hook changed the input.
+    "gemini-cli": "<untrusted_context>\nOutput: "
+    + APPLIED
+    + "The file changed like this:\n"
+    + SED_DIFF
+    + "Process Group PGID: N\n</untrusted_context>\n\n"
+    "[System] Tool input parameters were modified by a hook before execution.",
+    "copilot-cli": APPLIED
+    + "The file changed like this:\n"
+    + SED_DIFF
+    + "<shellId: 0 completed with exit code 0>",
 }
+# Gemini CLI hands the model what an MCP tool returned inside these.
+WRAPPED = {"gemini-cli": ("<untrusted_context>\n", "\n</untrusted_context>")}
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -67,17 +81,27 @@ def _offline_qwen_settings(workspace: Path) -> None:
     path.write_text(json.dumps(settings, indent=2))
 
 
-def _scripted_run(workspace: Path, tmp_path: Path, host: str) -> tuple[list[str], str]:
-    """Init the host in ``workspace``, run the prompt once; the tool results and a context."""
+def _unwrapped(host: str, text: str) -> str:
+    before, after = WRAPPED.get(host, ("", ""))
+    assert text.startswith(before) and text.endswith(after), text
+    return text[len(before) : len(text) - len(after)]
+
+
+def _scripted_run(
+    workspace: Path, tmp_path: Path, host: str, also: tuple[str, ...] = ()
+) -> tuple[list[str], str]:
+    """Init the host (and the hosts ``also``) in ``workspace``, run the prompt once; the tool
+    results and a context."""
     _require(HOST_RUNS[host].bin)
-    init = subprocess.run(
-        [sys.executable, "-m", "waymark", "init", host],
-        cwd=workspace,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert init.returncode == 0, init.stderr
+    for name in (*also, host):
+        init = subprocess.run(
+            [sys.executable, "-m", "waymark", "init", name],
+            cwd=workspace,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert init.returncode == 0, init.stderr
     if host == "qwen-code":
         _offline_qwen_settings(workspace)
     home = tmp_path / "home"
@@ -101,17 +125,28 @@ def _scripted_run(workspace: Path, tmp_path: Path, host: str) -> tuple[list[str]
 def test_host_scenario_is_tracked_and_rewound_byte_for_byte(
     workspace: Path, tmp_path: Path, host: str
 ) -> None:
+    _scenario(workspace, tmp_path, host)
+
+
+def test_copilot_in_a_project_wired_for_claude_code_too_acts_once(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """Copilot CLI also runs Claude Code's hooks: they step aside, so one turn, one sed."""
+    _scenario(workspace, tmp_path, "copilot-cli", also=("claude-code",))
+
+
+def _scenario(workspace: Path, tmp_path: Path, host: str, also: tuple[str, ...] = ()) -> None:
     (workspace / ".git").mkdir()
     for name, data in FILES.items():
         (workspace / name).write_bytes(data)
-    results, context = _scripted_run(workspace, tmp_path, host)
+    results, context = _scripted_run(workspace, tmp_path, host, also)
     assert len(results) == 6, context  # the model finished its script
     read_a, edit_a, sed, _shell, _write, read_b = results
     assert "2#" in read_a and "|    return 1" in read_a, context
-    assert json.loads(edit_a)["path"] == "a.py"
+    assert json.loads(_unwrapped(host, edit_a))["path"] == "a.py"
     # The model-view check: exactly what the model read after the simulated sed.
-    assert sed.endswith(MODEL_VIEW[host]), sed
-    assert read_b == "     1\talpha\n     2\tgamma\n"
+    assert re.sub(r"PGID: \d+", "PGID: N", sed).endswith(MODEL_VIEW[host]), sed
+    assert _unwrapped(host, read_b) == "     1\talpha\n     2\tgamma\n"
     assert (workspace / "b.txt").read_bytes() == b"alpha\ngamma\n"
     assert (workspace / "new.txt").read_bytes() == b"created\n"
     assert (workspace / "f.txt").read_bytes() == b"made\n"

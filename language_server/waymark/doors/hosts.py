@@ -144,6 +144,10 @@ class Host:
     # Folders (relative to the workspace) where the host keeps its own state: shell
     # tracking never records them into turns.
     state_dirs: tuple[str, ...] = ()
+    # A variable set by another host that also runs this host's hook config (GitHub Copilot
+    # CLI runs Claude Code's) → that host: there its own Waymark hook acts, and this one
+    # steps aside so no prompt, command or sed is handled twice.
+    foreign_env: dict[str, str] = field(default_factory=dict)
 
     @property
     def has_hooks(self) -> bool:
@@ -232,6 +236,7 @@ HOSTS: dict[str, Host] = {
         events=CLAUDE_EVENTS,
         project_env=("CLAUDE_PROJECT_DIR",),
         hook_timeout=10,  # seconds
+        foreign_env={"COPILOT_CLI": "copilot-cli"},
     ),
     "qwen-code": Host(
         "qwen-code",
@@ -258,6 +263,36 @@ HOSTS: dict[str, Host] = {
         hook_timeout=10,  # seconds
         regex_matchers=True,
         state_dirs=(".codex",),
+    ),
+    "gemini-cli": Host(
+        "gemini-cli",
+        shell={"run_shell_command": "command"},
+        editors={"replace": Editor(path=("file_path",)), "write_file": Editor(path=("file_path",))},
+        # AfterTool also follows a tool that failed; a tool a hook denied gets none.
+        events={"BeforeAgent": PROMPT, "BeforeTool": PRE_TOOL, "AfterTool": POST_TOOL},
+        # No call or prompt ids: each event's timestamp, one per event whichever of its
+        # hooks reads it, names the call. Claude's context answer; its own refusal and new
+        # input (merged into the call's arguments).
+        answers=replace(
+            CLAUDE_ANSWERS,
+            deny={"decision": "deny", "reason": "$text"},
+            rewrite={"hookSpecificOutput": {"hookEventName": "$event", "tool_input": "$input"}},
+        ),
+        project_env=("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
+        hook_timeout=10_000,  # milliseconds
+        regex_matchers=True,
+    ),
+    # Copilot's own hook files (.github/hooks/*.json) with Claude's event names: then it
+    # sends Claude's envelope (tool names Bash, Write, Edit; no tool-use ids) and reads
+    # Claude's answers. Its Write and Edit name the file in "path".
+    "copilot-cli": Host(
+        "copilot-cli",
+        shell={"Bash": "command"},
+        editors={"Edit": Editor(path=("path",)), "Write": Editor(path=("path",))},
+        events=CLAUDE_EVENTS,
+        project_env=("COPILOT_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
+        hook_timeout=10,  # seconds
+        regex_matchers=True,
     ),
 }
 

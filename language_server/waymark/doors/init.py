@@ -392,10 +392,43 @@ def _blank_line_after_ours(text: str) -> str:
     return text[: following.start()] + "\n" + text[following.start() :]
 
 
+def _gemini_cli(root: Path) -> list[Config]:
+    command = waymark_command()
+    config = _open(root, ".gemini/settings.json")
+    settings = _load_json(config)
+    _add_server(
+        config, settings, {"command": command[0], "args": [*command[1:], "mcp"], "trust": True}
+    )
+    _hooks(config, settings, "gemini-cli")
+    _set_json(config, settings)
+    return [config]
+
+
+def _copilot_cli(root: Path) -> list[Config]:
+    """The server in .mcp.json (shared with Claude Code), the hooks in Copilot's own file."""
+    command = waymark_command()
+    mcp_config = _open(root, ".mcp.json")
+    mcp = _load_json(mcp_config)
+    _add_server(
+        mcp_config, mcp, {"type": "stdio", "command": command[0], "args": [*command[1:], "mcp"]}
+    )
+    _set_json(mcp_config, mcp)
+    hooks_config = _open(root, ".github/hooks/waymark.json")
+    hooks = _load_json(hooks_config)
+    version = _member(hooks_config, hooks, "version", 1)
+    if version != 1:
+        raise InitError(f'{hooks_config.shown}: "version" is {version}, not 1; {FIX}.')
+    _hooks(hooks_config, hooks, "copilot-cli")
+    _set_json(hooks_config, hooks)
+    return [mcp_config, hooks_config]
+
+
 PLANS: dict[str, Callable[[Path], list[Config]]] = {
     "claude-code": _claude_code,
     "qwen-code": _qwen_code,
     "codex": _codex,
+    "gemini-cli": _gemini_cli,
+    "copilot-cli": _copilot_cli,
 }
 
 # What the user must still do in the host; init cannot do it from outside.
@@ -410,6 +443,13 @@ NOTES = {
     "trust {root} when codex asks at its first start, then review and trust the hooks with "
     "/hooks (codex exec runs untrusted hooks only with --dangerously-bypass-hook-trust). Keep "
     "CODEX_HOME outside the project.",
+    "gemini-cli": "Gemini CLI runs a project's hooks and MCP servers only in a trusted folder: "
+    "trust {root} when gemini asks (or with /permissions); it then warns at each start that "
+    "the project has hooks.",
+    "copilot-cli": "GitHub Copilot CLI: trust {root} when copilot asks at its first start (in "
+    "-p mode pass --trust-folder); it reads the server from .mcp.json and the hooks from "
+    ".github/hooks/waymark.json. It also runs Claude Code's hooks, which step aside under "
+    "Copilot.",
 }
 
 

@@ -22,6 +22,15 @@ def run(host_name: str, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """Answer one hook call; always exit 0 so the host carries on."""
     try:
         host = HOSTS[host_name]
+        foreign = next((v for v in host.foreign_env if os.environ.get(v)), None)
+        if foreign is not None:
+            print(
+                f"waymark hook {host_name}: {host.foreign_env[foreign]} runs this hook "
+                f"({foreign} is set) and tracks its tools with its own Waymark hook "
+                f"(waymark init {host.foreign_env[foreign]}); this one steps aside.",
+                file=stderr,
+            )
+            return 0
         event: dict[str, Any] = json.loads(stdin.read())
         if not isinstance(event, dict):
             raise ValueError("the hook input is not a JSON object")

@@ -34,6 +34,7 @@ MARKERS = (
     ".claude",
     ".qwen",
     ".codex",
+    ".gemini",
     ".mcp.json",
     "pyproject.toml",
     "package.json",
