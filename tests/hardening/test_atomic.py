@@ -396,6 +396,7 @@ def test_hook_denies_the_real_sed_when_a_partial_write_cannot_be_undone(
 ) -> None:
     from waymark.doors.entry import open_door
     from waymark.doors.hooks.handlers import simulate_sed
+    from waymark.doors.hosts import HOSTS, read_call
 
     a = put(workspace, "a.txt", b"one a\n")
     b = put(workspace, "b.txt", b"an a\n")
@@ -413,7 +414,13 @@ def test_hook_denies_the_real_sed_when_a_partial_write_cannot_be_undone(
 
     monkeypatch.setattr(os, "rename", rename)
     door = open_door(workspace)
-    answer = simulate_sed(door, "sed -i 's/a/aa/' a.txt b.txt", str(workspace))
+    command = "sed -i 's/a/aa/' a.txt b.txt"
+    host = HOSTS["claude-code"]
+    call = read_call(
+        host,
+        {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": command}},
+    )
+    answer = simulate_sed(door, host, call, command, str(workspace))
     assert answer is not None
     output = answer["hookSpecificOutput"]
     assert output["permissionDecision"] == "deny"
