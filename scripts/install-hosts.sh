@@ -4,13 +4,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PACKAGES=(
-  "@anthropic-ai/claude-code@2.1.197"
-  "@qwen-code/qwen-code@0.15.10"
+  "@anthropic-ai/claude-code@2.1.332"
+  "@qwen-code/qwen-code@0.24.4"
   "@openai/codex@0.169.0"
+  "@google/gemini-cli@0.61.0"
+  "@github/copilot@1.0.102"
+  "opencode-ai@1.18.33"
+  "cline@3.0.65"
 )
+BINS=(claude qwen codex gemini copilot opencode cline)
 mkdir -p .hosts
 [ -f .hosts/package.json ] || echo '{"private": true}' > .hosts/package.json
 npm install --prefix .hosts --no-save --no-audit --no-fund --loglevel=error "${PACKAGES[@]}"
-for bin in claude qwen codex; do
+for bin in "${BINS[@]}"; do
   [ -x ".hosts/node_modules/.bin/$bin" ] || { echo "install-hosts: $bin missing" >&2; exit 1; }
 done

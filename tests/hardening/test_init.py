@@ -56,6 +56,7 @@ def waymark_table(newline: str = "\n") -> str:
         f"args = {json.dumps([*command[1:], 'mcp'])}",
         "required = true",
         "startup_timeout_sec = 30",
+        'env_vars = ["XDG_STATE_HOME"]',
     ]
     return newline.join(lines) + newline
 
@@ -95,6 +96,7 @@ def test_codex_inline_mcp_servers_table_gets_a_member_not_a_clashing_table(
             "args": [*command[1:], "mcp"],
             "required": True,
             "startup_timeout_sec": 30,
+            "env_vars": ["XDG_STATE_HOME"],
         },
     }
 
@@ -169,7 +171,7 @@ def refused(workspace: Path, host: str, *phrases: str) -> str:
 @pytest.mark.parametrize(
     ("host", "relative", "content", "phrase"),
     [
-        ("claude-code", ".claude/settings.json", '{"hooks": []}', '"hooks" is a list'),
+        ("claude-code", ".claude/settings.local.json", '{"hooks": []}', '"hooks" is a list'),
         ("claude-code", ".mcp.json", '{"mcpServers": null}', '"mcpServers" is null'),
         ("claude-code", ".mcp.json", '{"mcpServers": {"waymark": 1}}', '"waymark" is a number'),
         (
@@ -190,10 +192,15 @@ def refused(workspace: Path, host: str, *phrases: str) -> str:
             '{"hooks": {"PreToolUse": [{"hooks": {}}]}}',
             '"hooks" is an object',
         ),
-        ("claude-code", ".claude/settings.json", '{"permissions": []}', '"permissions" is a list'),
         (
             "claude-code",
-            ".claude/settings.json",
+            ".claude/settings.local.json",
+            '{"permissions": []}',
+            '"permissions" is a list',
+        ),
+        (
+            "claude-code",
+            ".claude/settings.local.json",
             '{"enabledMcpjsonServers": "waymark"}',
             '"enabledMcpjsonServers" is a string',
         ),
@@ -280,7 +287,7 @@ def test_a_failed_write_restores_the_files_already_written(
     real_write = init_door.atomic_write
 
     def failing(path: Path, data: bytes, **kwargs: object) -> None:
-        if path.name == "settings.json":
+        if path.name == "settings.local.json":
             raise IoError(f"{path}: No space left on device", {"path": str(path)})
         real_write(path, data, **kwargs)  # type: ignore[arg-type]
 

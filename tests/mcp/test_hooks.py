@@ -89,23 +89,48 @@ def test_qwen_code_prompt_comes_from_the_transcript_and_opens_one_turn(
 
 
 @pytest.mark.parametrize(
-    ("host", "shell"), [("claude-code", "Bash"), ("qwen-code", "run_shell_command")]
+    ("host", "shell"),
+    [("claude-code", "Bash"), ("qwen-code", "run_shell_command"), ("codex", "Bash")],
 )
-def test_simulable_sed_is_applied_tracked_and_the_shell_run_denied(
+def test_simulated_sed_reads_as_the_output_of_a_command_that_succeeded(
     workspace: Path, host: str, shell: str
 ) -> None:
     f = workspace / "f.txt"
     f.write_bytes(b"aaa\r\nkeep\n")
     hook(host, workspace, {"hook_event_name": "UserPromptSubmit", "prompt": "p", "prompt_id": "p1"})
-    answer, _ = hook(host, workspace, pre_tool(shell, command="sed -i 's/a/b/g' f.txt"))
+    command = "sed -i 's/a/b/g' f.txt"
+    answer, _ = hook(host, workspace, pre_tool(shell, command=command, description="d"))
     assert f.read_bytes() == b"bbb\r\nkeep\n"
     assert answer is not None
     out = answer["hookSpecificOutput"]
-    assert out["permissionDecision"] == "deny"
-    assert "already applied" in out["permissionDecisionReason"]
-    assert "\n-aaa\r\n+bbb\r\n" in out["permissionDecisionReason"]
+    assert out["permissionDecision"] == "allow"
+    assert out["updatedInput"]["description"] == "d"
+    rewritten = out["updatedInput"]["command"]
+    assert not rewritten.startswith("sed")
+    # What the host's shell runs instead, and the model reads as the command's output.
+    shown = subprocess.run(["sh", "-c", rewritten], capture_output=True, timeout=10)
+    assert shown.returncode == 0
+    assert shown.stdout.startswith(b"Waymark applied this sed -i as a tracked edit")
+    assert b"\n-aaa\r\n+bbb\r\n" in shown.stdout
+    # The rewritten call, run through the hooks again, is not a sed: nothing applied twice.
+    again, _ = hook(host, workspace, pre_tool(shell, command=rewritten))
+    assert again is None
+    assert f.read_bytes() == b"bbb\r\nkeep\n"
     assert cli(workspace, "rewind", "p1")["ok"] is True
     assert f.read_bytes() == b"aaa\r\nkeep\n"
+
+
+def test_simulated_sed_quotes_quotes_and_bounds_what_it_prints(workspace: Path) -> None:
+    f = workspace / "f.txt"
+    f.write_bytes(b"".join(b"line %d 'q' $HOME `x` \\n\n" % i for i in range(3000)))
+    answer, _ = hook("claude-code", workspace, pre_tool("Bash", command="sed -i 's/q/Q/' f.txt"))
+    assert answer is not None
+    rewritten = answer["hookSpecificOutput"]["updatedInput"]["command"]
+    # Well under the 128 KiB Linux allows one argument, even when every character is a quote.
+    assert len(rewritten) < 100_000
+    shown = subprocess.run(["sh", "-c", rewritten], capture_output=True, timeout=10)
+    assert b"\n-line 0 'q' $HOME `x` \\n\n" in shown.stdout
+    assert shown.stdout.endswith(b"(the diff goes on; read the files for the rest)\n")
 
 
 @pytest.mark.parametrize(

@@ -87,6 +87,11 @@ def load_options(raw: object) -> tuple[Options, list[str]]:
     return options, warnings
 
 
+# The variables default_history_dir reads besides HOME: a door started with a cleaned
+# environment must be handed them to find the history the others use.
+HISTORY_ENV = ("XDG_STATE_HOME",)
+
+
 def default_history_dir() -> Path:
     state = os.environ.get("XDG_STATE_HOME") or os.path.join(
         os.path.expanduser("~"), ".local", "state"

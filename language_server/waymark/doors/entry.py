@@ -27,6 +27,7 @@ from waymark.commands.context import (
     default_history_dir,
     load_options,
 )
+from waymark.doors.hosts import STATE_DIRS
 from waymark.store.files import atomic_write
 from waymark.store.history.blobs import make_private_dir
 from waymark.store.locks import locked
@@ -149,6 +150,7 @@ def open_door(
         raw["maxHistoryBytes"] = max_history_bytes
     options, warnings = load_options(raw)
     ctx = open_context([root], options, tag_writes=session is not None)
+    ctx.workspace.host_state = STATE_DIRS
     ctx.warnings[:0] = warnings
     # Our own file, not the workspace's: a symlinked home is fine, resolve it once.
     # ctx.session.id, not the name asked for: an unsafe name was replaced by a fresh id.

@@ -29,7 +29,8 @@ import tomlkit
 import tomlkit.exceptions
 import tomlkit.items
 
-from waymark.doors.hosts import HOSTS
+from waymark.commands.context import HISTORY_ENV
+from waymark.doors.hosts import HOSTS, POST_TOOL, POST_TOOL_FAILURE, PRE_TOOL, PROMPT
 from waymark.engine.errors import FileChangedSinceRead, WaymarkError
 from waymark.store.files import atomic_write, create_parents, delete_file, digest
 
@@ -138,16 +139,18 @@ def _set_json(config: Config, data: dict[str, Any]) -> None:
     config.new = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def _add_hook(
-    config: Config,
-    settings: dict[str, Any],
-    event: str,
-    matcher: str | None,
-    command: str,
-    timeout: int,
-) -> None:
-    """Add one command hook to ``event`` unless a hook with that command is already there."""
-    entries = _member(config, _member(config, settings, "hooks", {}), event, [])
+def ours(command: object, host: str) -> bool:
+    """Whether a hook command is a Waymark hook for ``host``, whichever install it names."""
+    pattern = _OURS.format(re.escape(host))
+    return isinstance(command, str) and re.search(pattern, command) is not None
+
+
+# "waymark hook HOST", "/venv/bin/waymark hook HOST", "python -m waymark hook HOST", quoted.
+_OURS = r"waymark['\"]?\s+hook\s+{}(?![\w-])"
+
+
+def _hook_entries(config: Config, settings: dict[str, Any], event: str) -> list[Any]:
+    entries: list[Any] = _member(config, _member(config, settings, "hooks", {}), event, [])
     for entry in entries:
         if not isinstance(entry, dict):
             raise InitError(
@@ -161,10 +164,62 @@ def _add_hook(
                 raise InitError(
                     f'{config.shown}: a "{event}" hook is {_kind(hook)}, not an object; {FIX}.'
                 )
-            if hook.get("command") == command:
-                return
-    ours = [{"type": "command", "command": command, "timeout": timeout}]
-    entries.append({"hooks": ours} if matcher is None else {"matcher": matcher, "hooks": ours})
+    return entries
+
+
+def _drop_ours(config: Config, settings: dict[str, Any], host: str) -> None:
+    """Remove every Waymark hook for ``host`` (another file of the host now holds them)."""
+    if not isinstance(settings.get("hooks"), dict):
+        return
+    for event in list(settings["hooks"]):
+        entries = _hook_entries(config, settings, event)
+        for entry in list(entries):
+            hooks = entry.get("hooks", [])
+            kept = [h for h in hooks if not ours(h.get("command"), host)]
+            if len(kept) != len(hooks):
+                entry["hooks"] = kept
+                if not kept:
+                    entries.remove(entry)
+        if not entries:
+            del settings["hooks"][event]
+    if not settings["hooks"]:
+        del settings["hooks"]
+
+
+def _set_hook(
+    config: Config,
+    settings: dict[str, Any],
+    event: str,
+    matcher: str | None,
+    command: str,
+    host: str,
+    timeout: int,
+) -> None:
+    """Make ``event`` hold exactly one Waymark hook for ``host``: this ``command``.
+
+    A Waymark hook another install wrote is taken over in place (so the user's order stays),
+    and any second one removed: two would apply a ``sed -i`` twice.
+    """
+    entries = _hook_entries(config, settings, event)
+    ours_hook = {"type": "command", "command": command, "timeout": timeout}
+    found = False
+    for entry in list(entries):
+        hooks = entry.get("hooks", [])
+        for hook in list(hooks):
+            if not ours(hook.get("command"), host):
+                continue
+            if found:
+                hooks.remove(hook)
+                if not hooks:
+                    entries.remove(entry)
+                continue
+            found = True
+            hook.update(ours_hook)
+            if len(hooks) == 1 and matcher is not None:
+                entry["matcher"] = matcher
+    if not found:
+        added: dict[str, Any] = {"hooks": [ours_hook]}
+        entries.append(added if matcher is None else {"matcher": matcher, **added})
 
 
 def _add_unique(items: list[str], value: str) -> None:
@@ -176,18 +231,51 @@ def _add_server(config: Config, data: dict[str, Any], entry: dict[str, Any]) -> 
     _member(config, _member(config, data, "mcpServers", {}), "waymark", entry)
 
 
+def hook_command(name: str) -> str:
+    """The hook's command line: Waymark's hook, or one line of notice where it is missing.
+
+    A config a team commits runs on machines without Waymark: there the hook exits 0 and the
+    host goes on untracked instead of failing every tool call.
+    """
+    words = waymark_command()
+    return (
+        f"if command -v {shlex.quote(words[0])} >/dev/null 2>&1; "
+        f"then {_shell([*words, 'hook', name])}; "
+        f"else echo 'waymark: not installed here, so this hook does nothing "
+        f"(pip install waymark to track edits)' >&2; fi"
+    )
+
+
 def _hooks(config: Config, settings: dict[str, Any], name: str) -> None:
     host = HOSTS[name]
     assert host.hook_timeout is not None
-    command = _shell([*waymark_command(), "hook", name])
+    command = hook_command(name)
     shell, editors = sorted(host.shell), list(host.editors)
-    timeout = host.hook_timeout
-    tools = f"{host.matcher(shell)}|{host.matcher(editors)}"
-    _add_hook(config, settings, "UserPromptSubmit", None, command, timeout)
-    _add_hook(config, settings, "PreToolUse", tools, command, timeout)
-    _add_hook(config, settings, "PostToolUse", tools, command, timeout)
-    # A shell command that fails may have changed files half-way: tracked all the same.
-    _add_hook(config, settings, "PostToolUseFailure", host.matcher(shell), command, timeout)
+    tools = f"{host.matcher(shell)}|{host.matcher(editors)}" if editors else host.matcher(shell)
+    matchers = {
+        PROMPT: None,
+        PRE_TOOL: tools,
+        POST_TOOL: tools,
+        # A shell command that fails may have changed files half-way: tracked all the same.
+        POST_TOOL_FAILURE: host.matcher(shell),
+    }
+    for canonical, matcher in matchers.items():
+        event = host.event_name(canonical)
+        if event is not None:
+            _set_hook(config, settings, event, matcher, command, name, host.hook_timeout)
+
+
+def _has_ours(settings: dict[str, Any], host: str) -> bool:
+    hooks = settings.get("hooks")
+    return isinstance(hooks, dict) and any(
+        ours(hook.get("command"), host)
+        for entries in hooks.values()
+        if isinstance(entries, list)
+        for entry in entries
+        if isinstance(entry, dict) and isinstance(entry.get("hooks"), list)
+        for hook in entry["hooks"]
+        if isinstance(hook, dict)
+    )
 
 
 def _claude_code(root: Path) -> list[Config]:
@@ -198,14 +286,30 @@ def _claude_code(root: Path) -> list[Config]:
         mcp_config, mcp, {"type": "stdio", "command": command[0], "args": [*command[1:], "mcp"]}
     )
     _set_json(mcp_config, mcp)
-    settings_config = _open(root, ".claude/settings.json")
-    settings = _load_json(settings_config)
+    shared_config = _open(root, ".claude/settings.json")
+    shared = _load_json(shared_config)
+    local_config = _open(root, ".claude/settings.local.json")
+    local = _load_json(local_config)
+    # The hooks go to the settings Claude Code keeps out of git, unless a team already
+    # committed Waymark's: then they stay there, one set.
+    settings_config, settings = (
+        (shared_config, shared) if _has_ours(shared, "claude-code") else (local_config, local)
+    )
+    other_config, other = (local_config, local) if settings is shared else (shared_config, shared)
+    _drop_ours(other_config, other, "claude-code")
     _hooks(settings_config, settings, "claude-code")
     _add_unique(_member(settings_config, settings, "enabledMcpjsonServers", []), "waymark")
     permissions = _member(settings_config, settings, "permissions", {})
     _add_unique(_member(settings_config, permissions, "allow", []), "mcp__waymark")
-    _set_json(settings_config, settings)
-    return [mcp_config, settings_config]
+    plan = [mcp_config]
+    for config, data in ((shared_config, shared), (local_config, local)):
+        if config.old is not None and _load_json(config) == data:
+            config.new = config.old  # untouched: the user's formatting stays
+            plan.append(config)
+        elif data:
+            _set_json(config, data)
+            plan.append(config)
+    return plan
 
 
 def _qwen_code(root: Path) -> list[Config]:
@@ -221,6 +325,15 @@ def _qwen_code(root: Path) -> list[Config]:
 
 
 def _codex(root: Path) -> list[Config]:
+    """``[mcp_servers.waymark]`` in config.toml, and the hooks in hooks.json."""
+    hooks_config = _open(root, ".codex/hooks.json")
+    hooks = _load_json(hooks_config)
+    _hooks(hooks_config, hooks, "codex")
+    _set_json(hooks_config, hooks)
+    return [_codex_server(root), hooks_config]
+
+
+def _codex_server(root: Path) -> Config:
     """Add ``[mcp_servers.waymark]`` through a TOML editor that keeps comments and layout."""
     command = waymark_command()
     config = _open(root, ".codex/config.toml")
@@ -234,12 +347,15 @@ def _codex(root: Path) -> list[Config]:
     if "waymark" in servers:
         _member(config, servers, "waymark", {})
         config.new = config.old
-        return [config]
+        return config
     entry: dict[str, Any] = {
         "command": command[0],
         "args": [*command[1:], "mcp"],
         "required": True,
         "startup_timeout_sec": 30,
+        # Codex starts servers with a clean environment, its hooks with the user's: passing
+        # on what locates the history keeps one history for both.
+        "env_vars": list(HISTORY_ENV),
     }
     existing = doc.get("mcp_servers")
     if isinstance(existing, tomlkit.items.InlineTable):
@@ -264,7 +380,7 @@ def _codex(root: Path) -> list[Config]:
             "[mcp_servers.waymark] table that `waymark init codex --print` shows by hand."
         )
     config.new = new.encode("utf-8")
-    return [config]
+    return config
 
 
 def _blank_line_after_ours(text: str) -> str:
@@ -282,10 +398,18 @@ PLANS: dict[str, Callable[[Path], list[Config]]] = {
     "codex": _codex,
 }
 
+# What the user must still do in the host; init cannot do it from outside.
 NOTES = {
-    "codex": "Codex reads config.toml from CODEX_HOME (default ~/.codex): run codex with "
-    "CODEX_HOME={root}/.codex, or copy the [mcp_servers.waymark] table into your own "
-    "config.toml. Codex has no hooks: sed through its shell is not tracked; use waymark_sed.",
+    "claude-code": "Claude Code: the hooks are in .claude/settings.local.json, which stays out "
+    "of git (.mcp.json is for the team). Start claude in {root} once and trust the folder, so "
+    "it runs the hooks and allows the mcp__waymark tools; in -p mode pass --allowedTools "
+    "mcp__waymark.",
+    "qwen-code": "Qwen Code runs project hooks only in a trusted folder: trust {root} when qwen "
+    "asks (or with /trust).",
+    "codex": "Codex reads .codex/config.toml and .codex/hooks.json only from a trusted project: "
+    "trust {root} when codex asks at its first start, then review and trust the hooks with "
+    "/hooks (codex exec runs untrusted hooks only with --dangerously-bypass-hook-trust). Keep "
+    "CODEX_HOME outside the project.",
 }
 
 

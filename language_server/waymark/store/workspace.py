@@ -139,6 +139,9 @@ class Workspace:
     # Directories never touched whatever the globs say: the history's own (it may lie inside
     # a folder, and an agent writing a journal there must not steer a rewind).
     protected_dirs: Sequence[Path] = ()
+    # Folders (relative to a workspace folder) where agent hosts keep their own state:
+    # shell tracking never records them as a command's changes.
+    host_state: Sequence[str] = ()
     # Each folder's (device, inode) when it was opened: None when it did not exist then.
     _opened: dict[Path, tuple[int, int] | None] = field(default_factory=dict, init=False)
 

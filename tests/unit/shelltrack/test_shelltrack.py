@@ -254,6 +254,9 @@ def test_waymark_run_cli(ws: Path, tmp_path: Path) -> None:
 
 def test_host_hook_events(ws: Path, history: History, tmp_path: Path) -> None:
     from waymark.doors.hooks.shell import after, before
+    from waymark.doors.hosts import HOSTS, read_call
+
+    host = HOSTS["claude-code"]
 
     # The hooks reach the history through their door's context; only its history is read.
     ctx = cast(CommandContext, SimpleNamespace(history=history))
@@ -267,16 +270,16 @@ def test_host_hook_events(ws: Path, history: History, tmp_path: Path) -> None:
         "tool_input": {"command": script},
         "tool_use_id": "toolu_1",
     }
-    before(ctx, {**event, "hook_event_name": "PreToolUse"})
+    before(ctx, read_call(host, {**event, "hook_event_name": "PreToolUse"}), script)
     sh(ws, script)
-    answer = after(ctx, {**event, "hook_event_name": "PostToolUse"})
+    answer = after(ctx, host, read_call(host, {**event, "hook_event_name": "PostToolUse"}))
     assert answer is not None
     context = answer["hookSpecificOutput"]["additionalContext"]
     assert answer["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
     assert "modified a.txt; deleted b.txt" in context
     assert f"{tmp_path}/o (outside the workspace folders)" in context
     # A Post without its Pre (a hook installed mid-call) records nothing and says nothing.
-    assert after(ctx, {**event, "hook_event_name": "PostToolUse"}) is None
+    assert after(ctx, host, read_call(host, {**event, "hook_event_name": "PostToolUse"})) is None
     assert outcome(history) == {"restored": ["a.txt", "b.txt"]}
     assert (ws / "a.txt").read_bytes() == b"a\n" and (ws / "b.txt").read_bytes() == b"b\n"
 

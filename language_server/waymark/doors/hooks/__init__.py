@@ -15,7 +15,7 @@ import sys
 from typing import Any, TextIO
 
 from waymark.doors.hooks.trust import UntrustedWorkspace, trusted_root
-from waymark.doors.hosts import HOSTS
+from waymark.doors.hosts import HOSTS, POST_TOOL, POST_TOOL_FAILURE, PRE_TOOL, read_call
 
 
 def run(host_name: str, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
@@ -25,19 +25,20 @@ def run(host_name: str, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
         event: dict[str, Any] = json.loads(stdin.read())
         if not isinstance(event, dict):
             raise ValueError("the hook input is not a JSON object")
-        name = event.get("hook_event_name")
-        if name in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
-            tool = event.get("tool_name")
-            if tool not in host.shell and tool not in host.editors:
-                return 0
+        call = read_call(host, event)
+        if call.event is None:
+            return 0
+        tracked = call.tool in host.shell or call.tool in host.editors
+        if call.event in (PRE_TOOL, POST_TOOL, POST_TOOL_FAILURE) and not tracked:
+            return 0
         try:
-            root = trusted_root(host, str(event.get("cwd") or os.getcwd()))
+            root = trusted_root(host, call.cwd or os.getcwd())
         except UntrustedWorkspace as exc:
             print(f"waymark hook: not tracking: {exc}; the tool runs untracked.", file=stderr)
             return 0
         from waymark.doors.hooks.handlers import handle_once
 
-        answer = handle_once(host, event, root)
+        answer = handle_once(host, call, root)
     except Exception as exc:
         print(f"waymark hook: skipped ({type(exc).__name__}: {exc})", file=stderr)
         return 0

@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import re
+import shlex
 import sys
 import uuid
 from datetime import datetime, timedelta
@@ -17,8 +18,16 @@ from waymark.commands.registry import execute
 from waymark.commands.tracking import after_host_write, before_host_write
 from waymark.doors.entry import Door, open_door
 from waymark.doors.hooks import shell
-from waymark.doors.hooks.answer import answer
-from waymark.doors.hosts import Host
+from waymark.doors.hosts import (
+    POST_TOOL,
+    POST_TOOL_FAILURE,
+    PRE_TOOL,
+    PROMPT,
+    Call,
+    Editor,
+    Host,
+    render,
+)
 from waymark.engine.errors import WaymarkError
 from waymark.store import once
 from waymark.store.history import workspace_dir
@@ -27,17 +36,21 @@ LABEL_MAX = 60
 # Only a command mentioning sed can be one Waymark simulates.
 _MAYBE_SED = re.compile(r"\bsed\b")
 PROMPT_SLACK_S = 30
+# What a simulated sed's result may take on a command line (the host runs it as printf).
+RESULT_MAX = 16_000
+# The files a Codex-style patch names: added, updated, deleted, or moved to.
+_PATCH_TARGET = re.compile(r"^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$", re.M)
 
 
-def handle_once(host: Host, event: dict[str, Any], root: Path) -> str:
+def handle_once(host: Host, call: Call, root: Path) -> str:
     """What to print for one hook call: acted on by its first delivery, replayed by others.
 
     The host names the call (``tool_use_id``, or for a prompt ``prompt_id``, else the
     ``timestamp`` Qwen Code stamps on each event); a call it does not name acts every time.
     """
-    key = call_key(host, event)
+    key = call_key(host, call)
     if key is None:
-        return _printed(handle(host, event, root))
+        return _printed(handle(host, call, root))
     # Failing here skips the hook: the tool then runs once, as without Waymark.
     claim = once.claim(workspace_dir(default_history_dir(), [root]) / "hook-calls", key)
     if claim.replay is not None:
@@ -51,7 +64,7 @@ def handle_once(host: Host, event: dict[str, Any], root: Path) -> str:
         return ""
     printed = ""
     try:
-        printed = _printed(handle(host, event, root))
+        printed = _printed(handle(host, call, root))
     finally:
         # A delivery that failed answered nothing: the next one answers nothing too.
         try:
@@ -62,46 +75,61 @@ def handle_once(host: Host, event: dict[str, Any], root: Path) -> str:
     return printed
 
 
-def call_key(host: Host, event: dict[str, Any]) -> str | None:
-    name = event.get("hook_event_name")
-    named = event.get("prompt_id" if name == "UserPromptSubmit" else "tool_use_id")
-    call = named or event.get("timestamp")
-    if not isinstance(call, str) or not call:
+def call_key(host: Host, call: Call) -> str | None:
+    named = (call.prompt_id if call.event == PROMPT else call.call_id) or call.timestamp
+    if not named:
         return None
-    return json.dumps([host.name, event.get("session_id"), name, call])
+    return json.dumps([host.name, call.session, call.event_name, named])
 
 
 def _printed(answer: dict[str, Any] | None) -> str:
     return "" if answer is None else json.dumps(answer, ensure_ascii=False)
 
 
-def handle(host: Host, event: dict[str, Any], root: Path) -> dict[str, Any] | None:
+def handle(host: Host, call: Call, root: Path) -> dict[str, Any] | None:
     """The JSON answer to one hook call, or ``None`` to let the host go on as usual."""
-    name = event.get("hook_event_name")
-    cwd = str(event.get("cwd") or os.getcwd())
+    cwd = call.cwd or os.getcwd()
     door = open_door(root)
-    if name == "UserPromptSubmit":
-        return open_turn(door, event)
-    tool = event.get("tool_name")
-    tool_input = event.get("tool_input") or {}
+    if call.event == PROMPT:
+        return open_turn(door, host, call)
+    tool = call.tool or ""
     if tool in host.shell:
-        if name == "PreToolUse":
-            command = str(tool_input.get("command"))
-            answer = simulate_sed(door, command, cwd) if _MAYBE_SED.search(command) else None
+        if call.event == PRE_TOOL:
+            command = call.tool_input.get(host.shell[tool])
+            command = command if isinstance(command, str) else ""
+            answer = (
+                simulate_sed(door, host, call, command, cwd) if _MAYBE_SED.search(command) else None
+            )
             # A command that runs after all: its file changes are tracked around it.
             if answer is None:
-                shell.before(door.ctx, event)
+                shell.before(door.ctx, call, command)
             return answer
-        return shell.after(door.ctx, event)
+        if call.event in (POST_TOOL, POST_TOOL_FAILURE):
+            return shell.after(door.ctx, host, call)
+        return None
     if tool in host.editors:
-        target = tool_input.get(host.editors[tool])
-        if not isinstance(target, str):
-            raise ValueError(f"the {tool} call names no file")
-        if name == "PreToolUse":
-            warn(before_host_write(door.ctx, target, Path(cwd)))
-        elif name == "PostToolUse":
-            after_host_write(door.ctx, target, Path(cwd))
+        targets = editor_targets(host.editors[tool], tool, call.tool_input)
+        for target in targets:
+            if call.event == PRE_TOOL:
+                warn(before_host_write(door.ctx, target, Path(cwd)))
+            elif call.event in (POST_TOOL, POST_TOOL_FAILURE):
+                after_host_write(door.ctx, target, Path(cwd))
     return None
+
+
+def editor_targets(editor: Editor, tool: str, tool_input: dict[str, Any]) -> list[str]:
+    """The files a host's own write tool call names."""
+    if editor.patch is not None:
+        patch = tool_input.get(editor.patch)
+        if isinstance(patch, list):
+            patch = "\n".join(str(part) for part in patch)
+        if not isinstance(patch, str):
+            raise ValueError(f"the {tool} call carries no patch")
+        return list(dict.fromkeys(_PATCH_TARGET.findall(patch)))
+    target = next((tool_input[k] for k in editor.path if isinstance(tool_input.get(k), str)), None)
+    if target is None:
+        raise ValueError(f"the {tool} call names no file")
+    return [target]
 
 
 def label_of(prompt: str) -> str:
@@ -138,15 +166,15 @@ def _near_or_after(timestamp: str, sent: str) -> bool:
     return opened >= prompted - timedelta(seconds=PROMPT_SLACK_S)
 
 
-def open_turn(door: Door, event: dict[str, Any]) -> dict[str, Any] | None:
-    prompt = str(event.get("prompt") or "")
-    prompt_id = event.get("prompt_id")
+def open_turn(door: Door, host: Host, call: Call) -> dict[str, Any] | None:
+    prompt = call.prompt
+    prompt_id = call.prompt_id
     history = door.ctx.history
     if not prompt.strip():
         # Qwen Code fires this again before every model request of one prompt, without the
         # prompt (and sometimes also the first time): its transcript names the prompt, whose
         # turn opens once.
-        newest = last_user_prompt(event.get("transcript_path"))
+        newest = last_user_prompt(call.transcript)
         if newest is None or history is None:
             return None
         prompt_id, prompt, sent = newest
@@ -164,22 +192,28 @@ def open_turn(door: Door, event: dict[str, Any]) -> dict[str, Any] | None:
     if not result.get("ok"):
         raise RuntimeError(f"{result.get('error')}: {result.get('message')}")
     warn(result.get("warnings", []))
-    return answer(
-        "UserPromptSubmit",
-        context=f"Waymark opened turn {prompt_id} ({label!r}); "
+    if host.answers.context is None:
+        return None
+    return render(
+        host.answers.context,
+        event=call.event_name,
+        text=f"Waymark opened turn {prompt_id} ({label!r}); "
         f"waymark_rewind with promptId={prompt_id} undoes this turn's file changes.",
     )
 
 
-def simulate_sed(door: Door, command: str, cwd: str) -> dict[str, Any] | None:
+def simulate_sed(
+    door: Door, host: Host, call: Call, command: str, cwd: str
+) -> dict[str, Any] | None:
     result = asyncio.run(execute(door.ctx, "waymark.sed", {"command": command, "cwd": cwd}))
     door.save()
     if not result.get("ok") and (result.get("details") or {}).get("unrestored"):
         # Part of the line is on disk and could not be undone: the real sed would apply
         # that part a second time.
-        return answer(
-            "PreToolUse",
-            deny=f"Waymark applied only part of this sed -i: {result.get('message')} "
+        return render(
+            host.answers.deny,
+            event=call.event_name,
+            text=f"Waymark applied only part of this sed -i: {result.get('message')} "
             "Do not run the command again; read those files and finish the change there.",
         )
     if not result.get("ok") or not result.get("simulated"):
@@ -187,10 +221,22 @@ def simulate_sed(door: Door, command: str, cwd: str) -> dict[str, Any] | None:
         print(f"waymark hook: running the shell command as is ({why})", file=sys.stderr)
         return None
     diff = result.get("unifiedDiff") or result.get("diff") or "(no change)\n"
-    return answer(
-        "PreToolUse",
-        deny="Waymark already applied this sed -i as a tracked edit "
-        "(so the shell did not run it; do not run it again). The file changed like this:\n" + diff,
+    if len(diff) > RESULT_MAX:
+        diff = diff[:RESULT_MAX] + "\n… (the diff goes on; read the files for the rest)\n"
+    text = "Waymark applied this sed -i as a tracked edit (waymark_rewind undoes it). "
+    if host.answers.simulated == "rewrite" and host.answers.rewrite is not None:
+        # The shell prints the result instead of running sed again: the model reads a
+        # successful command's output. printf's first word is not sed, so a second
+        # delivery of the rewritten call is never simulated again.
+        result_text = f"{text}The file changed like this:\n{diff}"
+        printed = f"printf '%s' {shlex.quote(result_text)}"
+        new_input = {**call.tool_input, host.shell[call.tool or ""]: printed}
+        return render(host.answers.rewrite, event=call.event_name, input=new_input)
+    return render(
+        host.answers.deny,
+        event=call.event_name,
+        text=text + "The shell did not run it again; do not run it again. "
+        "The file changed like this:\n" + diff,
     )
 
 

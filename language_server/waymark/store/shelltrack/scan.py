@@ -160,7 +160,7 @@ def walk(folder: Path, workspace: Workspace, max_files: int = DEFAULT_MAX_FILES)
             except OSError:
                 continue
             if stat.S_ISDIR(st.st_mode):
-                if entry.name not in SKIP_DIRS:
+                if entry.name not in SKIP_DIRS and relative not in workspace.host_state:
                     stack.append(relative)
                 continue
             if len(result.dirty) >= max_files:
