@@ -169,6 +169,10 @@ def test_opencode_untracked_tools_are_left_alone(project: Path) -> None:
 
 
 def test_cline_sed_is_overridden_by_a_printf_and_the_task_is_the_turn(project: Path) -> None:
+    # The task's first tool call opens its turn, whatever the tool (Waymark's MCP edit here).
+    mcp = cline(project, "tool_call", "waymark__waymark_edit", call="call_0", path="b.txt")
+    assert hook("cline", project, mcp)[0] is None
+    assert len(cli(project, "turns")["turns"]) == 1
     answer, _ = hook("cline", project, cline(project, "tool_call", "run_commands", commands=[SED]))
     # overrideInput replaces the tool's input: one command printing Waymark's result.
     assert answer is not None and set(answer) == {"overrideInput"}
