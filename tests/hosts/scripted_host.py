@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -33,51 +34,16 @@ def _anchor(text: str, line: int) -> str:
     return match.group(1)
 
 
-def _turn_of(prompt: str, turns_text: str) -> str:
-    label = prompt.splitlines()[0]
-    turns = json.loads(turns_text)["turns"]
-    return next(t["promptId"] for t in reversed(turns) if t["label"] == label)
-
-
-# The shell scenario: one command rewrites a file with python3 -c, deletes one, creates one.
-SHELL_PROMPT = "Shell edits\nthen rewind"
+# The scenario's shell command: rewrites d.txt with python3 -c, deletes e.txt, creates f.txt.
 SHELL_COMMAND = (
-    "python3 -c \"open('a.py','w').write('def f():\\n    return 3\\n')\" && rm b.txt && "
-    "printf 'made\\n' > c.txt"
+    "python3 -c \"open('d.txt','w').write('D2\\n')\" && rm e.txt && printf 'made\\n' > f.txt"
 )
+SED_COMMAND = "sed -i 's/beta/gamma/' b.txt"
 
 
-def script(host: str, prompt: str) -> list[Step]:
-    """The scenario: read with hashes, edit by anchor, sed in the shell, read back, rewind.
-
-    Codex has no hooks: its model opens the turn itself and runs sed through waymark_sed.
-    With :data:`SHELL_PROMPT`: a plain shell command changes three files, then rewind.
-    """
-    if prompt == SHELL_PROMPT:
-        return [
-            ("shell", lambda r: {"command": SHELL_COMMAND}),
-            ("waymark_turns", lambda r: {}),
-            ("waymark_rewind", lambda r: {"promptId": _turn_of(prompt, r[1])}),
-        ]
-    if host == "codex":
-        label = prompt.splitlines()[0]
-        return [
-            ("waymark_snapshot", lambda r: {"promptId": "codex-turn", "label": label}),
-            ("waymark_read", lambda r: {"path": "a.py", "hashes": True}),
-            (
-                "waymark_edit",
-                lambda r: {
-                    "path": "a.py",
-                    "operations": [
-                        {"op": "replace_line", "hash": _anchor(r[1], 2), "content": "    return 2"}
-                    ],
-                },
-            ),
-            ("waymark_sed", lambda r: {"command": "sed -i 's/beta/gamma/' b.txt"}),
-            ("waymark_read", lambda r: {"path": "a.py"}),
-            ("waymark_read", lambda r: {"path": "b.txt"}),
-            ("waymark_rewind", lambda r: {"promptId": "codex-turn"}),
-        ]
+def script() -> list[Step]:
+    """Read with hashes, edit by anchor, sed in the shell, a shell command changing three
+    files, a create through the host's own write tool, then read b.txt back."""
     return [
         ("waymark_read", lambda r: {"path": "a.py", "hashes": True}),
         (
@@ -89,11 +55,10 @@ def script(host: str, prompt: str) -> list[Step]:
                 ],
             },
         ),
-        ("shell", lambda r: {"command": "sed -i 's/beta/gamma/' b.txt"}),
-        ("waymark_read", lambda r: {"path": "a.py"}),
+        ("shell", lambda r: {"command": SED_COMMAND}),
+        ("shell", lambda r: {"command": SHELL_COMMAND}),
+        ("write", lambda r: {"path": "new.txt", "content": "created\n"}),
         ("waymark_read", lambda r: {"path": "b.txt"}),
-        ("waymark_turns", lambda r: {}),
-        ("waymark_rewind", lambda r: {"promptId": _turn_of(prompt, r[5])}),
     ]
 
 
@@ -105,38 +70,87 @@ def _text(content: Any) -> str:
     return ""
 
 
+@dataclass(frozen=True)
+class HostRun:
+    """How one real host is driven: its binary, what its model sees, its offline set-up."""
+
+    bin: str
+    shell: str  # the shell tool as the model calls it
+    write: tuple[str, str, str]  # the write tool, its path and content arguments
+    # How the model looks deferred MCP tools up before calling them: "claude" (one
+    # ToolSearch select of all), "qwen" (tool_search per tool, then calls through
+    # tool_call), "" (tools offered up front).
+    lookup: str = ""
+    mcp_prefix: str = "mcp__waymark__"
+    absolute_paths: bool = False  # the write tool takes only absolute paths
+    shell_arg: str = "command"
+
+
+HOST_RUNS = {
+    "claude-code": HostRun("claude", "Bash", ("Write", "file_path", "content"), lookup="claude"),
+    "qwen-code": HostRun(
+        "qwen",
+        "run_shell_command",
+        ("write_file", "file_path", "content"),
+        lookup="qwen",
+        absolute_paths=True,
+    ),
+    # Codex offers apply_patch only to models it knows, and to those it defers MCP tools
+    # behind its own tool_search: the scripted model (an unknown name) writes through the
+    # shell, so the write step runs there.
+    "codex": HostRun("codex", "exec_command", ("", "", ""), mcp_prefix="", shell_arg="cmd"),
+}
+
+
 class Model:
-    def __init__(self, host: str, prompt: str) -> None:
-        self.host = host
-        self.steps = script(host, prompt)
+    """The scripted model: from the conversation it is sent, the next call or the end."""
+
+    def __init__(self, host: str, workspace: Path) -> None:
+        self.run = HOST_RUNS[host]
+        self.workspace = workspace
+        self.steps = script()
         self.log: list[dict[str, Any]] = []
         self.results: list[str] = []  # what the model had read when it finished
-        if host == "qwen-code":
-            # Qwen Code offers MCP tools only after the model looked them up.
-            wanted = sorted({name for name, _ in self.steps if name != "shell"})
-            lookups: list[Step] = [
+        wanted = sorted({name for name, _ in self.steps if name.startswith("waymark_")})
+        lookups: list[Step] = []
+        if self.run.lookup == "claude":
+            names = ",".join(f"mcp__waymark__{n}" for n in wanted)
+            lookups = [("ToolSearch", lambda r: {"query": f"select:{names}"})]
+        elif self.run.lookup == "qwen":
+            lookups = [
                 ("tool_search", lambda r, n=n: {"query": f"select:mcp__waymark__{n}"})
                 for n in wanted
             ]
-            self.steps = lookups + self.steps
-            self.skip = len(lookups)
-        else:
-            self.skip = 0
+        self.steps = lookups + self.steps
+        self.skip = len(lookups)
 
     def next_call(self, results: list[str]) -> tuple[str, dict[str, Any]] | None:
         if len(results) >= len(self.steps):
             self.results = results[self.skip :]
             return None
         name, args = self.steps[len(results)]
-        ours = results[self.skip :]
-        return name, args(ours)
+        return self.call(name, args(results[self.skip :]))
 
-    def tool_name(self, name: str) -> str:
+    def call(self, name: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The tool name and arguments as this host's model sends them."""
         if name == "shell":
-            return {"claude-code": "Bash", "qwen-code": "run_shell_command"}[self.host]
-        if name == "tool_search":
-            return name
-        return f"mcp__waymark__{name}"
+            return self.run.shell, {self.run.shell_arg: args["command"]}
+        if name == "write":
+            tool, path, content = self.run.write
+            if not tool:
+                quoted = args["content"].replace("\n", "\\n")
+                return self.call("shell", {"command": f"printf '{quoted}' > {args['path']}"})
+            if not path:  # a patch tool
+                body = "".join("+" + line + "\n" for line in args["content"].splitlines())
+                patch = f"*** Begin Patch\n*** Add File: {args['path']}\n{body}*** End Patch\n"
+                return tool, {"input": patch}
+            target = str(self.workspace / args["path"]) if self.run.absolute_paths else args["path"]
+            return tool, {path: target, content: args["content"]}
+        if not name.startswith("waymark_"):
+            return name, args
+        if self.run.lookup == "qwen":
+            return "tool_call", {"name": f"mcp__waymark__{name}", "arguments": args}
+        return self.run.mcp_prefix + name, args
 
 
 def _sse(events: list[tuple[str | None, dict[str, Any] | str]]) -> bytes:
@@ -150,7 +164,7 @@ def _sse(events: list[tuple[str | None, dict[str, Any] | str]]) -> bytes:
 def anthropic_reply(model: Model, body: dict[str, Any]) -> tuple[bytes, str]:
     tools = {t.get("name") for t in body.get("tools") or []}
     call = None
-    if "mcp__waymark__waymark_read" in tools:
+    if "Bash" in tools:
         results = [
             _text(block.get("content"))
             for message in body.get("messages", [])
@@ -193,7 +207,7 @@ def anthropic_reply(model: Model, body: dict[str, Any]) -> tuple[bytes, str]:
         block = {
             "type": "tool_use",
             "id": f"toolu_{os.urandom(6).hex()}",
-            "name": model.tool_name(name),
+            "name": name,
             "input": {},
         }
         delta = {"type": "input_json_delta", "partial_json": json.dumps(args)}
@@ -229,7 +243,7 @@ def anthropic_reply(model: Model, body: dict[str, Any]) -> tuple[bytes, str]:
 def openai_reply(model: Model, body: dict[str, Any]) -> tuple[bytes, str]:
     tools = {(t.get("function") or {}).get("name") for t in body.get("tools") or []}
     call = None
-    if tools & {"tool_search", "run_shell_command"}:
+    if "run_shell_command" in tools:
         results = [
             _text(m.get("content")) for m in body.get("messages", []) if m.get("role") == "tool"
         ]
@@ -273,7 +287,7 @@ def openai_reply(model: Model, body: dict[str, Any]) -> tuple[bytes, str]:
                     "index": 0,
                     "id": f"call_{os.urandom(6).hex()}",
                     "type": "function",
-                    "function": {"name": model.tool_name(name), "arguments": json.dumps(args)},
+                    "function": {"name": name, "arguments": json.dumps(args)},
                 }
             ],
         }
@@ -323,10 +337,11 @@ def responses_reply(model: Model, body: dict[str, Any]) -> tuple[bytes, str]:
             "id": f"fc_{os.urandom(6).hex()}",
             "call_id": f"call_{os.urandom(6).hex()}",
             "name": name,
-            "namespace": "mcp__waymark",
             "arguments": json.dumps(args),
             "status": "completed",
         }
+        if name.startswith("waymark_"):
+            item["namespace"] = "mcp__waymark"
     usage = {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}
     response = {"id": "resp_1", "object": "response", "status": "completed", "model": MODEL}
     return (
@@ -354,10 +369,11 @@ def responses_reply(model: Model, body: dict[str, Any]) -> tuple[bytes, str]:
     )
 
 
-def codex_config(workspace: Path, base: str) -> None:
-    """Point Codex (CODEX_HOME=workspace/.codex) at the scripted model, nothing else."""
-    path = workspace / ".codex" / "config.toml"
-    offline = f"""model = "{MODEL}"
+def codex_config(codex_home: Path, workspace: Path, base: str) -> None:
+    """Codex's own config (CODEX_HOME, outside the workspace): the scripted model, nothing
+    else, and the workspace trusted so Codex reads its .codex/config.toml and hooks.json."""
+    codex_home.mkdir(parents=True, exist_ok=True)
+    (codex_home / "config.toml").write_text(f"""model = "{MODEL}"
 model_provider = "fake"
 approval_policy = "never"
 sandbox_mode = "danger-full-access"
@@ -381,8 +397,9 @@ wire_api = "responses"
 request_max_retries = 0
 stream_max_retries = 0
 
-"""
-    path.write_text(offline + path.read_text())
+[projects.{json.dumps(str(workspace))}]
+trust_level = "trusted"
+""")
 
 
 def serve(model: Model) -> ThreadingHTTPServer:
@@ -427,42 +444,25 @@ def serve(model: Model) -> ThreadingHTTPServer:
 
 
 def host_command(host: str, prompt: str, workspace: Path) -> list[str]:
+    binary = str(HOSTS_BIN / HOST_RUNS[host].bin)
     if host == "claude-code":
-        tools = ",".join(
-            f"mcp__waymark__{n}"
-            for n in ("waymark_read", "waymark_edit", "waymark_turns", "waymark_rewind")
-        )
         return [
-            str(HOSTS_BIN / "claude"),
-            "-p",
-            prompt,
-            "--mcp-config",
-            str(workspace / ".mcp.json"),
-            "--strict-mcp-config",
-            "--allowedTools",
-            tools + ",Bash",
-            "--output-format",
-            "json",
-            "--verbose",
-        ]
+            binary, "-p", prompt, "--mcp-config", str(workspace / ".mcp.json"),
+            "--strict-mcp-config", "--allowedTools", "mcp__waymark,Bash,Write,ToolSearch",
+            "--output-format", "json", "--verbose",
+        ]  # fmt: skip
     if host == "codex":
-        return [str(HOSTS_BIN / "codex"), "exec", "--skip-git-repo-check", "--json", prompt]
-    return [
-        str(HOSTS_BIN / "qwen"),
-        "-p",
-        prompt,
-        "--auth-type",
-        "openai",
-        "--yolo",
-        "--output-format",
-        "json",
-    ]
+        return [
+            binary, "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
+            "--json", prompt,
+        ]  # fmt: skip
+    return [binary, "-p", prompt, "--auth-type", "openai", "--yolo", "--output-format", "json"]
 
 
 def main() -> int:
     host, workspace, prompt, home = sys.argv[1], Path(sys.argv[2]), sys.argv[3], sys.argv[4]
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    model = Model(host, prompt)
+    model = Model(host, workspace)
     server = serve(model)
     base = f"http://127.0.0.1:{server.server_address[1]}"
     env = {
@@ -475,11 +475,11 @@ def main() -> int:
         "OPENAI_BASE_URL": base + "/v1",
         "OPENAI_API_KEY": "scripted",
         "OPENAI_MODEL": MODEL,
-        "CODEX_HOME": str(workspace / ".codex"),
+        "CODEX_HOME": os.path.join(home, ".codex"),
         "FAKE_MODEL_KEY": "scripted",
     }
     if host == "codex":
-        codex_config(workspace, base)
+        codex_config(Path(home) / ".codex", workspace, base)
     proc = subprocess.Popen(
         host_command(host, prompt, workspace),
         cwd=workspace,

@@ -1,20 +1,17 @@
 """Real agent hosts (pinned, installed by scripts/install-hosts.sh) driven by a scripted model.
 
-Codex CLI has no hooks, so its model opens the turn (waymark_snapshot) and runs the sed
-through waymark_sed instead of its shell.
-
-Per host: ``waymark init <host>``; one prompt in which the model reads a file with hashes
-through the MCP tool, edits a line by its anchor, runs ``sed -i`` through the host's own
-shell tool (the hook applies it as a tracked edit), reads both files back and rewinds the
-turn with ``waymark_rewind``; then ``waymark turns`` lists the prompt's turn and ``waymark
-rewind`` in the workspace restores both files again. Host and model run inside a network
-namespace with only loopback (scripted_host.py).
+Per host, default settings (deferred MCP tools looked up the way real models do):
+``waymark init <host>``; one prompt in which the model reads a file with hashes and edits a
+line by its anchor over MCP, runs ``sed -i`` through the host's shell (the hook applies it as
+a tracked edit), runs a shell command that rewrites, deletes and creates files, creates a
+file through the host's own write tool and reads the sed's file back; then ``waymark
+rewind`` of the prompt's turn in a terminal restores every byte and deletes what was created.
+Host and model run inside a network namespace with only loopback (scripted_host.py).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -25,20 +22,35 @@ import pytest
 from helpers_commands import cli
 
 HERE = Path(__file__).resolve().parent
-BIN = HERE.parents[1] / ".hosts" / "node_modules" / ".bin"
-PROMPT = "Return 2 from f and rename beta\nthen rewind"
-A = b"def f():\n    return 1\n"
-B = b"alpha\nbeta\n"
+sys.path.insert(0, str(HERE))
+from scripted_host import HOST_RUNS, HOSTS_BIN  # noqa: E402
 
-# Hosts with hooks (Codex has none).
-HOSTS = [("claude-code", "claude"), ("qwen-code", "qwen")]
+PROMPT = "Scenario edits\nacross the workspace"
+FILES = {
+    "a.py": b"def f():\r\n    return 1\r\n",
+    "b.txt": b"alpha\nbeta\n",
+    "d.txt": bytes(range(256)),
+    "e.txt": b"to be deleted\n",
+}
+HOSTS = ["claude-code", "qwen-code", "codex"]
+# What the model reads after the simulated sed, per host: a command's output (Claude Code
+# trims the last newline; Codex adds its exec header), or Qwen Code's refusal text.
+SED_DIFF = "--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n alpha\n-beta\n+gamma\n"
+APPLIED = "Waymark applied this sed -i as a tracked edit (waymark_rewind undoes it). "
+MODEL_VIEW = {
+    "claude-code": APPLIED + "The file changed like this:\n" + SED_DIFF.rstrip("\n"),
+    "qwen-code": APPLIED + "The shell did not run it again; do not run it again. "
+    "The file changed like this:\n" + SED_DIFF,
+    "codex": "Process exited with code 0\n"
+    "Original token count: 41\nOutput:\n" + APPLIED + "The file changed like this:\n" + SED_DIFF,
+}
 
 pytestmark = pytest.mark.timeout(600)
 
 
 def _require(host_bin: str) -> None:
-    if not (BIN / host_bin).exists():
-        pytest.fail(f"{BIN / host_bin} is missing: run scripts/install-hosts.sh first")
+    if not (HOSTS_BIN / host_bin).exists():
+        pytest.fail(f"{HOSTS_BIN / host_bin} is missing: run scripts/install-hosts.sh first")
     if shutil.which("unshare") is None or shutil.which("ip") is None:
         pytest.fail("unshare and ip (util-linux, iproute2) are needed to keep the hosts offline")
     probe = subprocess.run(["unshare", "-n", "true"], capture_output=True, text=True)
@@ -55,11 +67,9 @@ def _offline_qwen_settings(workspace: Path) -> None:
     path.write_text(json.dumps(settings, indent=2))
 
 
-def _scripted_run(
-    workspace: Path, tmp_path: Path, host: str, host_bin: str, prompt: str
-) -> tuple[list[str], str]:
-    """Init the host in ``workspace``, run ``prompt`` once; the tool results and a context."""
-    _require(host_bin)
+def _scripted_run(workspace: Path, tmp_path: Path, host: str) -> tuple[list[str], str]:
+    """Init the host in ``workspace``, run the prompt once; the tool results and a context."""
+    _require(HOST_RUNS[host].bin)
     init = subprocess.run(
         [sys.executable, "-m", "waymark", "init", host],
         cwd=workspace,
@@ -73,94 +83,45 @@ def _scripted_run(
     home = tmp_path / "home"
     home.mkdir()
     run = subprocess.run(
-        [
-            "timeout",
-            "400",
-            "unshare",
-            "-n",
-            sys.executable,
-            str(HERE / "scripted_host.py"),
-            host,
-            str(workspace),
-            prompt,
-            str(home),
-        ],
+        ["timeout", "400", "unshare", "-n", sys.executable, str(HERE / "scripted_host.py"),
+         host, str(workspace), PROMPT, str(home)],
         capture_output=True,
         text=True,
         timeout=450,
-    )
+    )  # fmt: skip
     assert run.returncode == 0, f"the scripted run failed: {run.stderr[-3000:]}"
     summary = json.loads(run.stdout)
     context = f"host rc {summary['rc']}\nstderr: {summary['stderr'][-2000:]}\n"
     context += f"model: {json.dumps(summary['requests'])[-3000:]}"
-    assert summary["rc"] == 0, context
+    assert summary["rc"] == 0, f"{host} could not run the prompt: {context}"
     return summary["results"], context
 
 
-@pytest.mark.parametrize(("host", "host_bin"), [*HOSTS, ("codex", "codex")])
-def test_host_edits_through_waymark_and_both_rewinds_restore_bytes(
-    workspace: Path, tmp_path: Path, host: str, host_bin: str
+@pytest.mark.parametrize("host", HOSTS)
+def test_host_scenario_is_tracked_and_rewound_byte_for_byte(
+    workspace: Path, tmp_path: Path, host: str
 ) -> None:
-    (workspace / "a.py").write_bytes(A)
-    (workspace / "b.txt").write_bytes(B)
-    results, context = _scripted_run(workspace, tmp_path, host, host_bin, PROMPT)
-    home = tmp_path / "home"
-    assert len(results) == 7, context  # the model finished its script
-    if host == "codex":
-        # No hooks: the model opens the turn and runs sed through waymark_sed.
-        _snapshot, read_a, edit_a, sed, reread_a, read_b, rewind_text = results
-        assert json.loads(sed)["simulated"] is True
-    else:
-        read_a, edit_a, shell, reread_a, read_b, _turns, rewind_text = results
-        assert "already applied this sed -i" in shell and "+gamma" in shell
-    assert "2#" in read_a and "|    return 1" in read_a
+    (workspace / ".git").mkdir()
+    for name, data in FILES.items():
+        (workspace / name).write_bytes(data)
+    results, context = _scripted_run(workspace, tmp_path, host)
+    assert len(results) == 6, context  # the model finished its script
+    read_a, edit_a, sed, _shell, _write, read_b = results
+    assert "2#" in read_a and "|    return 1" in read_a, context
     assert json.loads(edit_a)["path"] == "a.py"
-    assert reread_a == "     1\tdef f():\n     2\t    return 2\n"
+    # The model-view check: exactly what the model read after the simulated sed.
+    assert sed.endswith(MODEL_VIEW[host]), sed
     assert read_b == "     1\talpha\n     2\tgamma\n"
-    rewound = json.loads(rewind_text)
-    assert sorted(rewound["restored"]) == ["a.py", "b.txt"]
-    assert (workspace / "a.py").read_bytes() == A
-    assert (workspace / "b.txt").read_bytes() == B
+    assert (workspace / "b.txt").read_bytes() == b"alpha\ngamma\n"
+    assert (workspace / "new.txt").read_bytes() == b"created\n"
+    assert (workspace / "f.txt").read_bytes() == b"made\n"
 
-    # The turn the prompt opened, as a terminal in the workspace sees it.
-    env = None
-    if host == "codex":
-        # Codex starts MCP servers with a clean environment (HOME kept, XDG_STATE_HOME not):
-        # the terminal finds the same history through the same HOME.
-        env = {k: v for k, v in os.environ.items() if k != "XDG_STATE_HOME"}
-        env["HOME"] = str(home)
-    turns = cli(workspace, "turns", env=env)["turns"]
+    turns = cli(workspace, "turns")["turns"]
     opened = [t for t in turns if t["label"] == PROMPT.splitlines()[0]]
     assert len(opened) == 1, turns
-    assert sorted(opened[0]["edited"]) == ["a.py", "b.txt"]
-    # Undo the model's rewind from the terminal, then rewind the turn from the terminal.
-    assert cli(workspace, "rewind", rewound["undoPromptId"], env=env)["ok"] is True
-    assert (workspace / "a.py").read_bytes() == b"def f():\n    return 2\n"
-    assert (workspace / "b.txt").read_bytes() == b"alpha\ngamma\n"
-    again = cli(workspace, "rewind", opened[0]["promptId"], env=env)
-    assert again["ok"] is True, again
-    assert (workspace / "a.py").read_bytes() == A
-    assert (workspace / "b.txt").read_bytes() == B
-
-
-@pytest.mark.parametrize(("host", "host_bin"), HOSTS)
-def test_host_shell_command_changes_are_rewound_byte_exact(
-    workspace: Path, tmp_path: Path, host: str, host_bin: str
-) -> None:
-    """The host's own shell rewrites a.py (python3 -c), deletes b.txt, creates c.txt."""
-    sys.path.insert(0, str(HERE))
-    from scripted_host import SHELL_PROMPT
-
-    a, b = b"def f():\r\n    return 1\r\n", bytes(range(256))
-    (workspace / "a.py").write_bytes(a)
-    (workspace / "b.txt").write_bytes(b)
-    results, context = _scripted_run(workspace, tmp_path, host, host_bin, SHELL_PROMPT)
-    assert len(results) == 3, context  # the model finished its script
-    _shell, turns_text, rewind_text = results
-    turn = [t for t in json.loads(turns_text)["turns"] if t["label"] == "Shell edits"]
-    assert len(turn) == 1 and sorted(turn[0]["edited"]) == ["a.py", "b.txt", "c.txt"], context
-    rewound = json.loads(rewind_text)
-    assert (rewound["restored"], rewound["deleted"]) == (["a.py", "b.txt"], ["c.txt"]), context
-    assert (workspace / "a.py").read_bytes() == a
-    assert (workspace / "b.txt").read_bytes() == b
-    assert not (workspace / "c.txt").exists()
+    assert sorted(opened[0]["edited"]) == ["a.py", "b.txt", "d.txt", "e.txt", "f.txt", "new.txt"]
+    rewound = cli(workspace, "rewind", opened[0]["promptId"])
+    assert rewound["ok"] is True, rewound
+    for name, data in FILES.items():
+        assert (workspace / name).read_bytes() == data, name
+    assert not (workspace / "f.txt").exists() and not (workspace / "new.txt").exists()

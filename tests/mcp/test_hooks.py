@@ -88,10 +88,7 @@ def test_qwen_code_prompt_comes_from_the_transcript_and_opens_one_turn(
     assert turns[1]["promptId"] == "u2"
 
 
-@pytest.mark.parametrize(
-    ("host", "shell"),
-    [("claude-code", "Bash"), ("qwen-code", "run_shell_command"), ("codex", "Bash")],
-)
+@pytest.mark.parametrize(("host", "shell"), [("claude-code", "Bash"), ("codex", "Bash")])
 def test_simulated_sed_reads_as_the_output_of_a_command_that_succeeded(
     workspace: Path, host: str, shell: str
 ) -> None:
@@ -118,6 +115,25 @@ def test_simulated_sed_reads_as_the_output_of_a_command_that_succeeded(
     assert f.read_bytes() == b"bbb\r\nkeep\n"
     assert cli(workspace, "rewind", "p1")["ok"] is True
     assert f.read_bytes() == b"aaa\r\nkeep\n"
+
+
+def test_qwen_code_reads_a_simulated_sed_in_its_refusal_text(workspace: Path) -> None:
+    """Qwen Code's PreToolUse takes no new input: the refusal's text is all the model reads."""
+    f = workspace / "f.txt"
+    f.write_bytes(b"aaa\n")
+    answer, _ = hook(
+        "qwen-code", workspace, pre_tool("run_shell_command", command="sed -i s/a/b/ f.txt")
+    )
+    assert f.read_bytes() == b"baa\n"
+    assert answer == {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "Waymark applied this sed -i as a tracked edit "
+            "(waymark_rewind undoes it). The shell did not run it again; do not run it again. "
+            "The file changed like this:\n--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-aaa\n+baa\n",
+        }
+    }
 
 
 def test_simulated_sed_quotes_quotes_and_bounds_what_it_prints(workspace: Path) -> None:
@@ -186,3 +202,26 @@ def test_a_hook_that_fails_lets_the_tool_run_and_says_why(workspace: Path, event
     assert answer is None
     assert stderr.startswith("waymark hook: skipped")
     assert list(workspace.iterdir()) == []
+
+
+def test_codex_apply_patch_backs_up_every_file_it_names(workspace: Path) -> None:
+    a, gone = workspace / "a.txt", workspace / "gone.txt"
+    a.write_bytes(b"one\n")
+    gone.write_bytes(b"old\n")
+    hook(
+        "codex", workspace, {"hook_event_name": "UserPromptSubmit", "prompt": "p", "turn_id": "t1"}
+    )
+    patch = (
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n"
+        "*** Delete File: gone.txt\n*** Add File: new.txt\n+new\n*** End Patch\n"
+    )
+    call = pre_tool("apply_patch", command=patch)
+    assert hook("codex", workspace, {**call, "tool_use_id": "c1"})[0] is None
+    a.write_bytes(b"two\n")  # what Codex's apply_patch does
+    gone.unlink()
+    (workspace / "new.txt").write_bytes(b"new\n")
+    post = {**call, "tool_use_id": "c1", "hook_event_name": "PostToolUse"}
+    assert hook("codex", workspace, post)[0] is None
+    assert cli(workspace, "rewind", "t1")["ok"] is True
+    assert a.read_bytes() == b"one\n" and gone.read_bytes() == b"old\n"
+    assert not (workspace / "new.txt").exists()

@@ -10,7 +10,7 @@ host").
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 # The events Waymark acts on, whatever a host calls them.
@@ -247,6 +247,8 @@ HOSTS: dict[str, Host] = {
         events=CLAUDE_EVENTS,
         # The first prompt event of a prompt carries it as submitted_prompt.
         envelope=Envelope(prompt=("prompt", "submitted_prompt")),
+        # Qwen Code's PreToolUse takes no updatedInput: a refusal carries the result.
+        answers=replace(CLAUDE_ANSWERS, rewrite=None, simulated="deny"),
         project_env=("CLAUDE_PROJECT_DIR", "QWEN_PROJECT_DIR"),
         hook_timeout=10_000,  # milliseconds
         regex_matchers=True,
