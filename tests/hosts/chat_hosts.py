@@ -22,37 +22,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from scripted_host import HOSTS_BIN, MODEL, _anchor, _sse
+# The scenario and the SSE framing are the other real-host tests' (scripted_host.py).
+from scripted_host import HOSTS_BIN, MODEL, _sse, script
 
 RUN_TIMEOUT = 240
-SED_COMMAND = "sed -i 's/beta/gamma/' b.txt"
-# Rewrites d.txt with python3 -c, deletes e.txt, creates f.txt.
-SHELL_COMMAND = (
-    "python3 -c \"open('d.txt','w').write('D2\\n')\" && rm e.txt && printf 'made\\n' > f.txt"
-)
-
-Step = tuple[str, Callable[[list[str]], dict[str, Any]]]
-
-
-def script() -> list[Step]:
-    """Read with hashes, edit by anchor, sed in the shell, a shell command changing three
-    files, a create through the host's own write tool, then read b.txt back."""
-    return [
-        ("waymark_read", lambda r: {"path": "a.py", "hashes": True}),
-        (
-            "waymark_edit",
-            lambda r: {
-                "path": "a.py",
-                "operations": [
-                    {"op": "replace_line", "hash": _anchor(r[0], 2), "content": "    return 2"}
-                ],
-            },
-        ),
-        ("shell", lambda r: {"command": SED_COMMAND}),
-        ("shell", lambda r: {"command": SHELL_COMMAND}),
-        ("write", lambda r: {"path": "new.txt", "content": "created\n"}),
-        ("waymark_read", lambda r: {"path": "b.txt"}),
-    ]
 
 
 @dataclass(frozen=True)
