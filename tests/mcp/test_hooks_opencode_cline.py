@@ -112,6 +112,10 @@ def test_opencode_prompt_opens_a_turn_and_sed_reads_as_a_printed_success(project
     ).stdout
     assert printed.startswith(SIMULATED) and "-beta\n+gamma\n" in printed
     assert (project / "b.txt").read_bytes() == b"alpha\ngamma\n"
+    # The rewritten call, through the plugin again, is no sed: nothing is applied twice.
+    again = opencode(project, "tool.execute.before", "bash", call="c9", **answer["args"])
+    assert hook("opencode", project, again)[0] is None
+    assert (project / "b.txt").read_bytes() == b"alpha\ngamma\n"
     turns = cli(project, "turns")["turns"]
     assert [(t["promptId"], t["label"]) for t in turns] == [("msg_1", "Rename beta")]
     assert turns[0]["edited"] == ["b.txt"]
@@ -181,6 +185,9 @@ def test_cline_sed_is_overridden_by_a_printf_and_the_task_is_the_turn(project: P
         ["/bin/sh", "-c", command], capture_output=True, text=True, timeout=10
     ).stdout
     assert printed.startswith(SIMULATED) and "-beta\n+gamma\n" in printed
+    assert (project / "b.txt").read_bytes() == b"alpha\ngamma\n"
+    again = cline(project, "tool_call", "run_commands", call="call_9", commands=[command])
+    assert hook("cline", project, again)[0] is None
     assert (project / "b.txt").read_bytes() == b"alpha\ngamma\n"
     turns = cli(project, "turns")["turns"]
     assert [(t["promptId"], t["label"]) for t in turns] == [
