@@ -431,16 +431,14 @@ def opencode_plugin() -> str:
     return source
 
 
-# Cline's hook files and the events they deliver (one executable per event).
-CLINE_HOOK_FILES = {"PreToolUse": PRE_TOOL, "PostToolUse": POST_TOOL}
+# Cline's hook files delivering the events Waymark acts on (tool_call, tool_result).
+CLINE_HOOK_FILES = ("PreToolUse", "PostToolUse")
 
 
 def _cline(root: Path) -> list[Config]:
     """An executable per hook event in .clinerules/hooks; the MCP server is per user."""
-    host = HOSTS["cline"]
     plan = []
-    for name, canonical in CLINE_HOOK_FILES.items():
-        assert host.event_name(canonical) is not None
+    for name in CLINE_HOOK_FILES:
         config = _open(root, f".clinerules/hooks/{name}")
         if config.old is not None and not ours(config.text(), "cline"):
             raise InitError(
