@@ -132,6 +132,12 @@ def _parser() -> argparse.ArgumentParser:
         "--workspace", type=cli_args.folder, help="project folder (default: the current one)"
     )
     init.add_argument("--print", action="store_true", dest="show", help="show, write nothing")
+    init.add_argument(
+        "--user",
+        action="store_true",
+        help="also register the MCP server in the host's per-user config (cline keeps it only "
+        "there)",
+    )
     for verb, command in VERBS.items():
         p = sub.add_parser(
             verb,
@@ -447,7 +453,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.verb == "init":
         from waymark.doors.init import main as init
 
-        raise SystemExit(init(args.host, args.workspace, args.show))
+        raise SystemExit(init(args.host, args.workspace, args.show, args.user))
     if args.verb == "history":
         raise SystemExit(history_admin.main(args))
     if args.verb == "run":

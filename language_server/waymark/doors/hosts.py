@@ -57,7 +57,8 @@ def render(template: Template, **values: Any) -> dict[str, Any]:
 class Envelope:
     """Where a host's hook JSON keeps each field: alternatives, the first present wins.
 
-    A path is dotted (``"preToolUse.toolName"`` reads ``event["preToolUse"]["toolName"]``).
+    A path is dotted (``"preToolUse.toolName"`` reads ``event["preToolUse"]["toolName"]``);
+    a number picks a list's item (``"workspaceRoots.0"``).
     """
 
     event: tuple[str, ...] = ("hook_event_name",)
@@ -148,6 +149,9 @@ class Host:
     # CLI runs Claude Code's) → that host: there its own Waymark hook acts, and this one
     # steps aside so no prompt, command or sed is handled twice.
     foreign_env: dict[str, str] = field(default_factory=dict)
+    # The host has no prompt hook that runs before the model's tools: a session's first
+    # tracked tool call opens the turn, named and labelled after the session.
+    session_turns: bool = False
 
     @property
     def has_hooks(self) -> bool:
@@ -167,9 +171,12 @@ class Host:
 
 def _at(data: Any, path: str) -> Any:
     for key in path.split("."):
-        if not isinstance(data, dict):
+        if isinstance(data, list) and key.isdigit():
+            data = data[int(key)] if int(key) < len(data) else None
+        elif isinstance(data, dict):
+            data = data.get(key)
+        else:
             return None
-        data = data.get(key)
     return data
 
 
@@ -293,6 +300,61 @@ HOSTS: dict[str, Host] = {
         project_env=("COPILOT_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
         hook_timeout=10,  # seconds
         regex_matchers=True,
+    ),
+    "opencode": Host(
+        "opencode",
+        # The plugin init writes forwards opencode's own hook input and output as they are.
+        shell={"bash": "command"},
+        editors={"edit": Editor(path=("filePath",)), "write": Editor(path=("filePath",))},
+        events={
+            "chat.message": PROMPT,
+            "tool.execute.before": PRE_TOOL,
+            "tool.execute.after": POST_TOOL,
+        },
+        envelope=Envelope(
+            tool=("input.tool",),
+            tool_input=("output.args", "input.args"),
+            call_id=("input.callID",),
+            prompt=("output.parts.0.text",),
+            prompt_id=("output.message.id", "input.messageID"),
+            session=("input.sessionID",),
+            transcript=(),
+            timestamp=(),
+        ),
+        # The plugin merges "args" into the tool's input, appends "context" to the tool's
+        # output, and throws "deny" (opencode then tells the model the tool failed).
+        answers=Answers(
+            context={"context": "$text"}, deny={"deny": "$text"}, rewrite={"args": "$input"}
+        ),
+        hook_timeout=10,  # seconds, the plugin's bound on one hook call
+    ),
+    "cline": Host(
+        "cline",
+        shell={"run_commands": "commands"},
+        editors={"editor": Editor(path=("path",))},
+        # The hook files PreToolUse and PostToolUse; Cline's prompt and task-start hooks run
+        # detached (their answer is not awaited), so the task's first tool call opens its turn.
+        events={"tool_call": PRE_TOOL, "tool_result": POST_TOOL},
+        envelope=Envelope(
+            event=("hookName",),
+            tool=("tool_call.name", "tool_result.name"),
+            tool_input=("tool_call.input", "tool_result.input"),
+            call_id=("tool_call.id", "tool_result.id"),
+            prompt=(),
+            prompt_id=(),
+            session=("taskId",),
+            cwd=("workspaceRoots.0",),
+            transcript=(),
+        ),
+        answers=Answers(
+            # Reaches the model as a <hook_context> user message after the tool's result.
+            context={"contextModification": "$text"},
+            # Cline's only refusal cancels the whole task; the message says why.
+            deny={"cancel": True, "errorMessage": "$text"},
+            rewrite={"overrideInput": "$input"},
+        ),
+        hook_timeout=10,
+        session_turns=True,
     ),
 }
 

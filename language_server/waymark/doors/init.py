@@ -49,6 +49,13 @@ class Config:
     real: Path  # ``shown`` with symlinks inside the project resolved
     old: bytes | None
     new: bytes | None = None
+    mode: int | None = None  # permissions to give the file it writes (a hook file runs)
+
+    def changes(self) -> bool:
+        """Whether writing it changes the file (its bytes, or a hook file's permissions)."""
+        if self.new != self.old:
+            return True
+        return self.mode is not None and stat.S_IMODE(os.stat(self.real).st_mode) != self.mode
 
     def text(self) -> str:
         try:
@@ -423,13 +430,114 @@ def _copilot_cli(root: Path) -> list[Config]:
     return [mcp_config, hooks_config]
 
 
+def _opencode(root: Path) -> list[Config]:
+    """``mcp.waymark`` in opencode.json, and the plugin that runs the hooks."""
+    command = waymark_command()
+    config = _open(root, "opencode.json")
+    data = _load_json(config)
+    before = json.loads(json.dumps(data))
+    entry = {"type": "local", "command": [*command, "mcp"], "enabled": True}
+    _member(config, _member(config, data, "mcp", {}), "waymark", entry)
+    if config.old is not None and data == before:
+        config.new = config.old  # untouched: the user's formatting stays
+    else:
+        _set_json(config, data)
+    plugin = _open(root, ".opencode/plugin/waymark.js")
+    plugin.new = opencode_plugin().encode("utf-8")
+    return [config, plugin]
+
+
+def opencode_plugin() -> str:
+    """The plugin's source with this install's hook command, tracked tools and bound."""
+    host = HOSTS["opencode"]
+    assert host.hook_timeout is not None
+    source = (Path(__file__).parent / "hooks" / "opencode_plugin.js").read_text("utf-8")
+    values = {
+        '"@HOOK@"': json.dumps(hook_command("opencode")),
+        '["@TOOLS@"]': json.dumps([*host.shell, *host.editors]),
+        'Number("@TIMEOUT_MS@")': str(host.hook_timeout * 1000),
+    }
+    for placeholder, value in values.items():
+        source = source.replace(placeholder, value)
+    return source
+
+
+# Cline's hook files delivering the events Waymark acts on (tool_call, tool_result).
+CLINE_HOOK_FILES = ("PreToolUse", "PostToolUse")
+
+
+def _cline(root: Path) -> list[Config]:
+    """An executable per hook event in .clinerules/hooks; the MCP server is per user."""
+    plan = []
+    for name in CLINE_HOOK_FILES:
+        config = _open(root, f".clinerules/hooks/{name}")
+        if config.old is not None and not ours(config.text(), "cline"):
+            raise InitError(
+                f"{config.shown} is a hook of yours; Cline also runs {name}.sh or {name}.py "
+                "beside it: rename yours to one of those and run init again."
+            )
+        script = "#!/bin/sh\n# Waymark's Cline hook, written by `waymark init cline`.\n"
+        config.new = (script + hook_command("cline") + "\n").encode("utf-8")
+        config.mode = 0o755
+        plan.append(config)
+    return plan
+
+
+def cline_mcp_settings() -> Path:
+    """The one file Cline reads MCP servers from (it has no project MCP config)."""
+    named = os.environ.get("CLINE_MCP_SETTINGS_PATH")
+    if named:
+        return Path(named)
+    return Path.home() / ".cline" / "data" / "settings" / "cline_mcp_settings.json"
+
+
+def cline_server(root: Path) -> dict[str, Any]:
+    command = waymark_command()
+    return {
+        "type": "stdio",
+        "command": command[0],
+        "args": [*command[1:], "mcp", "--workspace", str(root)],
+        "cwd": str(root),
+        # Cline gives a server 3 s to answer initialize by default; Python starts slower.
+        "timeout": 30,
+        "disabled": False,
+    }
+
+
+def _cline_user(root: Path) -> list[Config]:
+    """Cline's per-user MCP settings: the ``waymark`` server, serving this project."""
+    shown = cline_mcp_settings()
+    real = Path(os.path.realpath(shown))
+    try:
+        old = real.read_bytes() if real.is_file() else None
+    except OSError as exc:
+        raise InitError(f"{shown} cannot be read ({exc.strerror}); {FIX}.") from exc
+    if old is None and real.exists():
+        raise InitError(f"{shown} is not a regular file; replace it with the config file.")
+    config = Config(shown, real, old)
+    data = _load_json(config)
+    servers = _member(config, data, "mcpServers", {})
+    entry = cline_server(root)
+    if servers.get("waymark") == entry:
+        config.new = config.old
+    else:
+        servers["waymark"] = entry
+        _set_json(config, data)
+    return [config]
+
+
 PLANS: dict[str, Callable[[Path], list[Config]]] = {
     "claude-code": _claude_code,
     "qwen-code": _qwen_code,
     "codex": _codex,
     "gemini-cli": _gemini_cli,
     "copilot-cli": _copilot_cli,
+    "opencode": _opencode,
+    "cline": _cline,
 }
+
+# Hosts reading MCP servers only from a per-user file: written with ``--user``.
+USER_PLANS: dict[str, Callable[[Path], list[Config]]] = {"cline": _cline_user}
 
 # What the user must still do in the host; init cannot do it from outside.
 NOTES = {
@@ -450,6 +558,13 @@ NOTES = {
     "-p mode pass --trust-folder); it reads the server from .mcp.json and the hooks from "
     ".github/hooks/waymark.json. It also runs Claude Code's hooks, which step aside under "
     "Copilot.",
+    "opencode": "opencode loads the plugin when it starts in {root}. Offline, set "
+    "npm_config_offline=true: opencode otherwise tries for about a minute to install its "
+    "plugin package before it starts.",
+    "cline": "Cline reads MCP servers only from {settings}: run `waymark init cline --user` "
+    "to add Waymark's server for {root} there (one per user: it serves the last project "
+    "named). The hooks in .clinerules/hooks run in every Cline task in {root}; each task is "
+    "one turn, labelled with its task id.",
 }
 
 
@@ -470,6 +585,8 @@ def _write_all(configs: list[Config]) -> None:
             expected = None if config.old is None else digest(config.old)
             atomic_write(config.real, config.new, expected=expected)
             written.append(config)
+            if config.mode is not None:
+                os.chmod(config.real, config.mode)
     except (WaymarkError, OSError) as exc:
         if isinstance(exc, FileChangedSinceRead):
             what = f"{exc.details.get('path', 'a config')} changed while init ran"
@@ -502,17 +619,24 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
-def main(host: str, workspace: str | None, show: bool) -> int:
+def main(host: str, workspace: str | None, show: bool, user: bool = False) -> int:
     root = Path(os.path.realpath(workspace or "."))
     if not root.is_dir():
         print(f"waymark init: {root} is not a directory; pass a project folder.", file=sys.stderr)
         return 2
+    if user and host not in USER_PLANS:
+        print(
+            f"waymark init: {host} reads Waymark's server from the project; run init without "
+            "--user.",
+            file=sys.stderr,
+        )
+        return 2
     try:
-        plan = PLANS[host](root)
+        plan = PLANS[host](root) + (USER_PLANS[host](root) if user else [])
     except InitError as exc:
         print(f"waymark init: {_one_line(exc)}", file=sys.stderr)
         return 1
-    changed = [c for c in plan if c.new != c.old]
+    changed = [c for c in plan if c.changes()]
     if show:
         for config in plan:
             unchanged = "" if config in changed else " (unchanged)"
@@ -526,6 +650,6 @@ def main(host: str, workspace: str | None, show: bool) -> int:
             return 1
         for config in plan:
             print(f"{'wrote' if config in changed else 'unchanged'} {config.shown}")
-    if host in NOTES:
-        print(NOTES[host].format(root=root))
+    if host in NOTES and not (user and host in USER_PLANS):
+        print(NOTES[host].format(root=root, settings=cline_mcp_settings()))
     return 0

@@ -38,7 +38,10 @@ def run(host_name: str, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
         if call.event is None:
             return 0
         tracked = call.tool in host.shell or call.tool in host.editors
-        if call.event in (PRE_TOOL, POST_TOOL, POST_TOOL_FAILURE) and not tracked:
+        # Where a session's first tool call opens its turn, that may be any tool (an MCP
+        # edit of Waymark's included).
+        opens_turn = host.session_turns and call.event == PRE_TOOL
+        if call.event in (PRE_TOOL, POST_TOOL, POST_TOOL_FAILURE) and not (tracked or opens_turn):
             return 0
         try:
             root = trusted_root(host, call.cwd or os.getcwd())

@@ -93,13 +93,17 @@ def handle(host: Host, call: Call, root: Path) -> dict[str, Any] | None:
     door = open_door(root)
     if call.event == PROMPT:
         return open_turn(door, host, call)
+    if call.event == PRE_TOOL and host.session_turns:
+        open_session_turn(door, host, call)
     tool = call.tool or ""
     if tool in host.shell:
         if call.event == PRE_TOOL:
-            command = call.tool_input.get(host.shell[tool])
-            command = command if isinstance(command, str) else ""
+            command, alone = shell.command_line(call.tool_input.get(host.shell[tool]))
+            # Of several commands only the sed would be replaced: they all run as they are.
             answer = (
-                simulate_sed(door, host, call, command, cwd) if _MAYBE_SED.search(command) else None
+                simulate_sed(door, host, call, command, cwd)
+                if alone and _MAYBE_SED.search(command)
+                else None
             )
             # A command that runs after all: its file changes are tracked around it.
             if answer is None:
@@ -204,6 +208,22 @@ def open_turn(door: Door, host: Host, call: Call) -> dict[str, Any] | None:
     )
 
 
+def open_session_turn(door: Door, host: Host, call: Call) -> None:
+    """Open the session's turn unless it is open already (or was, and a later one followed)."""
+    history = door.ctx.history
+    if not call.session or history is None:
+        return
+    if any(t.prompt_id == call.session for t in history.turns()):
+        return
+    label = label_of(f"{host.name} task {call.session}")
+    result = asyncio.run(
+        execute(door.ctx, "waymark.snapshot", {"promptId": call.session, "label": label})
+    )
+    if not result.get("ok"):
+        raise RuntimeError(f"{result.get('error')}: {result.get('message')}")
+    warn(result.get("warnings", []))
+
+
 def simulate_sed(
     door: Door, host: Host, call: Call, command: str, cwd: str
 ) -> dict[str, Any] | None:
@@ -232,7 +252,10 @@ def simulate_sed(
         # delivery of the rewritten call is never simulated again.
         result_text = f"{text}The file changed like this:\n{diff}"
         printed = f"printf '%s' {shlex.quote(result_text)}"
-        new_input = {**call.tool_input, host.shell[call.tool or ""]: printed}
+        key = host.shell[call.tool or ""]
+        # A host taking a list of commands gets a list of the one.
+        value = printed if isinstance(call.tool_input.get(key), str) else [printed]
+        new_input = {**call.tool_input, key: value}
         return render(host.answers.rewrite, event=call.event_name, input=new_input)
     return render(
         host.answers.deny,

@@ -26,9 +26,20 @@ def _call_name(call: Call, command: str) -> str:
     return "call-" + hashlib.sha256(raw).hexdigest()[:24]
 
 
+def command_line(value: object) -> tuple[str, bool]:
+    """A shell tool's command input as one line, and whether it is a single command.
+
+    A host may take a list of commands run one after another (Cline's ``run_commands``).
+    """
+    if isinstance(value, str):
+        return value, True
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return "\n".join(value), len(value) == 1
+    return "", False
+
+
 def _command(host: Host, call: Call) -> str:
-    command = call.tool_input.get(host.shell.get(call.tool or "", ""))
-    return command if isinstance(command, str) else ""
+    return command_line(call.tool_input.get(host.shell.get(call.tool or "", "")))[0]
 
 
 def before(ctx: CommandContext, call: Call, command: str) -> None:
