@@ -368,7 +368,8 @@ def test_run_labels_a_multi_line_command_with_its_first_line(workspace: Path) ->
     turns: list[dict[str, Any]] = json.loads(waymark(workspace, "turns", "--json").stdout)["turns"]
     assert turns[0]["label"] == "sh -c echo one > a.txt …"
     long = "x" * 500
-    waymark(workspace, "run", "--prompt-id", "r2", "--", "echo", long)
+    # A run that changes no file records no turn: this one writes b.txt.
+    waymark(workspace, "run", "--prompt-id", "r2", "--", "sh", "-c", f"echo {long} > b.txt")
     label = json.loads(waymark(workspace, "turns", "--json").stdout)["turns"][1]["label"]
     assert len(label) <= 80 and label.endswith("…")
 

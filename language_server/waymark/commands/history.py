@@ -49,7 +49,9 @@ class SnapshotParams:
 
 @attrs.define(kw_only=True)
 class TurnsParams:
-    limit: int | None = param("List only the newest N turns.", default=None, minimum=1)
+    limit: int | None = param(
+        "List only the newest N turns.", default=None, minimum=1, maximum=100_000
+    )
     before: str | None = param(
         "List only turns older than this promptId (the next page).", default=None
     )
@@ -169,7 +171,9 @@ def snapshot_json(history: History, snap: Snapshot, warnings: list[str]) -> dict
 
 
 def turns(ctx: CommandContext, params: TurnsParams) -> dict[str, Any]:
-    require(params.limit is None or params.limit >= 1, "limit", "must be 1 or more")
+    require(
+        params.limit is None or 1 <= params.limit <= 100_000, "limit", "must be 1 to 100000"
+    )
     every = turns_json(_history(ctx))
     position = {t["promptId"]: i for i, t in enumerate(every)}
     listed = every

@@ -52,7 +52,11 @@ class CellOperation:
 @attrs.define(kw_only=True)
 class NotebookEditParams:
     path: str = param(PATH)
-    operations: list[CellOperation] = param(minItems=1, flags=("--ops",))
+    operations: list[CellOperation] = param(
+        "The cell operations, all against the notebook as read; they land together or not at all.",
+        minItems=1,
+        flags=("--ops",),
+    )
     preview: bool = param(PREVIEW, default=False)
 
 

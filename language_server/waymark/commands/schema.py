@@ -65,6 +65,11 @@ def minimum(field: attrs.Attribute[Any]) -> Any:
     return field.metadata.get(_SCHEMA, {}).get("minimum")
 
 
+def maximum(field: attrs.Attribute[Any]) -> Any:
+    """The ``maximum`` the schema declares for ``field``, or None."""
+    return field.metadata.get(_SCHEMA, {}).get("maximum")
+
+
 def is_hidden(field: attrs.Attribute[Any]) -> bool:
     return bool(field.metadata.get(_HIDDEN, False))
 

@@ -31,6 +31,7 @@ from waymark.commands.schema import (
     cli_flags,
     is_cli_file,
     is_hidden,
+    maximum,
     minimum,
     object_schema,
     without_none,
@@ -80,7 +81,7 @@ def _kind(cls: type[Any], field: attrs.Attribute[Any]) -> Callable[[str], Any] |
     if annotation is bool:
         return None
     if annotation is int:
-        return cli_args.whole_number(minimum(field))
+        return cli_args.whole_number(minimum(field), maximum(field))
     if annotation is float:
         return cli_args.number
     if annotation is str:

@@ -76,7 +76,7 @@ def session(value: str) -> str:
     return value
 
 
-def whole_number(least: int | None = None) -> Callable[[str], int]:
+def whole_number(least: int | None = None, most: int | None = None) -> Callable[[str], int]:
     def convert(value: str) -> int:
         try:
             number = int(value)
@@ -84,6 +84,8 @@ def whole_number(least: int | None = None) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"takes a whole number, not {value!r}") from None
         if least is not None and number < least:
             raise argparse.ArgumentTypeError(f"must be {least} or more, not {number}")
+        if most is not None and number > most:
+            raise argparse.ArgumentTypeError(f"must be {most} or less, not {number}")
         return number
 
     return convert

@@ -585,6 +585,7 @@ export const COMMAND_SPECS = [
             ],
             "additionalProperties": false
           },
+          "description": "The cell operations, all against the notebook as read; they land together or not at all.",
           "minItems": 1
         },
         "preview": {
@@ -642,7 +643,8 @@ export const COMMAND_SPECS = [
         "limit": {
           "type": "integer",
           "description": "List only the newest N turns.",
-          "minimum": 1
+          "minimum": 1,
+          "maximum": 100000
         },
         "before": {
           "type": "string",
