@@ -22,9 +22,11 @@ else — codes, messages, diffs, hashes, lists — is compared exactly.
 
 from __future__ import annotations
 
+import ast
 import errno
 import json
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -107,7 +109,11 @@ async def _call(agent: Agent, call: list[Any], door: str | None) -> dict[str, An
 
 @pytest.mark.parametrize(("spec", "block"), list(examples("protocol.md")))
 async def test_protocol_example(
-    spec: dict[str, Any], block: str, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    spec: dict[str, Any],
+    block: str,
+    workspace: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     for name, text in spec.get("files", {}).items():
         (workspace / name).parent.mkdir(parents=True, exist_ok=True)
@@ -143,3 +149,135 @@ def test_every_json_block_in_protocol_md_is_an_example() -> None:
     """A result shown without a marker would go unchecked."""
     text = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
     assert text.count("```json\n") == len(list(examples("protocol.md")))
+
+
+# -- docs/sed.md ------------------------------------------------------------------------------
+#
+# A comment ``<!-- simulated …`` or ``<!-- declined …`` holds one JSON object a line:
+# ``{"example": "<text of the doc>", "line": "<the shell line>", "files": {…},
+# "output": "<f afterwards>", "reason": "<the decline reason>", "gnu": "<line>"}``.
+# Every line runs in a workspace holding SED_TREE updated by ``files`` (``null`` makes a
+# directory, ``{"link": target}`` a symlink, ``{"text": t, "encoding": e}`` t in e,
+# ``{"repeat": [text, n]}`` one line of text n times). Simulated: waymark.sed simulates it, and the
+# tree is then byte for byte the one bash with GNU sed leaves in a copy (running ``gnu`` instead
+# of the line when GNU reads the line otherwise, BSD's ``-i ''``); ``output`` is f's bytes then.
+# Declined: not simulated, with exactly ``reason`` (``…`` in it stands for any text, a temp
+# path) and ``error``, and no file changed. ``example`` ties a
+# line to the doc: it is text of the table above the marker (of the prose for a marker under
+# no table), and every row of that table has a line.
+
+SED_TREE: dict[str, Any] = {"f": "a\nb\nc\n", "a.py": "a\n", "b.py": "b\n", "src/x": "a\n"}
+SED_MARKER = re.compile(r"<!-- (simulated|declined)\b[^\n]*\n(.*?)\n-->", re.S)
+GNU_ENV = {"LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin", "HOME": "/nonexistent"}
+
+
+def sed_markers() -> Iterator[tuple[str, str, list[dict[str, Any]]]]:
+    """(kind, the table right above or "", its examples) per marker of sed.md."""
+    text = (ROOT / "docs" / "sed.md").read_text(encoding="utf-8")
+    for match in SED_MARKER.finditer(text):
+        above = text[: match.start()].rstrip("\n").split("\n")
+        table = []
+        while above and above[-1].startswith("|"):
+            table.insert(0, above.pop())
+        cases = [json.loads(line) for line in match[2].split("\n") if line.strip()]
+        yield match[1], "\n".join(table), cases
+
+
+def sed_cases(kind: str) -> list[Any]:
+    return [
+        pytest.param(case, id=case["line"])
+        for found, _, cases in sed_markers()
+        if found == kind
+        for case in cases
+    ]
+
+
+def _make_tree(root: Path, files: dict[str, Any]) -> None:
+    for name, value in {**SED_TREE, **files}.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if value is None:
+            path.mkdir(exist_ok=True)
+        elif isinstance(value, str):
+            path.write_bytes(value.encode())
+        elif "link" in value:
+            path.symlink_to(value["link"])
+        elif "encoding" in value:
+            path.write_bytes(value["text"].encode(value["encoding"]))
+        else:
+            text, times = value["repeat"]
+            path.write_bytes(text.encode() * times + b"\n")
+
+
+def _tree(root: Path) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for path in sorted(root.rglob("*")):
+        name = path.relative_to(root).as_posix()
+        if path.is_symlink():
+            found[name] = {"link": str(path.readlink())}
+        elif path.is_file():
+            found[name] = path.read_bytes()
+    return found
+
+
+def test_sed_examples_are_the_docs() -> None:
+    text = (ROOT / "docs" / "sed.md").read_text(encoding="utf-8")
+    prose = SED_MARKER.sub("", text)
+    for _, table, cases in sed_markers():
+        examples = {case["example"] for case in cases}
+        assert [e for e in examples if e not in (table or prose)] == []
+        rows = table.split("\n")[2:] if table else []
+        assert [row for row in rows if not any(e in row for e in examples)] == []
+
+
+@pytest.mark.parametrize("case", sed_cases("simulated"))
+async def test_sed_doc_simulated(case: dict[str, Any], tmp_path: Path) -> None:
+    ours, gnu = tmp_path / "ours", tmp_path / "gnu"
+    for root in (ours, gnu):
+        root.mkdir()
+        _make_tree(root, case.get("files", {}))
+    agent = Agent(ours, tmp_path / "history")
+    result = await agent("sed", command=case["line"])
+    assert result["ok"] and result["simulated"], result
+    done = subprocess.run(
+        ["bash", "-c", case.get("gnu", case["line"])],
+        cwd=gnu,
+        env=GNU_ENV,
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert _tree(ours) == _tree(gnu)
+    if "output" in case:
+        assert (ours / "f").read_bytes() == case["output"].encode()
+
+
+@pytest.mark.parametrize("case", sed_cases("declined"))
+async def test_sed_doc_declined(case: dict[str, Any], tmp_path: Path) -> None:
+    _make_tree(tmp_path / "ws", case.get("files", {}))
+    before = _tree(tmp_path / "ws")
+    agent = Agent(tmp_path / "ws", tmp_path / "history")
+    result = await agent("sed", command=case["line"])
+    assert result["ok"] and result["simulated"] is False, result
+    assert result.get("error") == case.get("error")
+    shown = ".*".join(map(re.escape, case["reason"].split(ANY)))
+    assert re.fullmatch(shown, result["reason"], re.S), result["reason"]
+    assert _tree(tmp_path / "ws") == before
+
+
+def test_sed_engine_example_runs_as_commented() -> None:
+    """The ``python`` block of sed.md runs, and each ``expr  # value`` comment that starts
+    with a Python literal is that expression's value."""
+    text = (ROOT / "docs" / "sed.md").read_text(encoding="utf-8")
+    (code,) = re.findall(r"```python\n(.*?)```", text, re.S)
+    names: dict[str, Any] = {"old_a": b"foo_id = 1\n", "old_b": b"bar_id\n"}
+    exec(compile(code, "sed.md", "exec"), names)
+    assert names["new"] == [b"fooId = 1\n", b"barId\n"]
+    checked = 0
+    for expr, comment in re.findall(r"^(\S+)  # (.*)$", code, re.M):
+        literal = re.match(r"""(\(.*?\)|'[^']*'|None)(?: |$)""", comment)
+        if literal is not None:
+            assert eval(expr, names) == ast.literal_eval(literal[1]), expr
+            checked += 1
+    assert checked == 3
