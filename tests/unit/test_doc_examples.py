@@ -281,3 +281,40 @@ def test_sed_engine_example_runs_as_commented() -> None:
             assert eval(expr, names) == ast.literal_eval(literal[1]), expr
             checked += 1
     assert checked == 3
+
+
+async def test_protocol_prose_shapes(workspace: Path, tmp_path: Path) -> None:
+    """The results protocol.md describes in its prose have the fields it names."""
+    (workspace / "a.txt").write_bytes(b"a\n")
+    agent = Agent(workspace, tmp_path / "history")
+    typo = await agent("write", path="n.txt", content="x\n", preveiw=True)
+    assert (typo["error"], typo["details"]["field"]) == ("invalid_params", "preveiw")
+    assert "preview" in typo["details"]["known"]
+    preview = await agent("write", path="n.txt", content="x\n", preview=True)
+    discarded = await agent("discardPending", token=preview["token"])
+    assert discarded == {"ok": True, "discarded": preview["token"]}
+    again = await agent("applyPending", token=preview["token"])
+    assert again["error"] == "unknown_token"
+    snap = await agent("snapshot", promptId="t1")
+    assert {"promptId", "label", "timestamp", "files"} <= snap.keys()
+    sed = await agent("sed", command="sed -i s/a/b/ a.txt")
+    assert (sed["simulated"], sed["details"]["writer_type"], sed["changed"]) == (True, "sed", True)
+    assert sed["diff"].startswith("--- a/a.txt\n+++ b/a.txt\n")
+    created = await agent("write", path="new/c.txt", content="c\n")
+    assert created["action"] == "created"
+    (turn,) = (await agent("turns"))["turns"]
+    assert {"promptId", "label", "timestamp", "files", "edited", "canRestore", "changed"} <= (
+        turn.keys()
+    )
+    stats = await agent("diffStats", promptId="t1")
+    assert {"promptId", "filesChanged", "insertions", "deletions", "files"} <= stats.keys()
+    plan = await agent("rewind", promptId="t1", preview=True)
+    assert plan["promptId"] == "t1"
+    assert sorted((p["path"], p["outcome"]) for p in plan["plan"]) == [
+        ("a.txt", "restore"),
+        ("new/c.txt", "delete"),
+    ]
+    tools = (await agent("describeTools"))["tools"]
+    assert {"name", "command", "description", "inputSchema", "mutating"} == tools[0].keys()
+    text = await agent("modelText", tool="waymark_write", result=created)
+    assert isinstance(text["text"], str)
