@@ -157,8 +157,8 @@ def test_hook_sed_operand_edits_what_gnu_sed_edits(linked: Path, tmp_path: Path)
     }
     answer, stderr = hook(linked, event)
     assert answer is not None, stderr
-    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
-    assert "vendor/pkg/config.txt" in answer["hookSpecificOutput"]["permissionDecisionReason"]
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "allow"
+    assert "vendor/pkg/config.txt" in answer["hookSpecificOutput"]["updatedInput"]["command"]
     assert tree(linked) == tree(twin)
     assert (linked / "vendor/pkg/config.txt").read_bytes() == b"changed\n"
 
@@ -202,8 +202,9 @@ def test_cli_params_lone_surrogate_in_a_path_is_invalid_params(workspace: Path) 
     raw = json.dumps({"path": "new\ud800.txt", "content": "x\n"})
     result = run_cli(workspace, "write", "--params", raw)
     assert result["error"] == "invalid_params", result
+    # At the CLI a parameter is named as the user typed it: the PATH argument.
     assert result["message"] == (
-        "The parameter `path` holds a lone surrogate (U+D800 at offset 3), which names no "
+        "The parameter `PATH` holds a lone surrogate (U+D800 at offset 3), which names no "
         "file; send the file name as valid Unicode."
     )
     assert os.listdir(workspace) == []

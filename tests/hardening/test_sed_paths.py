@@ -318,9 +318,11 @@ def through_hook(root: Path, case: Case) -> tuple[bool, str]:
     assert done.returncode == 0, done.stderr
     if not done.stdout:
         return False, done.stderr
+    # Applied: the host runs a printf of the result instead (the model reads a success).
     answer = json.loads(done.stdout)["hookSpecificOutput"]
-    assert answer["permissionDecision"] == "deny"
-    assert "already applied" in answer["permissionDecisionReason"]
+    assert answer["permissionDecision"] == "allow"
+    printed = answer["updatedInput"]["command"]
+    assert printed.startswith("printf '%s' ") and "applied this sed -i" in printed, printed
     return True, ""
 
 
