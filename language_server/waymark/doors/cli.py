@@ -9,7 +9,7 @@ across invocations. pygls is imported only by ``serve`` and ``demo``.
 from __future__ import annotations
 
 import argparse
-import asyncio
+import functools
 import json
 import os
 import re
@@ -19,19 +19,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
-import attrs
-
-from waymark.commands.registry import COMMANDS, Command
-from waymark.commands.schema import cli_flags, is_cli_file, is_hidden, object_schema, without_none
-from waymark.doors import history_admin
-from waymark.doors import run as shell_run
-from waymark.doors.bridge.client import execute_via_editor_or_local
-from waymark.doors.entry import open_door
 from waymark.doors.hosts import HOOK_HOSTS, HOSTS
-from waymark.store.files import sweep_temp_files
-from waymark.store.session import SESSION_ID_RULE, valid_session_id
 
-VERBS: dict[str, Command] = {c.verb: c for c in COMMANDS.values() if c.verb is not None}
+if typing.TYPE_CHECKING:
+    import attrs
+
+    from waymark.commands.registry import Command
+
+# The command spec and the doors are imported on use: ``waymark hook`` runs around every tool
+# call of a host and needs none of them.
+
+
+@functools.cache
+def verbs() -> dict[str, Command]:
+    from waymark.commands.registry import COMMANDS
+
+    return {c.verb: c for c in COMMANDS.values() if c.verb is not None}
 
 
 def _flag(name: str) -> str:
@@ -40,6 +43,8 @@ def _flag(name: str) -> str:
 
 def _kind(cls: type[Any], field: attrs.Attribute[Any]) -> Callable[[str], Any] | None:
     """How a flag's text becomes the param: None for a switch, else a converter."""
+    from waymark.commands.schema import without_none
+
     annotation, _ = without_none(typing.get_type_hints(cls)[field.name])
     if annotation is bool:
         return None
@@ -49,6 +54,10 @@ def _kind(cls: type[Any], field: attrs.Attribute[Any]) -> Callable[[str], Any] |
 
 
 def _flags(command: Command) -> list[tuple[attrs.Attribute[Any], Callable[[str], Any] | None]]:
+    import attrs
+
+    from waymark.commands.schema import is_hidden
+
     return [
         (f, _kind(command.params, f))
         for f in attrs.fields(command.params)
@@ -57,6 +66,12 @@ def _flags(command: Command) -> list[tuple[attrs.Attribute[Any], Callable[[str],
 
 
 def _parser() -> argparse.ArgumentParser:
+    import attrs
+
+    from waymark.commands.schema import cli_flags, is_cli_file, object_schema
+    from waymark.doors import history_admin
+    from waymark.doors import run as shell_run
+
     parser = argparse.ArgumentParser(prog="waymark", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="verb", required=True)
     serve = sub.add_parser("serve", help="run the language server on stdio")
@@ -73,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     init.add_argument("host", choices=list(HOSTS))
     init.add_argument("--workspace", help="project folder (default: the current directory)")
     init.add_argument("--print", action="store_true", dest="show", help="show, write nothing")
-    for verb, command in VERBS.items():
+    for verb, command in verbs().items():
         p = sub.add_parser(verb, help=f"run {command.id}")
         described = object_schema(command.params)["properties"]
         for name in command.args:
@@ -104,6 +119,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _params(args: argparse.Namespace, command: Command) -> dict[str, Any]:
+    import attrs
+
+    from waymark.commands.schema import is_cli_file
+
     params: dict[str, Any] = {}
     if args.params:
         raw = sys.stdin.read() if args.params == "-" else args.params
@@ -134,7 +153,12 @@ def _params(args: argparse.Namespace, command: Command) -> dict[str, Any]:
 
 
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
-    command = VERBS[args.verb]
+    from waymark.doors.bridge.client import execute_via_editor_or_local
+    from waymark.doors.entry import open_door
+    from waymark.store.files import sweep_temp_files
+    from waymark.store.session import SESSION_ID_RULE, valid_session_id
+
+    command = verbs()[args.verb]
     named = args.session or os.environ.get("WAYMARK_SESSION")
     if named is not None and not valid_session_id(named):
         raise SystemExit(f"waymark: the session id {named[:40]!r} is not {SESSION_ID_RULE}")
@@ -192,6 +216,12 @@ def _utf8(text: str) -> bool:
 
 
 def main(argv: list[str] | None = None) -> None:
+    words = sys.argv[1:] if argv is None else argv
+    if len(words) == 2 and words[0] == "hook" and words[1] in HOOK_HOSTS:
+        # A host runs this around every tool call: no parser of every verb, no command spec.
+        from waymark.doors.hooks import main as hook
+
+        raise SystemExit(hook(words[1]))
     args = _parser().parse_args(argv)
     if args.verb == "serve":
         from waymark.doors.lsp.server import main as serve
@@ -216,9 +246,15 @@ def main(argv: list[str] | None = None) -> None:
 
         raise SystemExit(init(args.host, args.workspace, args.show))
     if args.verb == "history":
+        from waymark.doors import history_admin
+
         raise SystemExit(history_admin.main(args))
     if args.verb == "run":
+        from waymark.doors import run as shell_run
+
         raise SystemExit(shell_run.main(args))
+    import asyncio
+
     result = asyncio.run(_run(args))
     _print_result(args.verb, result, as_json=args.json)
     raise SystemExit(0 if result.get("ok") else 1)

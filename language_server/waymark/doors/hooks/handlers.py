@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -13,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.commands.context import default_history_dir
-from waymark.commands.registry import execute
-from waymark.commands.tracking import after_host_write, before_host_write
+from waymark.commands.tracking import after_host_write, before_host_write, open_prompt_turn
 from waymark.doors.entry import Door, open_door
 from waymark.doors.hooks import shell
 from waymark.doors.hooks.answer import answer
@@ -158,12 +156,7 @@ def open_turn(door: Door, event: dict[str, Any]) -> dict[str, Any] | None:
             return None
     prompt_id = str(prompt_id or f"turn-{uuid.uuid4().hex[:12]}")
     label = label_of(prompt)
-    result = asyncio.run(
-        execute(door.ctx, "waymark.snapshot", {"promptId": prompt_id, "label": label})
-    )
-    if not result.get("ok"):
-        raise RuntimeError(f"{result.get('error')}: {result.get('message')}")
-    warn(result.get("warnings", []))
+    warn(open_prompt_turn(door.ctx, prompt_id, label))
     return answer(
         "UserPromptSubmit",
         context=f"Waymark opened turn {prompt_id} ({label!r}); "
@@ -172,6 +165,11 @@ def open_turn(door: Door, event: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def simulate_sed(door: Door, command: str, cwd: str) -> dict[str, Any] | None:
+    # The command spec (every command, the sed engine) is for prompts and sed lines only.
+    import asyncio
+
+    from waymark.commands.registry import execute
+
     result = asyncio.run(execute(door.ctx, "waymark.sed", {"command": command, "cwd": cwd}))
     door.save()
     if not result.get("ok") and (result.get("details") or {}).get("unrestored"):
