@@ -1,5 +1,5 @@
 """``python -m waymark``: the CLI (``python -m waymark serve`` runs the server)."""
 
-from waymark.doors.cli import main
+from waymark.doors.launch import main
 
 main()

@@ -7,22 +7,24 @@ empty.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, get_args, get_type_hints
 
 import attrs
 
-from waymark.commands.params import structure
 from waymark.commands.pending import PendingStore
-from waymark.engine.diff import EditTarget
 from waymark.store.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_SNAPSHOTS, History
 from waymark.store.session import SESSION_ID_RULE, Session, valid_session_id
 from waymark.store.workspace import DEFAULT_MAX_FILE_SIZE, DEFAULT_PROTECTED, Workspace
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from waymark.engine.diff import EditTarget
 
 log = logging.getLogger(__name__)
 
@@ -50,24 +52,47 @@ OPTION_RULES: dict[str, dict[str, Any]] = {
 }
 
 
+def _plain(value: object, hint: object) -> bool:
+    """``value`` is exactly of type ``hint`` (or of ``X`` for ``X | None``)."""
+    if type(value) is hint:
+        return True
+    args = get_args(hint)
+    return type(None) in args and type(value) in args and type(value) is not type(None)
+
+
 def load_options(raw: object) -> tuple[Options, list[str]]:
     """Structure options; an invalid one is reported and its default used."""
     if not isinstance(raw, dict):
         return Options(), ([] if raw is None else ["initializationOptions must be an object."])
     warnings: list[str] = []
     good: dict[str, Any] = {}
-    names = {a.name for a in attrs.fields(Options)}
+    converted = False
+    hints = get_type_hints(Options)
     for key, value in raw.items():
-        if key not in names:
+        if key not in hints:
             warnings.append(f"Unknown initialization option {key!r} ignored.")
             continue
+        if _plain(value, hints[key]):
+            # Already of its type (the CLI's and the hooks' options): the converter, and
+            # its import, are for the editor's JSON.
+            good[key] = value
+            continue
+        from waymark.commands.params import structure
+
+        converted = True
+
         try:
             structure({key: value}, Options)
         except Exception as exc:
             warnings.append(f"Initialization option {key!r} ignored: {exc}")
             continue
         good[key] = value
-    options = structure(good, Options)
+    if converted:
+        from waymark.commands.params import structure
+
+        options = structure(good, Options)
+    else:
+        options = Options(**good)
     if options.sessionId is not None and not valid_session_id(options.sessionId):
         warnings.append(
             f"sessionId {options.sessionId[:40]!r} is not {SESSION_ID_RULE}; "
@@ -137,11 +162,21 @@ class CommandContext:
     editor: Editor | None = None
     pending: PendingStore[Any] = field(default_factory=PendingStore)
     # Edits and rewinds of one session run one at a time (docs/architecture.md, Commit).
-    mutation_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _mutation_lock: asyncio.Lock | None = field(default=None, repr=False)
     warnings: list[str] = field(default_factory=list)
     # How this door's user calls a command, by id (a CLI verb, an MCP tool): errors name the
     # next step in those terms (commands/wording.py); a missing id is named as it is.
     names: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def mutation_lock(self) -> asyncio.Lock:
+        # Made on first use: asyncio costs a hook process tens of milliseconds, and only
+        # commands take the lock.
+        if self._mutation_lock is None:
+            import asyncio
+
+            self._mutation_lock = asyncio.Lock()
+        return self._mutation_lock
 
     @classmethod
     def create(

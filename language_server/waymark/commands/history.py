@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -86,21 +85,6 @@ class RewindParams:
     )
 
 
-LABEL_MAX = 72
-
-
-def one_line(text: str, limit: int = LABEL_MAX) -> str:
-    """``text`` as a turn label fits a table row: its first non-blank line without control
-    characters, `` …`` when more lines follow, at most ``limit`` characters."""
-    lines = [
-        "".join(c for c in line.replace("\t", " ") if unicodedata.category(c)[0] != "C").strip()
-        for line in text.splitlines()
-    ]
-    kept = [line for line in lines if line]
-    first = (kept[0] + " …") if len(kept) > 1 else "".join(kept)
-    return first if len(first) <= limit else first[: limit - 1] + "…"
-
-
 def _history(ctx: CommandContext) -> History:
     if ctx.history is None:
         raise InvalidParams(
@@ -171,9 +155,7 @@ def snapshot_json(history: History, snap: Snapshot, warnings: list[str]) -> dict
 
 
 def turns(ctx: CommandContext, params: TurnsParams) -> dict[str, Any]:
-    require(
-        params.limit is None or 1 <= params.limit <= 100_000, "limit", "must be 1 to 100000"
-    )
+    require(params.limit is None or 1 <= params.limit <= 100_000, "limit", "must be 1 to 100000")
     every = turns_json(_history(ctx))
     position = {t["promptId"]: i for i, t in enumerate(every)}
     listed = every

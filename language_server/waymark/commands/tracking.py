@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from waymark.commands.context import CommandContext
-from waymark.engine.errors import FileTooLarge
+from waymark.engine.errors import FileTooLarge, InvalidParams
 from waymark.store.files import read_state
 from waymark.store.shelltrack.track import Report, begin, finish
 
@@ -34,6 +34,16 @@ def after_host_write(ctx: CommandContext, target: str, cwd: Path) -> None:
         # Out of reach of the history (its PreToolUse said so): its bytes are never read.
         return
     ctx.history.record_write(path, state.digest)
+
+
+def open_prompt_turn(ctx: CommandContext, prompt_id: str, label: str) -> list[str]:
+    """Open the turn a host's prompt starts, as ``waymark.snapshot`` does (a hook runs on
+    every prompt and has no use for the command spec behind it); its warnings."""
+    if ctx.history is None:
+        raise InvalidParams("File history is off (checkpointing: false); no turn opened.", {})
+    if not prompt_id.strip():
+        raise InvalidParams("promptId must be a non-empty string.", {"field": "promptId"})
+    return ctx.history.make_snapshot(prompt_id, label)[1]
 
 
 def before_shell(ctx: CommandContext, call: str, command: str, cwd: Path | None) -> None:

@@ -25,7 +25,6 @@ from typing import Any, cast
 import attrs
 
 from waymark import __version__
-from waymark.commands.history import one_line
 from waymark.commands.registry import COMMANDS, Command, execute
 from waymark.commands.schema import (
     cli_flags,
@@ -41,6 +40,7 @@ from waymark.doors import run as shell_run
 from waymark.doors.bridge.client import execute_via_editor_or_local
 from waymark.doors.entry import open_door
 from waymark.doors.hosts import HOOK_HOSTS, HOSTS
+from waymark.engine.text import one_line
 from waymark.store.files import sweep_temp_files
 from waymark.store.session import SESSION_ID_RULE, valid_session_id
 

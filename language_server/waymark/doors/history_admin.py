@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from waymark.commands.context import default_history_dir
-from waymark.commands.history import one_line
 from waymark.doors import cli_args
 from waymark.doors.entry import open_door
+from waymark.engine.text import one_line
 from waymark.store.history import DEFAULT_MAX_BYTES, delete_history, workspace_dir
 from waymark.store.history.store import DEFAULT_MAX_SNAPSHOTS
 

@@ -20,7 +20,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from waymark.commands.history import one_line
 from waymark.commands.registry import execute
 from waymark.commands.tracking import (
     after_shell,
@@ -30,6 +29,7 @@ from waymark.commands.tracking import (
 )
 from waymark.doors import cli_args
 from waymark.doors.entry import open_door
+from waymark.engine.text import one_line
 
 
 def add_parser(sub: Any) -> None:

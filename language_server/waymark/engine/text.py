@@ -15,6 +15,7 @@ from __future__ import annotations
 import codecs
 import operator
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -209,3 +210,19 @@ def convert_newlines(text: str, eol: str) -> str:
     if eol == "\n" or "\r" in text:
         return text
     return text.replace("\n", eol)
+
+
+# A turn label in a table row or a terminal line.
+LABEL_MAX = 72
+
+
+def one_line(text: str, limit: int = LABEL_MAX) -> str:
+    """``text`` as a turn label fits a table row: its first non-blank line without control
+    characters, `` …`` when more lines follow, at most ``limit`` characters."""
+    lines = [
+        "".join(c for c in line.replace("\t", " ") if unicodedata.category(c)[0] != "C").strip()
+        for line in text.splitlines()
+    ]
+    kept = [line for line in lines if line]
+    first = (kept[0] + " …") if len(kept) > 1 else "".join(kept)
+    return first if len(first) <= limit else first[: limit - 1] + "…"

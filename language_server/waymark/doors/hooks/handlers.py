@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -14,9 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.commands.context import default_history_dir
-from waymark.commands.history import one_line
-from waymark.commands.registry import execute
-from waymark.commands.tracking import after_host_write, before_host_write
+from waymark.commands.tracking import after_host_write, before_host_write, open_prompt_turn
 from waymark.doors.entry import Door, open_door
 from waymark.doors.hooks import shell
 from waymark.doors.hosts import (
@@ -30,6 +27,7 @@ from waymark.doors.hosts import (
     render,
 )
 from waymark.engine.errors import WaymarkError
+from waymark.engine.text import one_line
 from waymark.store import once
 from waymark.store.history import workspace_dir
 
@@ -192,12 +190,7 @@ def open_turn(door: Door, host: Host, call: Call) -> dict[str, Any] | None:
             return None
     prompt_id = str(prompt_id or f"turn-{uuid.uuid4().hex[:12]}")
     label = label_of(prompt)
-    result = asyncio.run(
-        execute(door.ctx, "waymark.snapshot", {"promptId": prompt_id, "label": label})
-    )
-    if not result.get("ok"):
-        raise RuntimeError(f"{result.get('error')}: {result.get('message')}")
-    warn(result.get("warnings", []))
+    warn(open_prompt_turn(door.ctx, prompt_id, label))
     if host.answers.context is None:
         return None
     return render(
@@ -215,18 +208,17 @@ def open_session_turn(door: Door, host: Host, call: Call) -> None:
         return
     if any(t.prompt_id == call.session for t in history.turns()):
         return
-    label = label_of(f"{host.name} task {call.session}")
-    result = asyncio.run(
-        execute(door.ctx, "waymark.snapshot", {"promptId": call.session, "label": label})
-    )
-    if not result.get("ok"):
-        raise RuntimeError(f"{result.get('error')}: {result.get('message')}")
-    warn(result.get("warnings", []))
+    warn(open_prompt_turn(door.ctx, call.session, label_of(f"{host.name} task {call.session}")))
 
 
 def simulate_sed(
     door: Door, host: Host, call: Call, command: str, cwd: str
 ) -> dict[str, Any] | None:
+    # The command spec (every command, the sed engine) is for sed lines only.
+    import asyncio
+
+    from waymark.commands.registry import execute
+
     result = asyncio.run(execute(door.ctx, "waymark.sed", {"command": command, "cwd": cwd}))
     door.save()
     if not result.get("ok") and (result.get("details") or {}).get("unrestored"):

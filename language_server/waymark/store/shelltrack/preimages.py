@@ -49,17 +49,20 @@ class Preimages:
             raw = json.loads(self._index_path.read_bytes())
             self._index = {k: (tuple(v[0]), v[1], v[2]) for k, v in raw.items()}
 
-    def back_up(self, key: str, sig: Signature, limit: int) -> str:
+    def back_up(self, key: str, sig: Signature, limit: int, *, copy: bool = True) -> str:
         """The digest of ``key``'s bytes, stored in the cache; :class:`Unreachable` if not.
 
         The caller checked ``sig``'s size against ``limit``; a file grown past it since is
-        read no further than the limit.
+        read no further than the limit. With ``copy`` false only a copy already cached
+        answers (a command's time for copying is spent).
         """
         cached = self._index.get(key)
         if cached is not None and cached[0] == sig and self.blobs.joinpath(cached[1]).exists():
             mtime_ns, ctime_ns = sig[4], sig[5]
             if max(mtime_ns, ctime_ns) <= cached[2] - _RACY_NS:
                 return cached[1]
+        if not copy:
+            raise Unreachable("not_backed_up_yet")
         if self.copied + sig[3] > self.max_bytes:
             raise Unreachable("backup_budget")
         read_ns = time.time_ns()

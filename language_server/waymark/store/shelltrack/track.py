@@ -17,6 +17,7 @@ import os
 import shutil
 import stat
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,13 @@ REASONS = {
     "scan_failed": "in a folder git could no longer scan",
     "path_too_long": "under a path too long to scan",
     "too_many_repositories": f"a nested repository past the first {_MAX_REPOSITORIES} scanned",
+    "not_backed_up_yet": "not backed up yet (the first commands in a big folder without git "
+    "copy it a part at a time)",
 }
+
+# What one command's PreToolUse may spend copying files that have no other copy: a folder
+# without git is copied a part per command, so no hook call runs into the host's timeout.
+BACKUP_SECONDS = 1.0
 
 # Directories a line ``cd``s into that relative words are also resolved against.
 _MAX_BASES = 8
@@ -117,8 +124,14 @@ def begin(
     command: str | None = None,
     cwd: Path | None = None,
     max_files: int = DEFAULT_MAX_FILES,
+    backup_seconds: float = BACKUP_SECONDS,
 ) -> None:
-    """Scan the workspace and back up what has no other copy, before a command runs."""
+    """Scan the workspace and back up what has no other copy, before a command runs.
+
+    Copies stop after ``backup_seconds``; the files left are out of reach for this command
+    (reported if it changes them) and copied by the next ones.
+    """
+    deadline = time.monotonic() + backup_seconds
     with history.lock:
         cache = _cache(history)
         scans: list[FolderScan] = []
@@ -139,7 +152,12 @@ def begin(
                 why = _refusal(history, key, sig)
                 if why is None:
                     try:
-                        backups[key] = cache.back_up(key, sig, history.workspace.max_file_size)
+                        backups[key] = cache.back_up(
+                            key,
+                            sig,
+                            history.workspace.max_file_size,
+                            copy=time.monotonic() < deadline,
+                        )
                         continue
                     except Unreachable as exc:
                         why = str(exc.args[0])

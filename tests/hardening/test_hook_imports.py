@@ -1,0 +1,76 @@
+"""A hook runs around every tool call of its host: it imports only what its event needs.
+
+Each event is answered by a real ``waymark hook claude-code`` process (``python -m waymark``,
+the console script's code path) run with ``-X importtime``, whose report names every module
+the process imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.timeout(120)
+
+# Nobody's hook call needs these: the servers' SDKs, the params converter, the patch parser.
+NEVER = ("mcp", "pygls", "lsprotocol", "cattrs", "unidiff")
+SED = "waymark.engine.sed"
+
+
+def imported(workspace: Path, event: dict[str, Any]) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "waymark", "hook", "claude-code"],
+        input=json.dumps({"cwd": str(workspace), "session_id": "s", **event}),
+        cwd=workspace,
+        env={**os.environ, "CLAUDE_PROJECT_DIR": str(workspace)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
+    assert lines, done.stderr
+    return {line.rsplit("|", 1)[1].strip() for line in lines[1:]}
+
+
+def heavy(modules: set[str], also: tuple[str, ...] = ()) -> list[str]:
+    tops = NEVER + also
+    return sorted(
+        m for m in modules if m.split(".")[0] in tops or m == SED or m.startswith(SED + ".")
+    )
+
+
+@pytest.fixture
+def project(workspace: Path) -> Path:
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True, timeout=30)
+    (workspace / "a.txt").write_bytes(b"one\n")
+    return workspace
+
+
+def test_a_prompt_imports_neither_servers_nor_sed_nor_the_shell_parser(project: Path) -> None:
+    modules = imported(
+        project, {"hook_event_name": "UserPromptSubmit", "prompt": "go", "prompt_id": "p1"}
+    )
+    assert heavy(modules, also=("tree_sitter", "tree_sitter_bash")) == []
+
+
+@pytest.mark.parametrize("event", ["PreToolUse", "PostToolUse"])
+def test_a_non_sed_shell_call_imports_neither_servers_nor_sed(project: Path, event: str) -> None:
+    call = {"tool_name": "Bash", "tool_input": {"command": "echo x >> a.txt"}, "tool_use_id": "t1"}
+    if event == "PostToolUse":
+        imported(project, {"hook_event_name": "PreToolUse", **call})
+    assert heavy(imported(project, {"hook_event_name": event, **call})) == []
+
+
+def test_an_untracked_tool_imports_no_command_at_all(project: Path) -> None:
+    modules = imported(
+        project,
+        {"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": "a"}},
+    )
+    assert sorted(m for m in modules if m.startswith("waymark.commands")) == []
