@@ -17,6 +17,7 @@ PY
 echo "lower bounds: $(tr '\n' ' ' <"$venv/lower.txt")"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check -c "$venv/lower.txt" -e ".[test]"
 "$venv/bin/python" -m pip freeze --exclude-editable | grep -iFf <(cut -d= -f1 "$venv/lower.txt") || true
-PYTHONPATH= "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+# The venv on PATH as an install puts it there: init writes `waymark` when it finds it.
+PATH="$venv/bin:$PATH" PYTHONPATH= "$venv/bin/python" -m pytest -q -p no:cacheprovider \
   tests/mcp/test_mcp_protocol.py tests/unit/test_commands.py tests/e2e/test_commands.py \
   tests/unit/shelltrack tests/mcp/test_init.py

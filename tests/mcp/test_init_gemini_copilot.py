@@ -14,7 +14,8 @@ pytestmark = pytest.mark.timeout(120)
 
 OTHER_INSTALL = "/opt/venv/bin/python -m waymark hook {}"
 MISSING = (
-    "waymark: not installed here, so this hook does nothing (pip install waymark to track edits)\n"
+    "waymark: not installed here, so this hook does nothing "
+    "(pipx install waymark-edits to track edits)\n"
 )
 
 

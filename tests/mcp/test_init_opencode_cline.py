@@ -15,7 +15,8 @@ import pytest
 pytestmark = pytest.mark.timeout(120)
 
 NOTICE = (
-    "waymark: not installed here, so this hook does nothing (pip install waymark to track edits)\n"
+    "waymark: not installed here, so this hook does nothing "
+    "(pipx install waymark-edits to track edits)\n"
 )
 
 

@@ -249,7 +249,7 @@ def hook_command(name: str) -> str:
         f"if command -v {shlex.quote(words[0])} >/dev/null 2>&1; "
         f"then {_shell([*words, 'hook', name])}; "
         f"else echo 'waymark: not installed here, so this hook does nothing "
-        f"(pip install waymark to track edits)' >&2; fi"
+        f"(pipx install waymark-edits to track edits)' >&2; fi"
     )
 
 
