@@ -112,7 +112,7 @@ describe("approval controller", () => {
     void controller.propose(preview("t2", NOTEBOOK), "waymark_notebook_edit");
     await new Promise((resolve) => setImmediate(resolve));
     const diff = recorded.commands.filter((c) => c.id === "vscode.diff")[1];
-    assert.deepEqual(diff.args.slice(0, 2).map(String), ["file:///w/nb/areas.ipynb", "waymark-proposal:///t2/nb/areas.ipynb"]);
+    assert.deepEqual(diff.args.slice(0, 2).map(String), ["file:///w/nb/areas.ipynb", "waymark-proposal:///nb/areas.ipynb?token=t2"]);
     const uri = proposalUri("t2", "nb/areas.ipynb");
     const userCells = '{"cells": [], "mine": true}\n';
     const notebook: FakeNotebook = {
