@@ -15,16 +15,17 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession
 
 from helpers_commands import Agent, cli, put
+from helpers_mcp import call, connect
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -232,20 +233,8 @@ def patch_workspace(workspace: Path, last: str) -> None:
     put(workspace, last, b"old last\n")
 
 
-@asynccontextmanager
-async def mcp_server(workspace: Path, prefix: list[str]) -> AsyncIterator[ClientSession]:
-    argv = [*prefix, *waymark("mcp")]
-    server = StdioServerParameters(
-        command=argv[0], args=argv[1:], cwd=str(workspace), env=dict(os.environ)
-    )
-    async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield session
-
-
-async def call(session: ClientSession, tool: str, **arguments: Any) -> tuple[bool, str]:
-    result = await session.call_tool(tool, arguments)
-    return bool(result.is_error), result.content[0].text  # type: ignore[union-attr]
+def mcp_server(workspace: Path, prefix: list[str]) -> AbstractAsyncContextManager[ClientSession]:
+    return connect(workspace, [*prefix, *waymark("mcp")])
 
 
 async def test_mcp_patch_that_creates_deletes_renames_and_fails_on_the_last_file_changes_nothing(

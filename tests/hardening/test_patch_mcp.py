@@ -16,15 +16,15 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession
 
+from helpers_mcp import connect
 from security.wire import Wire
 from waymark.engine.edits.patch import unquote_name
 
@@ -48,19 +48,6 @@ def run_cli(workspace: Path, *args: str, stdin: bytes | None = None) -> tuple[in
     )
     result: dict[str, Any] = json.loads(done.stdout)
     return done.returncode, result
-
-
-@asynccontextmanager
-async def connect(workspace: Path) -> AsyncIterator[ClientSession]:
-    server = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "waymark", "mcp"],
-        cwd=str(workspace),
-        env=dict(os.environ),
-    )
-    async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield session
 
 
 async def mcp_patch(session: ClientSession, patch: str) -> tuple[bool, str]:

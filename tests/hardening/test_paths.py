@@ -9,15 +9,14 @@ import shutil
 import stat
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import mcp_types
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from helpers_mcp import call
+from helpers_mcp import connect as mcp
 from security.wire import Wire
 from waymark.doors.entry import open_door
 from waymark.doors.mcp_server import WaymarkMcp
@@ -59,24 +58,6 @@ def hook(workspace: Path, event: dict[str, Any], *, umask: int | None = None) ->
     )
     assert done.returncode == 0, done.stderr
     return (json.loads(done.stdout) if done.stdout else None), done.stderr
-
-
-@asynccontextmanager
-async def mcp(workspace: Path) -> AsyncIterator[ClientSession]:
-    server = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "waymark", "mcp"],
-        cwd=str(workspace),
-        env=dict(os.environ),
-    )
-    async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield session
-
-
-async def call(session: ClientSession, tool: str, **arguments: Any) -> tuple[bool, str]:
-    result = await session.call_tool(tool, arguments)
-    return bool(result.is_error), result.content[0].text  # type: ignore[union-attr]
 
 
 # -- class 2: `..` after a symlinked directory ------------------------------------------------

@@ -3,34 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession
 
 from helpers_commands import cli
+from helpers_mcp import connect
 from waymark.commands.registry import tools
 
 pytestmark = pytest.mark.timeout(120)
-
-
-@asynccontextmanager
-async def connect(workspace: Path) -> AsyncIterator[ClientSession]:
-    server = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "waymark", "mcp"],
-        cwd=str(workspace),
-        env=dict(os.environ),
-    )
-    async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield session
 
 
 async def call(session: ClientSession, tool: str, **arguments: Any) -> tuple[bool, str]:

@@ -319,16 +319,21 @@ def _claude_code(root: Path) -> list[Config]:
     return plan
 
 
-def _qwen_code(root: Path) -> list[Config]:
+def _settings_json(root: Path, path: str, host: str) -> list[Config]:
+    """A trusted ``mcpServers.waymark`` and the hooks, both in one settings file."""
     command = waymark_command()
-    config = _open(root, ".qwen/settings.json")
+    config = _open(root, path)
     settings = _load_json(config)
     _add_server(
         config, settings, {"command": command[0], "args": [*command[1:], "mcp"], "trust": True}
     )
-    _hooks(config, settings, "qwen-code")
+    _hooks(config, settings, host)
     _set_json(config, settings)
     return [config]
+
+
+def _qwen_code(root: Path) -> list[Config]:
+    return _settings_json(root, ".qwen/settings.json", "qwen-code")
 
 
 def _codex(root: Path) -> list[Config]:
@@ -400,15 +405,7 @@ def _blank_line_after_ours(text: str) -> str:
 
 
 def _gemini_cli(root: Path) -> list[Config]:
-    command = waymark_command()
-    config = _open(root, ".gemini/settings.json")
-    settings = _load_json(config)
-    _add_server(
-        config, settings, {"command": command[0], "args": [*command[1:], "mcp"], "trust": True}
-    )
-    _hooks(config, settings, "gemini-cli")
-    _set_json(config, settings)
-    return [config]
+    return _settings_json(root, ".gemini/settings.json", "gemini-cli")
 
 
 def _copilot_cli(root: Path) -> list[Config]:

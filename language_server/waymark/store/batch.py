@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,8 +31,9 @@ from pathlib import Path
 
 from waymark.engine.errors import IoError, WaymarkError
 from waymark.store.files import (
-    TEMP_MARKER,
     _check_expected,
+    _replace_at,
+    _temp_name,
     _write_temp,
     digest,
 )
@@ -94,10 +94,6 @@ def remove_dirs(created: Sequence[Path]) -> None:
         absolute, dirs, name = split_path(directory, False)
         with contextlib.suppress(OSError), walk(absolute, dirs) as dir_fd:
             os.rmdir(name, dir_fd=dir_fd)
-
-
-def _temp_name(name: str) -> str:
-    return f".{name}{TEMP_MARKER}{secrets.token_hex(4)}"
 
 
 def _refuse_special(absolute: Path, old: os.stat_result | None) -> None:
@@ -195,14 +191,7 @@ def _restore(item: _Staged) -> None:
             if write.before is None:
                 os.unlink(item.name, dir_fd=dir_fd)
             else:
-                tmp = _temp_name(item.name)
-                try:
-                    _write_temp(dir_fd, tmp, write.before, lstat_at(item.name, dir_fd), None)
-                    os.rename(tmp, item.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-                except BaseException:
-                    with contextlib.suppress(OSError):
-                        os.unlink(tmp, dir_fd=dir_fd)
-                    raise
+                _replace_at(dir_fd, item.name, write.before, lstat_at(item.name, dir_fd), None)
         with contextlib.suppress(OSError):
             os.fsync(dir_fd)
 

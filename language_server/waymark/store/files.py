@@ -155,7 +155,6 @@ def atomic_write(
     processes. ``mode`` forces the file's permission bits (else an old file's are kept).
     """
     absolute, dirs, name = split_path(path, follow_links)
-    tmp = f".{name}{TEMP_MARKER}{secrets.token_hex(4)}"
     try:
         with walk(absolute, dirs) as dir_fd:
             old = lstat_at(name, dir_fd)
@@ -164,18 +163,31 @@ def atomic_write(
             if old is not None and not stat.S_ISREG(old.st_mode):
                 raise not_regular(absolute, old.st_mode)
             _check_expected(absolute, name, dir_fd, expected)
-            try:
-                _write_temp(dir_fd, tmp, data, old, mode)
-                os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp, dir_fd=dir_fd)
-                raise
+            _replace_at(dir_fd, name, data, old, mode)
             # Some filesystems refuse to fsync a directory; the rename has happened anyway.
             with contextlib.suppress(OSError):
                 os.fsync(dir_fd)
     except OSError as exc:
         raise os_error(exc, "write", path) from exc
+
+
+def _temp_name(name: str) -> str:
+    return f".{name}{TEMP_MARKER}{secrets.token_hex(4)}"
+
+
+def _replace_at(
+    dir_fd: int, name: str, data: bytes, old: os.stat_result | None, mode: int | None
+) -> None:
+    """``data`` into a temp file beside ``name``, renamed over it; no temp file outlives a
+    failure."""
+    tmp = _temp_name(name)
+    try:
+        _write_temp(dir_fd, tmp, data, old, mode)
+        os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=dir_fd)
+        raise
 
 
 def _write_temp(

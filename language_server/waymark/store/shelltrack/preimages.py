@@ -154,17 +154,8 @@ def git_blobs(root: Path, ids: set[str], limit: int) -> tuple[dict[str, bytes], 
         return {}, set()
     oversized = {i for i, size in _blob_sizes(root, sorted(ids)).items() if size > limit}
     order = sorted(ids - oversized)
-    done = subprocess.run(
-        ["git", "cat-file", "--batch"],
-        cwd=root,
-        input="".join(f"{i}\n" for i in order).encode(),
-        capture_output=True,
-        env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
-        timeout=120,
-        check=False,
-    )
     out: dict[str, bytes] = {}
-    data = done.stdout
+    data = _cat_file(root, "--batch", order)
     pos = 0
     for blob_id in order:
         end = data.find(b"\n", pos)
@@ -182,18 +173,22 @@ def git_blobs(root: Path, ids: set[str], limit: int) -> tuple[dict[str, bytes], 
 
 def _blob_sizes(root: Path, order: list[str]) -> dict[str, int]:
     """Sizes of git objects ``order`` (``cat-file --batch-check``; a missing one is absent)."""
-    done = subprocess.run(
-        ["git", "cat-file", "--batch-check"],
+    sizes: dict[str, int] = {}
+    for line in _cat_file(root, "--batch-check", order).decode("ascii", "replace").splitlines():
+        fields = line.split(" ")
+        if len(fields) == 3 and fields[2].isdigit():
+            sizes[fields[0]] = int(fields[2])
+    return sizes
+
+
+def _cat_file(root: Path, mode: str, order: list[str]) -> bytes:
+    """``git cat-file`` of objects ``order`` in ``mode``, read-only (no optional locks)."""
+    return subprocess.run(
+        ["git", "cat-file", mode],
         cwd=root,
         input="".join(f"{i}\n" for i in order).encode(),
         capture_output=True,
         env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
         timeout=120,
         check=False,
-    )
-    sizes: dict[str, int] = {}
-    for line in done.stdout.decode("ascii", "replace").splitlines():
-        fields = line.split(" ")
-        if len(fields) == 3 and fields[2].isdigit():
-            sizes[fields[0]] = int(fields[2])
-    return sizes
+    ).stdout
