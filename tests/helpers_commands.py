@@ -45,3 +45,22 @@ def cli(workspace: Path, *args: str, env: dict[str, str] | None = None) -> dict[
     )
     result: dict[str, Any] = json.loads(done.stdout)
     return result
+
+
+def init(
+    workspace: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``waymark init ARGS`` run in ``workspace`` as a user types it."""
+    return subprocess.run(
+        [sys.executable, "-m", "waymark", "init", *args],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def file_tree(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` by its relative path: the bytes a user would find."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}

@@ -7,27 +7,16 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
+from helpers_commands import init
 from waymark.doors import init as init_door
 from waymark.engine.errors import IoError
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def init(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "waymark", "init", *args],
-        cwd=workspace,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def tree(root: Path) -> dict[str, bytes | str]:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from helpers_commands import file_tree as tree
+from helpers_commands import init
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -17,20 +19,6 @@ MISSING = (
     "waymark: not installed here, so this hook does nothing "
     "(pipx install waymark-edits to track edits)\n"
 )
-
-
-def init(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "waymark", "init", *args],
-        cwd=workspace,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
 def commands(config: dict[str, Any]) -> dict[str, list[str]]:

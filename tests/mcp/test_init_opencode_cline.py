@@ -7,10 +7,12 @@ import os
 import shutil
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from helpers_commands import file_tree as tree
+from helpers_commands import init as run_init
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -24,18 +26,7 @@ def init(workspace: Path, *args: str, home: Path | None = None) -> subprocess.Co
     env = {k: v for k, v in os.environ.items() if k != "CLINE_MCP_SETTINGS_PATH"}
     if home is not None:
         env["HOME"] = str(home)
-    return subprocess.run(
-        [sys.executable, "-m", "waymark", "init", *args],
-        cwd=workspace,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    return run_init(workspace, *args, env=env)
 
 
 @pytest.mark.parametrize("host", ["opencode", "cline"])
