@@ -14,16 +14,15 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 # The scenario and the SSE framing are the other real-host tests' (scripted_host.py).
-from scripted_host import HOSTS_BIN, MODEL, _sse, script
+from scripted_host import HOSTS_BIN, MODEL, _sse, script, start_model_server
 
 RUN_TIMEOUT = 240
 
@@ -127,37 +126,12 @@ class Model:
 
 
 def serve(model: Model) -> ThreadingHTTPServer:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
+    def route(path: str, raw: bytes) -> tuple[bytes, str]:
+        if not path.endswith("/chat/completions"):
+            return b"{}", "application/json"
+        return model.reply(json.loads(raw or b"{}"))
 
-        def _answer(self, data: bytes, kind: str) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("Connection", "close")
-            self.end_headers()
-            self.wfile.write(data)
-
-        def do_GET(self) -> None:
-            self._answer(b"{}", "application/json")
-
-        def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            try:
-                if not self.path.endswith("/chat/completions"):
-                    data, kind = b"{}", "application/json"
-                else:
-                    data, kind = model.reply(json.loads(raw or b"{}"))
-                model.log.append({"path": self.path, "reply": data.decode()[:2000]})
-            except Exception as exc:  # report the script's own failure in the summary
-                model.log.append({"path": self.path, "error": repr(exc)})
-                data, kind = b'{"error": "scripted model failed"}', "application/json"
-            self._answer(data, kind)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+    return start_model_server(model.log, route)
 
 
 def opencode_config(workspace: Path, base: str) -> None:

@@ -459,7 +459,12 @@ trust_level = "trusted"
 """)
 
 
-def serve(model: Model) -> ThreadingHTTPServer:
+def start_model_server(
+    log: list[dict[str, Any]], route: Callable[[str, bytes], tuple[bytes, str]]
+) -> ThreadingHTTPServer:
+    """A scripted model on 127.0.0.1: ``route(path, body)`` answers each POST; every answer
+    (or the script's own failure) is logged for the test's summary."""
+
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:
             pass
@@ -480,28 +485,34 @@ def serve(model: Model) -> ThreadingHTTPServer:
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             try:
-                body = json.loads(raw or b"{}")
-                if self.path.startswith("/v1/messages"):
-                    data, kind = anthropic_reply(model, body)
-                elif self.path.startswith("/v1/chat/completions"):
-                    data, kind = openai_reply(model, body)
-                elif self.path.startswith("/v1/responses"):
-                    data, kind = responses_reply(model, body)
-                elif ":streamGenerateContent" in self.path:
-                    data, kind = gemini_reply(model, body, stream=True)
-                elif ":generateContent" in self.path:
-                    data, kind = gemini_reply(model, body, stream=False)
-                else:
-                    data, kind = b"{}", "application/json"
-                model.log.append({"path": self.path, "reply": data.decode()[:2000]})
+                data, kind = route(self.path, raw)
+                log.append({"path": self.path, "reply": data.decode()[:2000]})
             except Exception as exc:  # report the script's own failure in the summary
-                model.log.append({"path": self.path, "error": repr(exc)})
+                log.append({"path": self.path, "error": repr(exc)})
                 data, kind = b'{"error": "scripted model failed"}', "application/json"
             self._answer(data, kind)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
+
+
+def serve(model: Model) -> ThreadingHTTPServer:
+    def route(path: str, raw: bytes) -> tuple[bytes, str]:
+        body = json.loads(raw or b"{}")
+        if path.startswith("/v1/messages"):
+            return anthropic_reply(model, body)
+        if path.startswith("/v1/chat/completions"):
+            return openai_reply(model, body)
+        if path.startswith("/v1/responses"):
+            return responses_reply(model, body)
+        if ":streamGenerateContent" in path:
+            return gemini_reply(model, body, stream=True)
+        if ":generateContent" in path:
+            return gemini_reply(model, body, stream=False)
+        return b"{}", "application/json"
+
+    return start_model_server(model.log, route)
 
 
 def host_command(host: str, prompt: str, workspace: Path, home: str) -> list[str]:

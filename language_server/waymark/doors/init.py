@@ -285,14 +285,20 @@ def _has_ours(settings: dict[str, Any], host: str) -> bool:
     )
 
 
-def _claude_code(root: Path) -> list[Config]:
+def _mcp_json(root: Path) -> Config:
+    """The ``waymark`` stdio server in the project's .mcp.json (Claude Code and Copilot CLI)."""
     command = waymark_command()
-    mcp_config = _open(root, ".mcp.json")
-    mcp = _load_json(mcp_config)
+    config = _open(root, ".mcp.json")
+    mcp = _load_json(config)
     _add_server(
-        mcp_config, mcp, {"type": "stdio", "command": command[0], "args": [*command[1:], "mcp"]}
+        config, mcp, {"type": "stdio", "command": command[0], "args": [*command[1:], "mcp"]}
     )
-    _set_json(mcp_config, mcp)
+    _set_json(config, mcp)
+    return config
+
+
+def _claude_code(root: Path) -> list[Config]:
+    mcp_config = _mcp_json(root)
     shared_config = _open(root, ".claude/settings.json")
     shared = _load_json(shared_config)
     local_config = _open(root, ".claude/settings.local.json")
@@ -410,13 +416,7 @@ def _gemini_cli(root: Path) -> list[Config]:
 
 def _copilot_cli(root: Path) -> list[Config]:
     """The server in .mcp.json (shared with Claude Code), the hooks in Copilot's own file."""
-    command = waymark_command()
-    mcp_config = _open(root, ".mcp.json")
-    mcp = _load_json(mcp_config)
-    _add_server(
-        mcp_config, mcp, {"type": "stdio", "command": command[0], "args": [*command[1:], "mcp"]}
-    )
-    _set_json(mcp_config, mcp)
+    mcp_config = _mcp_json(root)
     hooks_config = _open(root, ".github/hooks/waymark.json")
     hooks = _load_json(hooks_config)
     version = _member(hooks_config, hooks, "version", 1)
