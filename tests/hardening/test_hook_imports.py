@@ -28,6 +28,7 @@ LAZY = (
     "attrs",
     "concurrent.futures",
     "difflib",
+    "platform",
     "waymark.engine.diff",
     "waymark.store.history.rewind",
     "waymark.store.history.stats",
@@ -69,7 +70,7 @@ def test_a_prompt_imports_neither_servers_nor_sed_nor_the_shell_parser(project: 
         project, {"hook_event_name": "UserPromptSubmit", "prompt": "go", "prompt_id": "p1"}
     )
     assert heavy(modules, also=("tree_sitter", "tree_sitter_bash")) == []
-    assert sorted(modules & set(LAZY)) == []
+    assert sorted(modules & {*LAZY, "waymark.store.shelltrack.track"}) == []
 
 
 @pytest.mark.parametrize("event", ["PreToolUse", "PostToolUse"])

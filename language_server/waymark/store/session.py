@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
+import secrets
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -34,7 +34,7 @@ class FileRecord:
 
 @dataclass
 class Session:
-    id: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
+    id: str = field(default_factory=lambda: secrets.token_hex(8))
     files: dict[Path, FileRecord] = field(default_factory=dict)
 
     def _record(self, path: Path) -> FileRecord:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shlex
 import sys
-import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -188,7 +188,7 @@ def open_turn(door: Door, host: Host, call: Call) -> dict[str, Any] | None:
             for t in history.turns()
         ):
             return None
-    prompt_id = str(prompt_id or f"turn-{uuid.uuid4().hex[:12]}")
+    prompt_id = str(prompt_id or f"turn-{secrets.token_hex(6)}")
     label = label_of(prompt)
     warn(open_prompt_turn(door.ctx, prompt_id, label))
     if host.answers.context is None:
