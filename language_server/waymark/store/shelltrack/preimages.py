@@ -38,6 +38,7 @@ class Preimages:
     def __init__(self, directory: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.dir = directory
         self.blobs = directory / "blobs"
+        self._blob_dir = os.fspath(self.blobs)
         self.max_bytes = max_bytes
         self.copied = 0
         self._index_path = directory / "index.json"
@@ -57,7 +58,12 @@ class Preimages:
         answers (a command's time for copying is spent).
         """
         cached = self._index.get(key)
-        if cached is not None and cached[0] == sig and self.blobs.joinpath(cached[1]).exists():
+        # os.path, not pathlib: a walk outside git asks this for every file of the tree.
+        if (
+            cached is not None
+            and cached[0] == sig
+            and os.path.exists(os.path.join(self._blob_dir, cached[1]))
+        ):
             mtime_ns, ctime_ns = sig[4], sig[5]
             if max(mtime_ns, ctime_ns) <= cached[2] - _RACY_NS:
                 return cached[1]

@@ -140,16 +140,20 @@ def begin(
         for folder in history.workspace.folders:
             scans.extend(_scan_with_nested(history, folder, max_files))
         for number, scan in enumerate(scans):
+            # A walk of the one folder skipped protected paths itself and follows no link, so
+            # each of its (often thousands of) files needs no resolve of its own.
+            walked = not scan.git and history.workspace.folders == [scan.root]
             if scan.index is not None and scan.index_sig is not None:
                 # The index as it was: the command may stage, commit or check out.
                 scan.index_copy = cache.pending_path(name, f"{number}.index")
                 shutil.copyfile(scan.index, scan.index_copy)
                 os.chmod(scan.index_copy, FILE_MODE)
+            root = os.fspath(scan.root)
             for rel, sig in scan.dirty.items():
                 if sig is None:
                     continue
-                key = os.fspath(scan.root / rel)
-                why = _refusal(history, key, sig)
+                key = os.path.join(root, rel)
+                why = _refusal(history, key, sig, policed=walked)
                 if why is None:
                     try:
                         backups[key] = cache.back_up(
@@ -376,13 +380,14 @@ def _policy(history: History, key: str) -> str | None:
     return None
 
 
-def _refusal(history: History, key: str, sig: Signature) -> str | None:
-    """Why ``key`` (with stat ``sig``) cannot be tracked, or None."""
+def _refusal(history: History, key: str, sig: Signature, *, policed: bool = False) -> str | None:
+    """Why ``key`` (with stat ``sig``) cannot be tracked, or None; ``policed``: the scan
+    that found it already kept to the workspace's allowed paths."""
     if stat.S_ISLNK(sig[0]):
         return "symlink"
     if not stat.S_ISREG(sig[0]):
         return "not_a_file"
-    why = _policy(history, key)
+    why = None if policed else _policy(history, key)
     if why is not None:
         return why
     if sig[3] > history.workspace.max_file_size:
