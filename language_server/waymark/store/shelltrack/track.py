@@ -268,11 +268,23 @@ def _adopt_new_repositories(
 def _scan(history: History, folder: Path, before: FolderScan | None, max_files: int) -> FolderScan:
     """git's view when ``folder`` is in a work tree (and was before), else a bounded walk."""
     if before is None or before.git:
-        paths = git_paths(folder)
+        paths = _same_repository(before) or git_paths(folder)
         if paths is not None:
             with contextlib.suppress(GitUnavailable):
                 return scan_git(folder, *paths)
     return walk(folder, history.workspace, max_files)
+
+
+def _same_repository(before: FolderScan | None) -> tuple[Path, Path] | None:
+    """begin's top level and index again, without a ``git rev-parse``, when they cannot have
+    moved: the folder is the top level of an ordinary repository, whose ``.git`` directory is
+    still there (``rev-parse`` would answer the same)."""
+    if before is None or before.scope != before.root or before.index is None:
+        return None
+    dot_git = before.root / ".git"
+    if before.index != dot_git / "index" or not stat.S_ISDIR((lstat_signature(dot_git) or (0,))[0]):
+        return None
+    return before.root, before.index
 
 
 def _diff(
