@@ -22,13 +22,16 @@ pytestmark = pytest.mark.timeout(120)
 NEVER = ("mcp", "pygls", "lsprotocol", "cattrs", "unidiff")
 SED = "waymark.engine.sed"
 # What no prompt and no non-sed shell call uses: rewind and diff stats (with the diff engine
-# and the thread pool behind them), and attrs (issue 33: each costs every hook call its import).
+# and the thread pool behind them), attrs, logging (for warnings hardly ever logged), and
+# secrets (issue 33: each costs every hook call its import).
 LAZY = (
     "attr",
     "attrs",
     "concurrent.futures",
     "difflib",
+    "logging",
     "platform",
+    "secrets",
     "waymark.engine.diff",
     "waymark.store.history.rewind",
     "waymark.store.history.stats",
@@ -70,7 +73,7 @@ def test_a_prompt_imports_neither_servers_nor_sed_nor_the_shell_parser(project: 
         project, {"hook_event_name": "UserPromptSubmit", "prompt": "go", "prompt_id": "p1"}
     )
     assert heavy(modules, also=("tree_sitter", "tree_sitter_bash")) == []
-    assert sorted(modules & {*LAZY, "waymark.store.shelltrack.track"}) == []
+    assert sorted(modules & {*LAZY, "random", "shutil", "waymark.store.shelltrack.track"}) == []
 
 
 @pytest.mark.parametrize("event", ["PreToolUse", "PostToolUse"])

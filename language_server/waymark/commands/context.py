@@ -7,7 +7,6 @@ empty.
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,8 +22,6 @@ if TYPE_CHECKING:
     import asyncio
 
     from waymark.engine.diff import EditTarget
-
-log = logging.getLogger(__name__)
 
 
 # A dataclass, not attrs: every hook call builds one, and attrs costs its import (issue 33).

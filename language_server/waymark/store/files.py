@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,7 +154,7 @@ def atomic_write(
     processes. ``mode`` forces the file's permission bits (else an old file's are kept).
     """
     absolute, dirs, name = split_path(path, follow_links)
-    tmp = f".{name}{TEMP_MARKER}{secrets.token_hex(4)}"
+    tmp = f".{name}{TEMP_MARKER}{os.urandom(4).hex()}"
     try:
         with walk(absolute, dirs) as dir_fd:
             old = lstat_at(name, dir_fd)

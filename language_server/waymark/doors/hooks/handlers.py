@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import shlex
 import sys
 from datetime import datetime, timedelta
@@ -188,7 +187,7 @@ def open_turn(door: Door, host: Host, call: Call) -> dict[str, Any] | None:
             for t in history.turns()
         ):
             return None
-    prompt_id = str(prompt_id or f"turn-{secrets.token_hex(6)}")
+    prompt_id = str(prompt_id or f"turn-{os.urandom(6).hex()}")
     label = label_of(prompt)
     warn(open_prompt_turn(door.ctx, prompt_id, label))
     if host.answers.context is None:

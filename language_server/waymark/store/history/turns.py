@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import secrets
+import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -48,7 +48,7 @@ def current(ledger: Ledger, backups: Backups) -> tuple[Snapshot, list[str]]:
     latest = ledger.model.latest()
     if latest is not None:
         return latest, []
-    return open_turn(ledger, backups, f"auto-{secrets.token_hex(6)}", "auto", evict_after=True)
+    return open_turn(ledger, backups, f"auto-{os.urandom(6).hex()}", "auto", evict_after=True)
 
 
 def open_turn(
