@@ -298,6 +298,7 @@ def _diff(
     unreached: dict[str, str],
 ) -> None:
     limit = history.workspace.max_file_size
+    root = os.fspath(before.root)
     candidates = set(before.dirty) | set(after.dirty)
     old_index: dict[str, tuple[str, str]] | None = None
     if before.git and after.index_sig != before.index_sig:
@@ -309,7 +310,7 @@ def _diff(
         candidates |= {p for p in changed if old_index.get(p) != new_index.get(p)}
     was_clean: list[str] = []
     for rel in sorted(candidates):
-        key = os.fspath(before.root / rel)
+        key = os.path.join(root, rel)
         now = _as_file(
             after.dirty[rel] if rel in after.dirty else lstat_signature(before.root / rel)
         )
@@ -334,7 +335,7 @@ def _diff(
         old_index = _index_blobs(before, was_clean)
     clean: dict[str, str] = {}
     for rel in was_clean:
-        key = os.fspath(before.root / rel)
+        key = os.path.join(root, rel)
         if rel not in old_index:
             # In no index and not dirty before: the file did not exist.
             _note(key, None, changes, unreached, limit)
@@ -344,7 +345,7 @@ def _diff(
             clean[rel] = old_index[rel][1]
     blobs, oversized = git_blobs(before.root, set(clean.values()), limit)
     for rel, blob_id in clean.items():
-        key = os.fspath(before.root / rel)
+        key = os.path.join(root, rel)
         if blob_id not in blobs:
             unreached[key] = "too_large" if blob_id in oversized else "unreadable"
             continue
