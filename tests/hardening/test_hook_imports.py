@@ -21,6 +21,21 @@ pytestmark = pytest.mark.timeout(120)
 # Nobody's hook call needs these: the servers' SDKs, the params converter, the patch parser.
 NEVER = ("mcp", "pygls", "lsprotocol", "cattrs", "unidiff")
 SED = "waymark.engine.sed"
+# What no prompt and no non-sed shell call uses: rewind and diff stats (with the diff engine
+# and the thread pool behind them), attrs, logging (for warnings hardly ever logged), and
+# secrets (issue 33: each costs every hook call its import).
+LAZY = (
+    "attr",
+    "attrs",
+    "concurrent.futures",
+    "difflib",
+    "logging",
+    "platform",
+    "secrets",
+    "waymark.engine.diff",
+    "waymark.store.history.rewind",
+    "waymark.store.history.stats",
+)
 
 
 def imported(workspace: Path, event: dict[str, Any]) -> set[str]:
@@ -58,6 +73,7 @@ def test_a_prompt_imports_neither_servers_nor_sed_nor_the_shell_parser(project: 
         project, {"hook_event_name": "UserPromptSubmit", "prompt": "go", "prompt_id": "p1"}
     )
     assert heavy(modules, also=("tree_sitter", "tree_sitter_bash")) == []
+    assert sorted(modules & {*LAZY, "random", "shutil", "waymark.store.shelltrack.track"}) == []
 
 
 @pytest.mark.parametrize("event", ["PreToolUse", "PostToolUse"])
@@ -65,7 +81,9 @@ def test_a_non_sed_shell_call_imports_neither_servers_nor_sed(project: Path, eve
     call = {"tool_name": "Bash", "tool_input": {"command": "echo x >> a.txt"}, "tool_use_id": "t1"}
     if event == "PostToolUse":
         imported(project, {"hook_event_name": "PreToolUse", **call})
-    assert heavy(imported(project, {"hook_event_name": event, **call})) == []
+    modules = imported(project, {"hook_event_name": event, **call})
+    assert heavy(modules) == []
+    assert sorted(modules & set(LAZY)) == []
 
 
 def test_an_untracked_tool_imports_no_command_at_all(project: Path) -> None:

@@ -6,11 +6,11 @@ the extension sends (vscode-extension/test/unit/settings.unit.test.ts checks tha
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
-import attrs
 import pytest
 
 from waymark.commands.context import OPTION_RULES, Options, load_options
@@ -25,8 +25,8 @@ def test_server_takes_the_extensions_options(case: dict[str, Any]) -> None:
     sent = case["initializationOptions"]
     options, warnings = load_options(sent)
     assert warnings == []
-    expected = {**attrs.asdict(Options()), **sent}
-    assert attrs.asdict(options) == expected
+    expected = {**dataclasses.asdict(Options()), **sent}
+    assert dataclasses.asdict(options) == expected
 
 
 @pytest.mark.parametrize("name", [n for n, o in option_specs().items() if "enum" in o])
@@ -46,4 +46,4 @@ def test_minimums_are_load_options_rules(name: str) -> None:
 
 
 def test_every_rule_names_an_option() -> None:
-    assert set(OPTION_RULES) <= {f.name for f in attrs.fields(Options)}
+    assert set(OPTION_RULES) <= {f.name for f in dataclasses.fields(Options)}

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
-
-import attrs
 
 from waymark.commands import export
 from waymark.commands.context import Options
@@ -50,5 +49,5 @@ def test_every_tool_has_a_title_and_defaults_it_accepts() -> None:
 
 def test_options_are_the_servers() -> None:
     options = export.spec()["options"]
-    assert list(options) == [f.name for f in attrs.fields(Options)]
-    assert {name: o["default"] for name, o in options.items()} == attrs.asdict(Options())
+    assert list(options) == [f.name for f in dataclasses.fields(Options)]
+    assert {name: o["default"] for name, o in options.items()} == dataclasses.asdict(Options())

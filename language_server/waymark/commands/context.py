@@ -7,14 +7,11 @@ empty.
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, get_args, get_type_hints
-
-import attrs
 
 from waymark.commands.pending import PendingStore
 from waymark.store.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_SNAPSHOTS, History
@@ -26,10 +23,9 @@ if TYPE_CHECKING:
 
     from waymark.engine.diff import EditTarget
 
-log = logging.getLogger(__name__)
 
-
-@attrs.define(kw_only=True)
+# A dataclass, not attrs: every hook call builds one, and attrs costs its import (issue 33).
+@dataclass(kw_only=True)
 class Options:
     """``initializationOptions`` (all optional)."""
 
@@ -37,7 +33,7 @@ class Options:
     historyDir: str | None = None
     approval: str = "auto"
     checkpointing: bool = True
-    protectedPaths: list[str] = attrs.Factory(lambda: list(DEFAULT_PROTECTED))
+    protectedPaths: list[str] = field(default_factory=lambda: list(DEFAULT_PROTECTED))
     maxSnapshots: int = DEFAULT_MAX_SNAPSHOTS
     maxHistoryBytes: int = DEFAULT_MAX_BYTES
     maxFileSize: int = DEFAULT_MAX_FILE_SIZE

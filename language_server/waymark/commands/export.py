@@ -10,13 +10,12 @@ so the extension's command ids, tool rules, manifest and setting defaults never 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import typing
 from pathlib import Path
 from typing import Any
-
-import attrs
 
 from waymark.commands.context import OPTION_RULES, Options
 from waymark.commands.descriptions import DECLINED
@@ -52,7 +51,7 @@ def command_spec(command: Command) -> dict[str, Any]:
 
 def option_defaults() -> dict[str, Any]:
     """Every ``initializationOptions`` field's default, as the server fills it in."""
-    return attrs.asdict(Options())
+    return dataclasses.asdict(Options())
 
 
 def option_specs() -> dict[str, dict[str, Any]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import secrets
+import os
 import time
 from collections import OrderedDict
 from typing import Generic, TypeVar
@@ -25,7 +25,7 @@ class PendingStore(Generic[T]):
 
     def add(self, item: T) -> str:
         self._expire()
-        token = secrets.token_hex(8)
+        token = os.urandom(8).hex()
         self._items[token] = (time.monotonic(), item)
         while len(self._items) > self.limit:
             self._items.popitem(last=False)

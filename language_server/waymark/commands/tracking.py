@@ -9,11 +9,16 @@ each of them does nothing.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from waymark.commands.context import CommandContext
 from waymark.engine.errors import FileTooLarge, InvalidParams
 from waymark.store.files import read_state
-from waymark.store.shelltrack.track import Report, begin, finish
+
+if TYPE_CHECKING:
+    # The shell tracker (a scan, git, the shell-word parser) loads with the first shell
+    # command: a prompt's hook call never tracks one (issue 33).
+    from waymark.store.shelltrack.track import Report
 
 
 def before_host_write(ctx: CommandContext, target: str, cwd: Path) -> list[str]:
@@ -49,12 +54,18 @@ def open_prompt_turn(ctx: CommandContext, prompt_id: str, label: str) -> list[st
 def before_shell(ctx: CommandContext, call: str, command: str, cwd: Path | None) -> None:
     """Scan and back up before shell command ``call`` runs."""
     if ctx.history is not None:
+        from waymark.store.shelltrack.track import begin
+
         begin(ctx.history, call, command=command, cwd=cwd)
 
 
 def after_shell(ctx: CommandContext, call: str) -> Report | None:
     """Record what shell command ``call`` changed (None: nothing began it)."""
-    return finish(ctx.history, call) if ctx.history is not None else None
+    if ctx.history is None:
+        return None
+    from waymark.store.shelltrack.track import finish
+
+    return finish(ctx.history, call)
 
 
 def opened_turn(ctx: CommandContext, prompt_id: str) -> bool:

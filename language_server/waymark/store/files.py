@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -172,7 +171,7 @@ def atomic_write(
 
 
 def _temp_name(name: str) -> str:
-    return f".{name}{TEMP_MARKER}{secrets.token_hex(4)}"
+    return f".{name}{TEMP_MARKER}{os.urandom(4).hex()}"
 
 
 def _replace_at(

@@ -9,8 +9,8 @@ disk was found to differ from what the session last knew — somebody else chang
 from __future__ import annotations
 
 import json
+import os
 import re
-import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -34,7 +34,7 @@ class FileRecord:
 
 @dataclass
 class Session:
-    id: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
+    id: str = field(default_factory=lambda: os.urandom(8).hex())
     files: dict[Path, FileRecord] = field(default_factory=dict)
 
     def _record(self, path: Path) -> FileRecord:

@@ -62,3 +62,29 @@ def test_the_next_commands_copy_the_rest_and_track_it(history: History, ws: Path
     assert said["modified"] == ["f3.txt"] and said["unreached"] == []
     history.rewind("t2")
     assert (ws / "f3.txt").read_bytes() == b"before 3\n"
+
+
+def test_a_walk_polices_each_file_once_in_the_walk_not_again_per_file(
+    history: History, ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 33: outside git every file of the tree is a candidate on every command; resolving
+    # each one again cost a 5,000-file folder a second per PreToolUse.
+    (ws / ".env").write_bytes(b"SECRET=1\n")
+    resolved: list[str] = []
+    real = type(history.workspace).resolve
+
+    def counting(self: object, path: str, **kwargs: object) -> object:
+        resolved.append(path)
+        return real(self, path, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(history.workspace), "resolve", counting)
+    said = run(history, ws, "t1", "printf 'after\\n' > f3.txt; printf 'x\\n' > .env", 5)
+    # Only the file the command changed is resolved (when its change is recorded).
+    assert resolved == [os.fspath(ws / "f3.txt")]
+    assert said["modified"] == ["f3.txt"]
+    # The walk skipped the protected file: it is never backed up, and its change is not
+    # the history's to record.
+    assert ".env" not in said["modified"]
+    history.rewind("t1")
+    assert (ws / "f3.txt").read_bytes() == b"before 3\n"
+    assert (ws / ".env").read_bytes() == b"x\n"

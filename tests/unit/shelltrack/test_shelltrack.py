@@ -378,3 +378,41 @@ def test_waymark_run_refuses_a_blank_turn_id_and_runs_nothing(ws: Path, tmp_path
         check=True,
     )
     assert json.loads(turns.stdout)["turns"] == []
+
+
+def _git_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    from waymark.store.shelltrack import scan
+
+    calls: list[str] = []
+    real = scan.subprocess.run
+
+    def run(argv: list[str], *args: object, **kwargs: object) -> object:
+        calls.append(str(argv[1]))
+        return real(argv, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(scan.subprocess, "run", run)
+    return calls
+
+
+def test_after_a_command_git_is_asked_once_for_the_status(
+    ws: Path, history: History, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 33: the Post of a shell call pays one `git status`, not also begin's rev-parse.
+    git_tree(ws, {"a.txt": b"a\n"})
+    history.make_snapshot("t1")
+    begin(history, "call-1", command="printf b >> a.txt", cwd=ws)
+    sh(ws, "printf b >> a.txt")
+    calls = _git_calls(monkeypatch)
+    report = finish(history, "call-1")
+    assert report is not None and report.modified == ["a.txt"]
+    # One status, no rev-parse; then only the changed file's old blob is looked up.
+    assert calls[0] == "status" and calls.count("status") == 1
+    assert "rev-parse" not in calls
+    assert outcome(history) == {"restored": ["a.txt"]}
+    assert (ws / "a.txt").read_bytes() == b"a\n"
+
+
+def test_a_command_that_removes_the_repository_is_still_seen(ws: Path, history: History) -> None:
+    git_tree(ws, {"a.txt": b"a\n"})
+    report = tracked(history, "rm -rf .git && printf b >> a.txt", ws)
+    assert report.unreached == {".": "scan_failed"}

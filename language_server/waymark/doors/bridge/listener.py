@@ -21,8 +21,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_to_bytes, urlsplit
 
-import attrs
-
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import DECLINED
 from waymark.commands.registry import execute
@@ -141,7 +139,7 @@ class Listener:
         ctx = dataclasses.replace(
             server_ctx,
             session=session,
-            options=attrs.evolve(server_ctx.options, approval="editor"),
+            options=dataclasses.replace(server_ctx.options, approval="editor"),
             warnings=[],
         )
         origin = str(request.get("origin") or "a terminal agent")

@@ -7,7 +7,6 @@ import os
 import re
 import shlex
 import sys
-import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -188,7 +187,7 @@ def open_turn(door: Door, host: Host, call: Call) -> dict[str, Any] | None:
             for t in history.turns()
         ):
             return None
-    prompt_id = str(prompt_id or f"turn-{uuid.uuid4().hex[:12]}")
+    prompt_id = str(prompt_id or f"turn-{os.urandom(6).hex()}")
     label = label_of(prompt)
     warn(open_prompt_turn(door.ctx, prompt_id, label))
     if host.answers.context is None:

@@ -3,7 +3,12 @@
 ``model`` is the pure reducer over journal records; :class:`History` (``store``) is the one
 public face over the modules that do the I/O around it (one history per workspace, shared by
 every process). See docs/history.md.
+
+Rewind's and stats' names load on first use (:func:`__getattr__`): the hooks open turns and
+track shell commands many times a minute and never rewind (issue 33).
 """
+
+from typing import TYPE_CHECKING, Any
 
 from waymark.store.history.errors import (
     HistoryError,
@@ -13,13 +18,10 @@ from waymark.store.history.errors import (
     UnknownOption,
     UnknownTurn,
 )
-from waymark.store.history.rewind import FileOutcome, FilePlan, RewindPlan, RewindResult
 from waymark.store.history.store import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_SNAPSHOTS,
-    OPTIONS,
     RETENTION_DAYS,
-    FileStat,
     History,
     Turn,
     Usage,
@@ -28,6 +30,35 @@ from waymark.store.history.store import (
     workspace_dir,
 )
 from waymark.store.history.sync import write_locks
+
+if TYPE_CHECKING:
+    from waymark.store.history.rewind import (
+        OPTIONS,
+        FileOutcome,
+        FilePlan,
+        RewindPlan,
+        RewindResult,
+    )
+    from waymark.store.history.stats import FileStat
+
+_LAZY = {
+    "OPTIONS": "rewind",
+    "FileOutcome": "rewind",
+    "FilePlan": "rewind",
+    "RewindPlan": "rewind",
+    "RewindResult": "rewind",
+    "FileStat": "stats",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
 
 __all__ = [
     "DEFAULT_MAX_BYTES",

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -114,7 +113,7 @@ class BlobStore:
 
     def _replace(self, final: Path, digest: str, data: bytes) -> None:
         """Swap out a torn blob of the wrong size."""
-        tmp = final.parent / f"{_TMP_MARK}{digest}-{secrets.token_hex(4)}"
+        tmp = final.parent / f"{_TMP_MARK}{digest}-{os.urandom(4).hex()}"
         fd = open_private(tmp, os.O_WRONLY | os.O_EXCL)
         try:
             try:

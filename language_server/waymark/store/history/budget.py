@@ -8,7 +8,6 @@ turn needs are let go when the budget still overflows.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,11 +15,10 @@ from typing import Final
 
 from waymark.store.history.backups import errno_name
 from waymark.store.history.blobs import DIR_MODE, make_private_dir
+from waymark.store.history.errors import log_warning
 from waymark.store.history.journal import TMP_PREFIX
 from waymark.store.history.snapshots import SnapshotRecord, record_json
 from waymark.store.history.sync import HistoryLock, Ledger
-
-log = logging.getLogger("waymark.history")
 
 # Compaction waits until the journal is this many times what it would be compacted.
 _DEAD_RATIO: Final = 2
@@ -64,7 +62,7 @@ def resume(ledger: Ledger, lock: HistoryLock) -> None:
             try:
                 ledger.blobs.sweep(set(ledger.model.refs))
             except OSError as exc:
-                log.warning("history blobs of %s could not be swept: %s", ledger.dir, exc)
+                log_warning("history blobs of %s could not be swept: %s", ledger.dir, exc)
         for leftover in ledger.dir.glob(f"{TMP_PREFIX}*"):
             with contextlib.suppress(OSError):
                 leftover.unlink()
@@ -124,7 +122,7 @@ def maybe_compact(ledger: Ledger, *, force: bool = False) -> None:
         size = ledger.journal.rewrite(record_json([r]) for r in records)
         st = os.stat(ledger.journal.path)
     except OSError as exc:
-        log.warning("history journal %s could not be compacted: %s", ledger.dir, exc)
+        log_warning("history journal %s could not be compacted: %s", ledger.dir, exc)
         ledger.live_bytes = ledger.offset
         return
     ledger.inode, ledger.offset, ledger.lines = st.st_ino, size, len(records)

@@ -50,3 +50,11 @@ class LimitTooLow(HistoryError):
         self.name = name
         self.value = value
         self.low = low
+
+
+def log_warning(message: str, *args: object) -> None:
+    """Log to ``waymark.history``; logging loads only when there is something to log (a
+    hook call, which usually has nothing, does not pay its import: issue 33)."""
+    import logging
+
+    logging.getLogger("waymark.history").warning(message, *args)

@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
-import secrets
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,9 +30,8 @@ from typing import Any
 
 from waymark.store.files import fsync_directory
 from waymark.store.history.blobs import open_private
+from waymark.store.history.errors import log_warning
 from waymark.store.history.snapshots import ShapeError, SnapshotRecord, parse_record
-
-log = logging.getLogger("waymark.history")
 
 _DECODER = json.JSONDecoder()
 _RECORD_START = b'{"type"'
@@ -127,7 +124,7 @@ class Journal:
         try:
             fd = self._descriptor()
         except OSError as exc:
-            log.warning("history journal %s could not be opened: %s", self.path, exc)
+            log_warning("history journal %s could not be opened: %s", self.path, exc)
             return 0
         try:
             view = memoryview(data)
@@ -136,7 +133,7 @@ class Journal:
         except OSError as exc:
             # Part of the line may have landed; the next record must not glue onto it.
             self._dangling = True
-            log.warning("history journal %s could not be written: %s", self.path, exc)
+            log_warning("history journal %s could not be written: %s", self.path, exc)
             return 0
         self._dangling = False
         return len(data)
@@ -146,7 +143,7 @@ class Journal:
 
         Raises ``OSError`` when it cannot: the old journal is then left as it was.
         """
-        tmp = self.path.parent / f"{TMP_PREFIX}{secrets.token_hex(4)}"
+        tmp = self.path.parent / f"{TMP_PREFIX}{os.urandom(4).hex()}"
         size = 0
         fd = open_private(tmp, os.O_WRONLY | os.O_EXCL)
         try:

@@ -7,9 +7,11 @@ few files at a time; the bound keeps memory at a few files' worth.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Iterator, Sized
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -25,9 +27,13 @@ def bounded_map(
 ) -> Iterator[R]:
     """``map`` on a small pool, at most ``2 * workers`` items in flight; results in order."""
     count = workers or min(MAX_WORKERS, os.cpu_count() or 1)
-    if count <= 1:
+    # A pool is worth its threads for several items only; a hook opening a turn usually has
+    # none or one, and pays no thread start nor the import.
+    if count <= 1 or (isinstance(items, Sized) and len(items) <= 1):
         yield from map(fn, items)
         return
+    from concurrent.futures import ThreadPoolExecutor
+
     window = 2 * count
     pending: list[Future[R]] = []
     with ThreadPoolExecutor(max_workers=count, thread_name_prefix="waymark-stats") as pool:

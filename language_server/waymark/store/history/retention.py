@@ -6,7 +6,6 @@ import contextlib
 import fcntl
 import hashlib
 import os
-import shutil
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -67,6 +66,9 @@ def delete_history(directory: Path, *, wait: bool = True) -> bool:
                 fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
             except BlockingIOError:
                 return False
+        # Loaded here: every hook call opens a history, hardly any removes one.
+        import shutil
+
         shutil.rmtree(directory, ignore_errors=True)
         return True
     finally:

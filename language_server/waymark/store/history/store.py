@@ -23,9 +23,9 @@ import threading
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from waymark.store.history import budget, capture, rewind, stats, turns
+from waymark.store.history import budget, capture, turns
 from waymark.store.history.backups import Backups, display
 from waymark.store.history.blobs import BlobStore
 from waymark.store.history.budget import Usage
@@ -38,12 +38,16 @@ from waymark.store.history.retention import (
     remove_stale,
     workspace_dir,
 )
-from waymark.store.history.rewind import OPTIONS, RewindPlan, RewindResult
 from waymark.store.history.snapshots import Snapshot
-from waymark.store.history.stats import FileStat
 from waymark.store.history.sync import HistoryLock, Ledger
 from waymark.store.history.turns import Turn
 from waymark.store.workspace import DEFAULT_PROTECTED, Workspace
+
+if TYPE_CHECKING:
+    # Rewind and stats (and their diff engine and thread pool) load on first use: a hook
+    # opening a turn or tracking a shell command never needs them (issue 33).
+    from waymark.store.history.rewind import RewindPlan, RewindResult
+    from waymark.store.history.stats import FileStat
 
 DEFAULT_MAX_SNAPSHOTS: Final = 100
 DEFAULT_MAX_BYTES: Final = 1 << 30
@@ -51,9 +55,7 @@ DEFAULT_MAX_BYTES: Final = 1 << 30
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_SNAPSHOTS",
-    "OPTIONS",
     "RETENTION_DAYS",
-    "FileStat",
     "History",
     "Turn",
     "Usage",
@@ -223,6 +225,8 @@ class History:
         only: AbstractSet[str] | None = None,
     ) -> RewindPlan:
         """What a rewind to ``prompt_id`` would do to each tracked file; writes nothing."""
+        from waymark.store.history import rewind
+
         with self.lock:
             return rewind.plan_rewind(self, prompt_id, force, blocked or {}, only)
 
@@ -249,10 +253,14 @@ class History:
         unsaved in an editor) are conflicts with the given reason. ``only`` (absolute paths)
         limits the rewind to those tracked files; the undo turn still records every file.
         """
+        from waymark.store.history import rewind
+
         return rewind.rewind(self, prompt_id, option, force, plan, blocked or {}, only)
 
     def diff_stats(self, prompt_id: str) -> list[FileStat]:
         """Lines a rewind to ``prompt_id`` would undo, per changed file; bounded memory."""
+        from waymark.store.history import stats
+
         return stats.diff_stats(self.ledger, self.lock, prompt_id, self.workspace.max_file_size)
 
     # -- what is kept ---------------------------------------------------------------------------

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import logging
 import os
 import threading
 from collections.abc import Iterator, Sequence
@@ -20,6 +19,7 @@ from stat import S_ISREG
 from typing import TYPE_CHECKING
 
 from waymark.store.history.blobs import BlobStore, open_private
+from waymark.store.history.errors import log_warning
 from waymark.store.history.journal import Journal
 from waymark.store.history.model import Model
 from waymark.store.history.snapshots import SnapshotRecord, record_json
@@ -27,8 +27,6 @@ from waymark.store.locks import DEFAULT_LOCK_TIMEOUT, locked
 
 if TYPE_CHECKING:
     from waymark.store.history.store import History
-
-log = logging.getLogger("waymark.history")
 
 
 class Ledger:
@@ -126,7 +124,7 @@ class Ledger:
             try:
                 self.blobs.delete(digest)
             except OSError as exc:
-                log.warning("history blob %s could not be deleted: %s", digest, exc)
+                log_warning("history blob %s could not be deleted: %s", digest, exc)
         return ok
 
     def close(self) -> None:

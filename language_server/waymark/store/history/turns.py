@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import uuid
+import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -48,7 +48,7 @@ def current(ledger: Ledger, backups: Backups) -> tuple[Snapshot, list[str]]:
     latest = ledger.model.latest()
     if latest is not None:
         return latest, []
-    return open_turn(ledger, backups, f"auto-{uuid.uuid4().hex[:12]}", "auto", evict_after=True)
+    return open_turn(ledger, backups, f"auto-{os.urandom(6).hex()}", "auto", evict_after=True)
 
 
 def open_turn(

@@ -38,6 +38,9 @@ class Preimages:
     def __init__(self, directory: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.dir = directory
         self.blobs = directory / "blobs"
+        # The blobs present, listed once (None: not yet): a walk outside git asks about every
+        # file of the tree, and one listing is cheaper than a stat each.
+        self._blob_names: set[str] | None = None
         self.max_bytes = max_bytes
         self.copied = 0
         self._index_path = directory / "index.json"
@@ -57,7 +60,7 @@ class Preimages:
         answers (a command's time for copying is spent).
         """
         cached = self._index.get(key)
-        if cached is not None and cached[0] == sig and self.blobs.joinpath(cached[1]).exists():
+        if cached is not None and cached[0] == sig and cached[1] in self._present():
             mtime_ns, ctime_ns = sig[4], sig[5]
             if max(mtime_ns, ctime_ns) <= cached[2] - _RACY_NS:
                 return cached[1]
@@ -76,14 +79,25 @@ class Preimages:
         self.copied += len(data)
         content = digest(data)
         blob = self.blobs / content
-        if not blob.exists():
+        if content not in self._present():
             try:
                 atomic_write(blob, data, mode=FILE_MODE)
             except Exception as exc:
                 raise Unreachable("backup_failed") from exc
+            self._present().add(content)
         self._index[key] = (sig, content, read_ns)
         self._dirty = True
         return content
+
+    def _present(self) -> set[str]:
+        # Only a holder of the history's lock writes or sweeps blobs, so the listing holds
+        # for as long as this object lives (one hook call).
+        if self._blob_names is None:
+            try:
+                self._blob_names = set(os.listdir(self.blobs))
+            except OSError:
+                self._blob_names = set()
+        return self._blob_names
 
     def load(self, content: str) -> bytes:
         return (self.blobs / content).read_bytes()
@@ -100,6 +114,7 @@ class Preimages:
                 if entry.name not in live:
                     with contextlib.suppress(OSError):
                         os.unlink(entry.path)
+                        self._present().discard(entry.name)
 
     def forget(self, keys: list[str]) -> None:
         """Drop entries of files that no longer exist."""

@@ -140,16 +140,20 @@ def begin(
         for folder in history.workspace.folders:
             scans.extend(_scan_with_nested(history, folder, max_files))
         for number, scan in enumerate(scans):
+            # A walk of the one folder skipped protected paths itself and follows no link, so
+            # each of its (often thousands of) files needs no resolve of its own.
+            walked = not scan.git and history.workspace.folders == [scan.root]
             if scan.index is not None and scan.index_sig is not None:
                 # The index as it was: the command may stage, commit or check out.
                 scan.index_copy = cache.pending_path(name, f"{number}.index")
                 shutil.copyfile(scan.index, scan.index_copy)
                 os.chmod(scan.index_copy, FILE_MODE)
+            root = os.fspath(scan.root)
             for rel, sig in scan.dirty.items():
                 if sig is None:
                     continue
-                key = os.fspath(scan.root / rel)
-                why = _refusal(history, key, sig)
+                key = os.path.join(root, rel)
+                why = _refusal(history, key, sig, policed=walked)
                 if why is None:
                     try:
                         backups[key] = cache.back_up(
@@ -264,11 +268,23 @@ def _adopt_new_repositories(
 def _scan(history: History, folder: Path, before: FolderScan | None, max_files: int) -> FolderScan:
     """git's view when ``folder`` is in a work tree (and was before), else a bounded walk."""
     if before is None or before.git:
-        paths = git_paths(folder)
+        paths = _same_repository(before) or git_paths(folder)
         if paths is not None:
             with contextlib.suppress(GitUnavailable):
                 return scan_git(folder, *paths)
     return walk(folder, history.workspace, max_files)
+
+
+def _same_repository(before: FolderScan | None) -> tuple[Path, Path] | None:
+    """begin's top level and index again, without a ``git rev-parse``, when they cannot have
+    moved: the folder is the top level of an ordinary repository, whose ``.git`` directory is
+    still there (``rev-parse`` would answer the same)."""
+    if before is None or before.scope != before.root or before.index is None:
+        return None
+    dot_git = before.root / ".git"
+    if before.index != dot_git / "index" or not stat.S_ISDIR((lstat_signature(dot_git) or (0,))[0]):
+        return None
+    return before.root, before.index
 
 
 def _diff(
@@ -282,6 +298,7 @@ def _diff(
     unreached: dict[str, str],
 ) -> None:
     limit = history.workspace.max_file_size
+    root = os.fspath(before.root)
     candidates = set(before.dirty) | set(after.dirty)
     old_index: dict[str, tuple[str, str]] | None = None
     if before.git and after.index_sig != before.index_sig:
@@ -293,7 +310,7 @@ def _diff(
         candidates |= {p for p in changed if old_index.get(p) != new_index.get(p)}
     was_clean: list[str] = []
     for rel in sorted(candidates):
-        key = os.fspath(before.root / rel)
+        key = os.path.join(root, rel)
         now = _as_file(
             after.dirty[rel] if rel in after.dirty else lstat_signature(before.root / rel)
         )
@@ -318,7 +335,7 @@ def _diff(
         old_index = _index_blobs(before, was_clean)
     clean: dict[str, str] = {}
     for rel in was_clean:
-        key = os.fspath(before.root / rel)
+        key = os.path.join(root, rel)
         if rel not in old_index:
             # In no index and not dirty before: the file did not exist.
             _note(key, None, changes, unreached, limit)
@@ -328,7 +345,7 @@ def _diff(
             clean[rel] = old_index[rel][1]
     blobs, oversized = git_blobs(before.root, set(clean.values()), limit)
     for rel, blob_id in clean.items():
-        key = os.fspath(before.root / rel)
+        key = os.path.join(root, rel)
         if blob_id not in blobs:
             unreached[key] = "too_large" if blob_id in oversized else "unreadable"
             continue
@@ -376,13 +393,14 @@ def _policy(history: History, key: str) -> str | None:
     return None
 
 
-def _refusal(history: History, key: str, sig: Signature) -> str | None:
-    """Why ``key`` (with stat ``sig``) cannot be tracked, or None."""
+def _refusal(history: History, key: str, sig: Signature, *, policed: bool = False) -> str | None:
+    """Why ``key`` (with stat ``sig``) cannot be tracked, or None; ``policed``: the scan
+    that found it already kept to the workspace's allowed paths."""
     if stat.S_ISLNK(sig[0]):
         return "symlink"
     if not stat.S_ISREG(sig[0]):
         return "not_a_file"
-    why = _policy(history, key)
+    why = None if policed else _policy(history, key)
     if why is not None:
         return why
     if sig[3] > history.workspace.max_file_size:
