@@ -19,6 +19,7 @@ from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import PREVIEW
 from waymark.commands.params import require
 from waymark.commands.schema import param
+from waymark.commands.tracking import history_of, open_turn
 from waymark.engine.errors import (
     FileTooLarge,
     InvalidParams,
@@ -86,13 +87,7 @@ class RewindParams:
 
 
 def _history(ctx: CommandContext) -> History:
-    if ctx.history is None:
-        raise InvalidParams(
-            "File history is off for this session (checkpointing: false); turn it on to use "
-            "snapshots and rewind.",
-            {"field": "checkpointing"},
-        )
-    return ctx.history
+    return history_of(ctx)
 
 
 _Refusal = UnknownTurn | RewindRunning | UnknownOption | PlanMismatch
@@ -134,12 +129,8 @@ def _paths(history: History, keys: list[str] | tuple[str, ...]) -> list[str]:
 
 
 def snapshot(ctx: CommandContext, params: SnapshotParams) -> dict[str, Any]:
-    require(bool(params.promptId.strip()), "promptId", "must be a non-empty string")
-    history = _history(ctx)
-    return {
-        "ok": True,
-        **snapshot_json(history, *history.make_snapshot(params.promptId, params.label)),
-    }
+    snap, warnings = open_turn(ctx, params.promptId, params.label)
+    return {"ok": True, **snapshot_json(_history(ctx), snap, warnings)}
 
 
 def snapshot_json(history: History, snap: Snapshot, warnings: list[str]) -> dict[str, Any]:

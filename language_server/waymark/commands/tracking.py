@@ -16,6 +16,9 @@ from waymark.engine.errors import FileTooLarge, InvalidParams
 from waymark.store.files import read_state
 
 if TYPE_CHECKING:
+    from waymark.store.history import History
+    from waymark.store.history.snapshots import Snapshot
+
     # The shell tracker (a scan, git, the shell-word parser) loads with the first shell
     # command: a prompt's hook call never tracks one (issue 33).
     from waymark.store.shelltrack.track import Report
@@ -41,14 +44,27 @@ def after_host_write(ctx: CommandContext, target: str, cwd: Path) -> None:
     ctx.history.record_write(path, state.digest)
 
 
-def open_prompt_turn(ctx: CommandContext, prompt_id: str, label: str) -> list[str]:
-    """Open the turn a host's prompt starts, as ``waymark.snapshot`` does (a hook runs on
-    every prompt and has no use for the command spec behind it); its warnings."""
+def history_of(ctx: CommandContext) -> History:
+    """The session's history, or the refusal when checkpointing is off."""
     if ctx.history is None:
-        raise InvalidParams("File history is off (checkpointing: false); no turn opened.", {})
+        raise InvalidParams(
+            "File history is off for this session (checkpointing: false); turn it on to use "
+            "snapshots and rewind.",
+            {"field": "checkpointing"},
+        )
+    return ctx.history
+
+
+def open_turn(ctx: CommandContext, prompt_id: str, label: str | None) -> tuple[Snapshot, list[str]]:
+    """Open turn ``prompt_id``: the one step behind ``waymark.snapshot`` and a host's prompt
+    hook (which runs on every prompt and loads no command spec); the turn and its warnings."""
     if not prompt_id.strip():
-        raise InvalidParams("promptId must be a non-empty string.", {"field": "promptId"})
-    return ctx.history.make_snapshot(prompt_id, label)[1]
+        # The wording of params.require, without the validation machinery it loads.
+        raise InvalidParams(
+            "The parameter `promptId` is invalid: must be a non-empty string.",
+            {"field": "promptId"},
+        )
+    return history_of(ctx).make_snapshot(prompt_id, label)
 
 
 def before_shell(ctx: CommandContext, call: str, command: str, cwd: Path | None) -> None:

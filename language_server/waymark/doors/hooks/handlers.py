@@ -11,8 +11,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from waymark.commands import tracking
 from waymark.commands.context import default_history_dir
-from waymark.commands.tracking import after_host_write, before_host_write, open_prompt_turn
+from waymark.commands.tracking import after_host_write, before_host_write
 from waymark.doors.entry import Door, open_door
 from waymark.doors.hooks import shell
 from waymark.doors.hosts import (
@@ -189,7 +190,7 @@ def open_turn(door: Door, host: Host, call: Call) -> dict[str, Any] | None:
             return None
     prompt_id = str(prompt_id or f"turn-{os.urandom(6).hex()}")
     label = label_of(prompt)
-    warn(open_prompt_turn(door.ctx, prompt_id, label))
+    warn(tracking.open_turn(door.ctx, prompt_id, label)[1])
     if host.answers.context is None:
         return None
     return render(
@@ -207,7 +208,8 @@ def open_session_turn(door: Door, host: Host, call: Call) -> None:
         return
     if any(t.prompt_id == call.session for t in history.turns()):
         return
-    warn(open_prompt_turn(door.ctx, call.session, label_of(f"{host.name} task {call.session}")))
+    label = label_of(f"{host.name} task {call.session}")
+    warn(tracking.open_turn(door.ctx, call.session, label)[1])
 
 
 def simulate_sed(
