@@ -22,9 +22,7 @@ from pathlib import Path
 from typing import Any
 
 # The scenario and the SSE framing are the other real-host tests' (scripted_host.py).
-from scripted_host import HOSTS_BIN, MODEL, _sse, script, start_model_server
-
-RUN_TIMEOUT = 240
+from scripted_host import HOSTS_BIN, MODEL, _sse, run_bounded, script, start_model_server
 
 
 @dataclass(frozen=True)
@@ -212,23 +210,7 @@ def main() -> int:
         )
         setup = done.stdout + done.stderr
         command = [binary, "--json", "-c", str(workspace), prompt]
-    proc = subprocess.Popen(
-        command,
-        cwd=workspace,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=RUN_TIMEOUT)
-        rc: int | str = proc.returncode
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        rc = "timeout"
+    rc, out, err = run_bounded(command, workspace, env)
     daemons = left_behind(workspace)
     stop(daemons)
     server.shutdown()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -459,6 +460,28 @@ trust_level = "trusted"
 """)
 
 
+def run_bounded(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[int | str, str, str]:
+    """Run a host to its end or RUN_TIMEOUT, its whole process group killed then: (exit code
+    or "timeout", stdout, stderr)."""
+    proc = subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=RUN_TIMEOUT)
+        return proc.returncode, out, err
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        return "timeout", out, err
+
+
 def start_model_server(
     log: list[dict[str, Any]], route: Callable[[str, bytes], tuple[bytes, str]]
 ) -> ThreadingHTTPServer:
@@ -579,23 +602,7 @@ def main() -> int:
         codex_config(Path(home) / ".codex", workspace, base)
     if host == "gemini-cli":
         gemini_config(workspace)
-    proc = subprocess.Popen(
-        host_command(host, prompt, workspace, home),
-        cwd=workspace,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=RUN_TIMEOUT)
-        rc: int | str = proc.returncode
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, 9)
-        out, err = proc.communicate()
-        rc = "timeout"
+    rc, out, err = run_bounded(host_command(host, prompt, workspace, home), workspace, env)
     server.shutdown()
     print(
         json.dumps(
