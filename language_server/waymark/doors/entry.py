@@ -29,8 +29,8 @@ from waymark.commands.context import (
 )
 from waymark.doors.hosts import STATE_DIRS
 from waymark.store.files import atomic_write
-from waymark.store.history.blobs import make_private_dir
 from waymark.store.locks import locked
+from waymark.store.private import make_private_dir
 from waymark.store.session import FileRecord, Session
 
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from waymark.store.history.blobs import make_private_dir
 from waymark.store.locks import locked
+from waymark.store.private import make_private_dir
 
 KEEP = 1000
 MAX_AGE_S = 24 * 3600

@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from waymark.store.history.blobs import make_private_dir, open_private
+from waymark.store.private import make_private_dir, open_private
 
 ENV_DIR = "WAYMARK_RUNTIME_DIR"
 

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Final
 
 from waymark.store.history.backups import errno_name
-from waymark.store.history.blobs import DIR_MODE, make_private_dir
 from waymark.store.history.errors import log_warning
 from waymark.store.history.journal import TMP_PREFIX
 from waymark.store.history.snapshots import SnapshotRecord, record_json
 from waymark.store.history.sync import HistoryLock, Ledger
+from waymark.store.private import DIR_MODE, make_private_dir
 
 # Compaction waits until the journal is this many times what it would be compacted.
 _DEAD_RATIO: Final = 2

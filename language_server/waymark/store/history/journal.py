@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from waymark.store.files import fsync_directory
-from waymark.store.history.blobs import open_private
 from waymark.store.history.errors import log_warning
 from waymark.store.history.snapshots import ShapeError, SnapshotRecord, parse_record
+from waymark.store.private import open_private
 
 _DECODER = json.JSONDecoder()
 _RECORD_START = b'{"type"'

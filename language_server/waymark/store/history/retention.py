@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from waymark.store.history.blobs import open_private
+from waymark.store.private import open_private
 
 # Histories of workspaces nobody opened for this long are removed when a history opens.
 RETENTION_DAYS: Final = 30

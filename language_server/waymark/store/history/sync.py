@@ -18,12 +18,13 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import TYPE_CHECKING
 
-from waymark.store.history.blobs import BlobStore, open_private
+from waymark.store.history.blobs import BlobStore
 from waymark.store.history.errors import log_warning
 from waymark.store.history.journal import Journal
 from waymark.store.history.model import Model
 from waymark.store.history.snapshots import SnapshotRecord, record_json
 from waymark.store.locks import DEFAULT_LOCK_TIMEOUT, locked
+from waymark.store.private import open_private
 
 if TYPE_CHECKING:
     from waymark.store.history.store import History

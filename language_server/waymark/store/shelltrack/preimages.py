@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.store.files import atomic_write, digest
-from waymark.store.history.blobs import FILE_MODE, make_private_dir
+from waymark.store.private import FILE_MODE, make_private_dir
 from waymark.store.shelltrack.scan import Signature
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024

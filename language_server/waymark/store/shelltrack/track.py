@@ -27,7 +27,7 @@ from waymark.engine.shellwords import MAX_WORDS, command_words
 from waymark.store.files import digest
 from waymark.store.history import History
 from waymark.store.history.backups import read_tracked
-from waymark.store.history.blobs import FILE_MODE
+from waymark.store.private import FILE_MODE
 from waymark.store.shelltrack.preimages import Preimages, Unreachable, git_blobs
 from waymark.store.shelltrack.scan import (
     DEFAULT_MAX_FILES,
