@@ -1,7 +1,11 @@
 """What a host pays for Waymark's hooks, side by side with the interpreter and ``git status``.
 
-Every hook call is a fresh ``python -m waymark hook claude-code`` process with the host's JSON
-on stdin, as Claude Code runs it. Measured in one run, each ``--runs`` times (medians):
+Every hook call is a fresh ``waymark hook claude-code`` process (the console script next to
+this interpreter, the command ``waymark init`` writes) with the host's JSON on stdin, as Claude
+Code runs it; the first call of each state directory starts the resident hook server, the
+others are relayed to it (its start is not measured: each workspace is warmed by one call).
+The servers started are stopped by their pid at the end. Measured in one run, each
+``--runs`` times (medians):
 
 - one call (UserPromptSubmit; PreToolUse and PostToolUse of a Bash call in a small git
   project) next to the same interpreter's ``python -c pass``;
@@ -19,9 +23,11 @@ on stdin, as Claude Code runs it. Measured in one run, each ``--runs`` times (me
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -36,7 +42,7 @@ from bench.goals import Goal  # noqa: E402
 
 GIT_ENV = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
 GIT = ["git", "-c", "user.email=b@example.com", "-c", "user.name=b"]
-HOOK = [sys.executable, "-m", "waymark", "hook", "claude-code"]
+HOOK = [str(Path(sys.executable).parent / "waymark"), "hook", "claude-code"]
 # The hook timeout ``waymark init`` writes for Claude Code is 10 s; a call must stay well inside.
 CALL_LIMIT_S = 2.0
 FILE_BYTES = 1024
@@ -80,6 +86,15 @@ class Hooks:
             "CLAUDE_PROJECT_DIR": str(ws),
         }
         self.count = 0
+        self.state = state
+
+    def wait_server(self) -> None:
+        """Until the server the first call started listens (its pid file is written then)."""
+        deadline = time.monotonic() + 10
+        while not list((self.state / "waymark").glob("hook-server-*.pid")):
+            if time.monotonic() > deadline:
+                raise SystemExit(f"no hook server started for {self.state}")
+            time.sleep(0.05)
 
     def call(self, event: dict[str, Any]) -> tuple[float, str]:
         payload = json.dumps({"session_id": "bench", "cwd": str(self.ws), **event})
@@ -135,6 +150,7 @@ def latency_figures(tmp: Path, runs: int) -> list[dict[str, Any]]:
     commit(ws)
     hooks = Hooks(ws, tmp / "state-small")
     hooks.prompt()  # the history's first turn: not steady state
+    hooks.wait_server()
     bare, prompt, pre, post = [], [], [], []
     for n in range(runs):
         bare.append(_timed([sys.executable, "-c", "pass"], ws))
@@ -182,6 +198,8 @@ def pair_figures(tmp: Path, files: int, runs: int, largest: bool) -> list[dict[s
     }
     git_hooks = Hooks(ws, tmp / f"state-git-{files}")
     git_hooks.bash(command)  # fills the page cache and git's stat data
+    git_hooks.wait_server()
+    plain_hooks.wait_server()
 
     bare, status, git_pairs, plain_pairs, slowest = [], [], [], [], 0.0
     for _ in range(runs):
@@ -252,7 +270,15 @@ def figures(sizes: tuple[int, ...] = SIZES, runs: int = 5) -> list[dict[str, Any
             out.extend(pair_figures(tmp, files, runs, largest=files == max(sizes)))
         return out
     finally:
+        stop_servers(tmp)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def stop_servers(tmp: Path) -> None:
+    """The hook servers this run started, by the pid each wrote."""
+    for pid_file in tmp.glob("state-*/waymark/hook-server-*.pid"):
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(pid_file.read_text()), signal.SIGTERM)
 
 
 def main() -> None:

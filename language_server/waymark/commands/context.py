@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, get_args, get_type_hints
 
 from waymark.commands.pending import PendingStore
+from waymark.store.state_home import STATE_ENV, state_dir
 from waymark.store.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_SNAPSHOTS, History
 from waymark.store.session import SESSION_ID_RULE, Session, valid_session_id
 from waymark.store.workspace import DEFAULT_MAX_FILE_SIZE, DEFAULT_PROTECTED, Workspace
@@ -108,16 +109,11 @@ def load_options(raw: object) -> tuple[Options, list[str]]:
     return options, warnings
 
 
-# The variables default_history_dir reads besides HOME: a door started with a cleaned
-# environment must be handed them to find the history the others use.
-HISTORY_ENV = ("XDG_STATE_HOME",)
+HISTORY_ENV = STATE_ENV
 
 
 def default_history_dir() -> Path:
-    state = os.environ.get("XDG_STATE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "state"
-    )
-    return Path(state) / "waymark"
+    return Path(state_dir())
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from waymark.doors.hooks.trust import UntrustedWorkspace, trusted_root
 from waymark.doors.hosts import HOSTS, POST_TOOL, POST_TOOL_FAILURE, PRE_TOOL, read_call
 
 
-def run(host_name: str, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    """Answer one hook call; always exit 0 so the host carries on."""
+def run(host_name: str, stdin: bytes, stdout: TextIO, stderr: TextIO) -> int:
+    """Answer one hook call (the host's JSON ``stdin``); always exit 0 so the host carries on."""
     try:
         host = HOSTS[host_name]
         foreign = next((v for v in host.foreign_env if os.environ.get(v)), None)
@@ -31,7 +31,7 @@ def run(host_name: str, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
                 file=stderr,
             )
             return 0
-        event: dict[str, Any] = json.loads(stdin.read())
+        event: dict[str, Any] = json.loads(stdin)
         if not isinstance(event, dict):
             raise ValueError("the hook input is not a JSON object")
         call = read_call(host, event)
@@ -58,5 +58,6 @@ def run(host_name: str, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     return 0
 
 
-def main(host_name: str) -> int:
-    return run(host_name, sys.stdin, sys.stdout, sys.stderr)
+def main(host_name: str, stdin: bytes | None = None) -> int:
+    data = sys.stdin.buffer.read() if stdin is None else stdin
+    return run(host_name, data, sys.stdout, sys.stderr)

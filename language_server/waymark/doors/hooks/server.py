@@ -1,0 +1,181 @@
+"""The resident hook server: hook calls answered by a process that has Waymark imported.
+
+Started by the first hook call that finds none (:func:`waymark.doors.hook_relay.relay`), one
+per user, install and state directory, on a Linux abstract socket. Each call is run by
+:func:`waymark.doors.hooks.run` exactly as the hook process would have run it: in that
+process's environment, working directory and umask, with its stdin, its stdout and stderr
+sent back. Calls run one at a time; the stores' locks order them against every other
+process, as between hook processes.
+
+Only its own user is served (SO_PEERCRED). It exits after :data:`IDLE_S` without a call
+(``WAYMARK_HOOK_SERVER_IDLE`` seconds), and declines a call (the hook then runs it in its own
+process) and exits once any Waymark module it loaded changed on disk: an upgrade or an edit
+never runs old code. Its pid is in the state directory (``hook-server-<key>.pid``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+from waymark.doors import hook_relay
+from waymark.store.private import FILE_MODE, make_private_dir
+
+IDLE_S = 600.0
+# The client sends its call right after the greeting; a silent one is dropped.
+REQUEST_S = 5.0
+_FIELDS = 5
+
+
+def main() -> None:
+    key = hook_relay.server_key()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(hook_relay.address(key))
+    except OSError:
+        return  # another server of this key started first
+    listener.listen(64)
+    pid_file = hook_relay.pid_path(key)
+    try:
+        make_private_dir(Path(pid_file).parent)
+        _write_pid(pid_file)
+    except OSError:
+        return
+    try:
+        _warm()
+        modules = _module_stamps()
+        os.chdir("/")
+        listener.settimeout(_idle_seconds())
+        serve(listener, modules)
+    finally:
+        with contextlib.suppress(OSError):
+            if _read_pid(pid_file) == os.getpid():
+                os.unlink(pid_file)
+
+
+def serve(listener: socket.socket, modules: dict[str, int | None]) -> None:
+    while True:
+        try:
+            conn, _ = listener.accept()
+        except TimeoutError:
+            return
+        with conn:
+            if not _serve_one(conn, modules):
+                return
+
+
+def _serve_one(conn: socket.socket, modules: dict[str, int | None]) -> bool:
+    """Answer one connection; False once this server must stop (its code changed)."""
+    try:
+        if hook_relay.peer_uid(conn) != os.getuid():
+            return True
+        conn.settimeout(REQUEST_S)
+        conn.sendall(hook_relay.GREETING)
+        fields = [hook_relay.read_frame(conn) for _ in range(_FIELDS)]
+        conn.settimeout(None)
+    except OSError:
+        return True
+    host, cwd, umask, environ, stdin = fields
+    fresh = _module_stamps(modules) == modules
+    known = _known_host(host.decode("utf-8", "replace"))
+    if not fresh or not known:
+        reason = "is older than Waymark's files" if not fresh else "does not know this host"
+        with contextlib.suppress(OSError):
+            conn.sendall(hook_relay.DECLINED + hook_relay.frame(reason.encode()))
+        return fresh
+    code, out, err = _run(host.decode(), cwd, int(umask), environ, stdin)
+    with contextlib.suppress(OSError):
+        conn.sendall(
+            hook_relay.ANSWERED + bytes([code & 0xFF]) + hook_relay.frame(out) + hook_relay.frame(err)
+        )
+    return True
+
+
+def _run(host: str, cwd: bytes, umask: int, environ: bytes, stdin: bytes) -> tuple[int, bytes, bytes]:
+    """One hook call in its process's environment, working directory and umask."""
+    from waymark.doors.hooks import run
+
+    saved = dict(os.environb)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        os.environb.clear()
+        for item in environ.split(b"\0"):
+            name, sep, value = item.partition(b"=")
+            if sep and name:
+                os.environb[name] = value
+        os.umask(umask)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                os.chdir(cwd)
+            except OSError as exc:
+                # The hook process could not have started there either: the tool runs untracked.
+                print(f"waymark hook: skipped ({exc})", file=sys.stderr)
+                code = 0
+            else:
+                code = run(host, stdin, out, err)
+    finally:
+        os.environb.clear()
+        os.environb.update(saved)
+        os.chdir("/")
+    return code, out.getvalue().encode("utf-8", "surrogateescape"), err.getvalue().encode(
+        "utf-8", "surrogateescape"
+    )
+
+
+def _known_host(name: str) -> bool:
+    from waymark.doors.hosts import HOOK_HOSTS
+
+    return name in HOOK_HOSTS
+
+
+def _warm() -> None:
+    """Import what the hooks use, so the first call does not pay for it."""
+    from waymark.doors.hooks import handlers  # noqa: F401
+    from waymark.store.shelltrack import track  # noqa: F401
+
+
+def _module_stamps(previous: dict[str, int | None] | None = None) -> dict[str, int | None]:
+    """Each loaded Waymark module file's mtime (None: gone)."""
+    names = previous.keys() if previous is not None else _waymark_files()
+    stamps: dict[str, int | None] = {}
+    for path in names:
+        try:
+            stamps[path] = os.stat(path).st_mtime_ns
+        except OSError:
+            stamps[path] = None
+    return stamps
+
+
+def _waymark_files() -> list[str]:
+    files: list[str] = []
+    for name, module in list(sys.modules.items()):
+        path: Any = getattr(module, "__file__", None)
+        if (name == "waymark" or name.startswith("waymark.")) and isinstance(path, str):
+            files.append(path)
+    return files
+
+
+def _idle_seconds() -> float:
+    try:
+        return max(0.1, float(os.environ.get(hook_relay.ENV_IDLE, "")))
+    except ValueError:
+        return IDLE_S
+
+
+def _write_pid(path: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, FILE_MODE)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(f"{os.getpid()}\n")
+
+
+def _read_pid(path: str) -> int | None:
+    try:
+        with open(path) as handle:
+            return int(handle.read().strip())
+    except (OSError, ValueError):
+        return None
