@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.store.files import atomic_write, digest
-from waymark.store.private import FILE_MODE, make_private_dir
+from waymark.store.private import FILE_MODE, make_private_dir, open_private
 from waymark.store.shelltrack.scan import Signature
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
@@ -78,11 +78,10 @@ class Preimages:
             raise Unreachable("too_large")
         self.copied += len(data)
         content = digest(data)
-        blob = self.blobs / content
         if content not in self._present():
             try:
-                atomic_write(blob, data, mode=FILE_MODE)
-            except Exception as exc:
+                _write_blob(self.blobs / content, data)
+            except OSError as exc:
                 raise Unreachable("backup_failed") from exc
             self._present().add(content)
         self._index[key] = (sig, content, read_ns)
@@ -100,7 +99,14 @@ class Preimages:
         return self._blob_names
 
     def load(self, content: str) -> bytes:
-        return (self.blobs / content).read_bytes()
+        """The bytes backed up as ``content``; :class:`Unreachable` if they are not those."""
+        try:
+            data = (self.blobs / content).read_bytes()
+        except OSError as exc:
+            raise Unreachable("backup_failed") from exc
+        if digest(data) != content:
+            raise Unreachable("backup_failed")
+        return data
 
     def save(self) -> None:
         """Persist the stat index and drop blobs no entry names any more."""
@@ -160,6 +166,23 @@ class Preimages:
 
     def _pending(self, name: str) -> Path:
         return self.pending_path(name, "json")
+
+
+def _write_blob(path: Path, data: bytes) -> None:
+    """A copy named by its digest, written once and not synced: the first command in a
+    folder without git copies thousands of files, and a sync each would take seconds. A copy
+    a crash cut short no longer matches its name, and :meth:`Preimages.load` refuses it."""
+    try:
+        fd = open_private(path, os.O_WRONLY | os.O_EXCL | os.O_NOFOLLOW)
+    except FileExistsError:
+        return  # the same bytes, written by an earlier command
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise
 
 
 def git_blobs(root: Path, ids: set[str], limit: int) -> tuple[dict[str, bytes], set[str]]:

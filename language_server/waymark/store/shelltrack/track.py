@@ -327,7 +327,11 @@ def _diff(
             continue
         if rel in before.dirty:
             old_digest = backups.get(key)
-            old = cache.load(old_digest) if old_digest is not None else None
+            try:
+                old = cache.load(old_digest) if old_digest is not None else None
+            except Unreachable as exc:
+                unreached[key] = str(exc.args[0])
+                continue
             _note(key, old, changes, unreached, limit)
         else:
             was_clean.append(rel)
