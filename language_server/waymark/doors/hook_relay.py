@@ -148,4 +148,4 @@ def _start_server() -> None:
             setsid=True,
         )
     except OSError:
-        pass
+        return  # no server then: every call runs in its own process, as before

@@ -20,6 +20,7 @@ import pytest
 
 from waymark.commands.context import CommandContext
 from waymark.store.history import History, history_workspace
+from waymark.store.shelltrack import watch
 from waymark.store.shelltrack.track import Report, begin, finish
 
 GIT = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
@@ -416,3 +417,60 @@ def test_a_command_that_removes_the_repository_is_still_seen(ws: Path, history: 
     git_tree(ws, {"a.txt": b"a\n"})
     report = tracked(history, "rm -rf .git && printf b >> a.txt", ws)
     assert report.unreached == {".": "scan_failed"}
+
+
+# Changes a resident process's watch must not miss (conftest runs each with and without).
+
+
+def test_new_directory_tree_and_files_in_it(kind: str, ws: Path, history: History) -> None:
+    setup(kind, ws, {"a.txt": b"a\n"})
+    report = tracked(history, "mkdir -p n/m/o && printf 1 > n/m/o/f && printf 2 > n/g", ws)
+    assert report.created == ["n/g", "n/m/o/f"]
+    assert outcome(history) == {"deleted": ["n/g", "n/m/o/f"]}
+    assert not (ws / "n/g").exists()
+
+
+def test_directory_moved_then_written(kind: str, ws: Path, history: History) -> None:
+    setup(kind, ws, {"d/x.txt": b"x\n", "d/e/y.txt": b"y\n"})
+    report = tracked(history, "mv d q && printf z >> q/e/y.txt", ws)
+    assert report.created == ["q/e/y.txt", "q/x.txt"]
+    assert report.deleted == ["d/e/y.txt", "d/x.txt"]
+    assert outcome(history) == {
+        "restored": ["d/e/y.txt", "d/x.txt"],
+        "deleted": ["q/e/y.txt", "q/x.txt"],
+    }
+    assert (ws / "d/e/y.txt").read_bytes() == b"y\n"
+
+
+def test_commands_in_a_row_and_a_person_in_between(kind: str, ws: Path, history: History) -> None:
+    setup(kind, ws, {"a.txt": b"a\n", "b.txt": b"b\n"})
+    assert tracked(history, "printf 1 >> a.txt", ws, "t1").modified == ["a.txt"]
+    (ws / "b.txt").write_bytes(b"person\n")  # between commands: no one's change
+    report = tracked(history, "printf 2 >> b.txt && mkdir k && printf k > k/k", ws, "t2")
+    assert (report.created, report.modified) == (["k/k"], ["b.txt"])
+    assert outcome(history, "t2") == {"restored": ["b.txt"], "deleted": ["k/k"]}
+    assert (ws / "b.txt").read_bytes() == b"person\n"
+    assert (ws / "a.txt").read_bytes() == b"a\n1"
+
+
+def test_tool_directory_that_git_does_not_ignore(ws: Path, history: History) -> None:
+    git_tree(ws, {".venv/lib/site.py": b"v1\n", "a.txt": b"a\n"})
+    report = tracked(history, "printf v2 > .venv/lib/site.py", ws)
+    assert report.modified == [".venv/lib/site.py"]
+    assert outcome(history) == {"restored": [".venv/lib/site.py"]}
+
+
+def test_many_files_past_the_watch_record(kind: str, ws: Path, history: History) -> None:
+    setup(kind, ws, {"a.txt": b"a\n"})
+    count = watch.MAX_TOUCHED + 10
+    report = tracked(history, f"mkdir m && cd m && seq 1 {count} | xargs touch", ws)
+    assert len(report.created) == count
+
+
+def test_folder_moved_away_and_back(kind: str, ws: Path, history: History) -> None:
+    setup(kind, ws, {"a.txt": b"a\n"})
+    assert tracked(history, "printf 1 >> a.txt", ws, "t1").modified == ["a.txt"]
+    sh(ws.parent, f"mv {ws.name} moved && mv moved {ws.name}")
+    report = tracked(history, "printf 2 >> a.txt", ws, "t2")
+    assert report.modified == ["a.txt"]
+    assert (ws / "a.txt").read_bytes() == b"a\n12"

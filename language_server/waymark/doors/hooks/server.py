@@ -91,12 +91,17 @@ def _serve_one(conn: socket.socket, modules: dict[str, int | None]) -> bool:
     code, out, err = _run(host.decode(), cwd, int(umask), environ, stdin)
     with contextlib.suppress(OSError):
         conn.sendall(
-            hook_relay.ANSWERED + bytes([code & 0xFF]) + hook_relay.frame(out) + hook_relay.frame(err)
+            hook_relay.ANSWERED
+            + bytes([code & 0xFF])
+            + hook_relay.frame(out)
+            + hook_relay.frame(err)
         )
     return True
 
 
-def _run(host: str, cwd: bytes, umask: int, environ: bytes, stdin: bytes) -> tuple[int, bytes, bytes]:
+def _run(
+    host: str, cwd: bytes, umask: int, environ: bytes, stdin: bytes
+) -> tuple[int, bytes, bytes]:
     """One hook call in its process's environment, working directory and umask."""
     from waymark.doors.hooks import run
 
@@ -122,8 +127,10 @@ def _run(host: str, cwd: bytes, umask: int, environ: bytes, stdin: bytes) -> tup
         os.environb.clear()
         os.environb.update(saved)
         os.chdir("/")
-    return code, out.getvalue().encode("utf-8", "surrogateescape"), err.getvalue().encode(
-        "utf-8", "surrogateescape"
+    return (
+        code,
+        out.getvalue().encode("utf-8", "surrogateescape"),
+        err.getvalue().encode("utf-8", "surrogateescape"),
     )
 
 
@@ -134,9 +141,12 @@ def _known_host(name: str) -> bool:
 
 
 def _warm() -> None:
-    """Import what the hooks use, so the first call does not pay for it."""
+    """Import what the hooks use, so the first call does not pay for it; and watch the
+    folders commands run in, so a command's Post looks only where it changed something."""
     from waymark.doors.hooks import handlers  # noqa: F401
-    from waymark.store.shelltrack import track  # noqa: F401
+    from waymark.store.shelltrack import track, watch  # noqa: F401
+
+    watch.enable()
 
 
 def _module_stamps(previous: dict[str, int | None] | None = None) -> dict[str, int | None]:

@@ -58,6 +58,9 @@ class FolderScan:
     # What the scan could not look into (a path over PATH_MAX, an unreadable directory),
     # relative to ``root``, with the reason; changes there cannot be seen.
     unscanned: dict[str, str] = field(default_factory=dict)
+    # A resident process's token for the changes it watched from before this scan on
+    # (:mod:`.watch`); None: the next scan looks at the whole folder.
+    watch: list[object] | None = None
 
 
 class GitUnavailable(Exception):
@@ -103,8 +106,14 @@ def _git_run(
     return done
 
 
-def scan_git(folder: Path, root: Path, index: Path) -> FolderScan:
-    """git's view of ``folder`` (inside the work tree at ``root``); never writes ``.git``."""
+def scan_git(
+    folder: Path, root: Path, index: Path, pathspecs: list[str] | None = None
+) -> FolderScan:
+    """git's view of ``folder`` (inside the work tree at ``root``); never writes ``.git``.
+
+    ``pathspecs`` (relative to ``folder``) limit it to those paths and what is under them;
+    submodules are then not looked for (a command adds one by ``git`` verbs, which move the
+    index and so make the caller scan everything)."""
     result = FolderScan(root, True, folder, index=index, index_sig=lstat_signature(index))
     done = _git_run(
         folder,
@@ -115,7 +124,7 @@ def scan_git(folder: Path, root: Path, index: Path) -> FolderScan:
         "--untracked-files=all",
         "--ignore-submodules=all",
         "--",
-        ".",
+        *(pathspecs if pathspecs is not None else ["."]),
     )
     for item in done.stdout.split(b"\0"):
         if len(item) > 3:
@@ -132,7 +141,8 @@ def scan_git(folder: Path, root: Path, index: Path) -> FolderScan:
                 result.nested.append(os.fspath(root / path.rstrip("/")))
                 continue
             result.dirty[path] = sig
-    result.nested = list(dict.fromkeys([*result.nested, *_submodules(root, folder)]))
+    if pathspecs is None:
+        result.nested = list(dict.fromkeys([*result.nested, *_submodules(root, folder)]))
     # git skips a directory it cannot open with a warning, and goes on.
     for line in done.stderr.decode("utf-8", "surrogateescape").splitlines():
         unopened, why = _unopened(line)
@@ -221,11 +231,19 @@ def lstat_signature(path: Path) -> Signature | None:
         return None
 
 
-def walk(folder: Path, workspace: Workspace, max_files: int = DEFAULT_MAX_FILES) -> FolderScan:
-    """Stat every file under ``folder`` (not following links), up to ``max_files``."""
-    result = FolderScan(folder, False, folder)
+def walk(
+    folder: Path,
+    workspace: Workspace,
+    max_files: int = DEFAULT_MAX_FILES,
+    *,
+    start: str = "",
+    into: FolderScan | None = None,
+) -> FolderScan:
+    """Stat every file under ``folder`` (not following links), up to ``max_files``; from the
+    directory ``start`` (relative) on, adding to ``into`` when given."""
+    result = into if into is not None else FolderScan(folder, False, folder)
     private = {os.fspath(d) for d in workspace.protected_dirs}
-    stack = [""]
+    stack = [start]
     while stack:
         relative_dir = stack.pop()
         try:
@@ -243,7 +261,7 @@ def walk(folder: Path, workspace: Workspace, max_files: int = DEFAULT_MAX_FILES)
                 _unscannable(result, relative, exc)
                 continue
             if stat.S_ISDIR(st.st_mode):
-                if entry.name not in SKIP_DIRS and relative not in workspace.host_state:
+                if not _not_descended(workspace, entry.name, relative):
                     stack.append(relative)
                 continue
             if len(result.dirty) >= max_files:
@@ -251,3 +269,116 @@ def walk(folder: Path, workspace: Workspace, max_files: int = DEFAULT_MAX_FILES)
                 return result
             result.dirty[relative] = signature(st)
     return result
+
+
+def _not_descended(workspace: Workspace, name: str, relative: str) -> bool:
+    return name in SKIP_DIRS or relative in workspace.host_state
+
+
+def walk_paths(
+    folder: Path, workspace: Workspace, paths: list[str], max_files: int = DEFAULT_MAX_FILES
+) -> FolderScan:
+    """What :func:`walk` would find at ``paths`` (relative; a directory with all under it)."""
+    result = FolderScan(folder, False, folder)
+    private = {os.fspath(d) for d in workspace.protected_dirs}
+    for relative in paths:
+        parts = relative.split("/")
+        prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+        if any(
+            os.path.join(folder, p) in private
+            or matches_glob(p, workspace.protected)
+            or (p != relative and _not_descended(workspace, p.rpartition("/")[2], p))
+            for p in prefixes
+        ):
+            continue
+        try:
+            st = os.lstat(folder / relative)
+        except OSError as exc:
+            _unscannable(result, relative, exc)
+            continue
+        if not stat.S_ISDIR(st.st_mode):
+            result.dirty[relative] = signature(st)
+        elif not _not_descended(workspace, parts[-1], relative):
+            walk(folder, workspace, max_files, start=relative, into=result)
+    if len(result.dirty) > max_files:
+        result.cut_short = True
+    return result
+
+
+class WalkPolicy:
+    """The directories :func:`walk` skips, for the watches of a folder without git."""
+
+    def __init__(self, folder: Path, workspace: Workspace) -> None:
+        self.folder = folder
+        self.workspace = workspace
+        self._private = {os.fspath(d) for d in workspace.protected_dirs}
+        self._key = (
+            "walk",
+            os.fspath(folder),
+            tuple(workspace.protected),
+            tuple(sorted(self._private)),
+            tuple(workspace.host_state),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, WalkPolicy) and other._key == self._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def excluded(self, relative: str) -> bool:
+        if not relative:
+            return False
+        return (
+            os.path.join(self.folder, relative) in self._private
+            or bool(matches_glob(relative, self.workspace.protected))
+            or _not_descended(self.workspace, relative.rpartition("/")[2], relative)
+        )
+
+    def held_back(self, relative: str) -> bool:
+        return False
+
+    def released(self, held: list[str]) -> list[str]:
+        return []
+
+
+class GitPolicy:
+    """What ``git status`` looks into, for the watches of a work tree's top level: all but
+    ``.git``; the usual tool directories (``node_modules`` …) only where git does not
+    ignore them or tracks a file inside."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GitPolicy) and other.root == self.root
+
+    def __hash__(self) -> int:
+        return hash(("git", self.root))
+
+    def excluded(self, relative: str) -> bool:
+        return relative.rpartition("/")[2] == ".git"
+
+    def held_back(self, relative: str) -> bool:
+        return relative.rpartition("/")[2] in SKIP_DIRS
+
+    def released(self, held: list[str]) -> list[str]:
+        if not held:
+            return []
+        try:
+            ignored_out = _git_run(
+                self.root, "check-ignore", "-z", "--stdin", stdin=_nul_list(held)
+            ).stdout
+        except GitUnavailable:
+            ignored_out = b""  # exit 1: none of them is ignored
+        ignored = {os.fsdecode(p).rstrip("/") for p in ignored_out.split(b"\0") if p}
+        out = [d for d in held if d not in ignored]
+        if ignored:
+            tracked = _git(self.root, "ls-files", "-z", "--", *sorted(ignored))
+            names = [os.fsdecode(p) for p in tracked.split(b"\0") if p]
+            out += [d for d in sorted(ignored) if any(n.startswith(d + "/") for n in names)]
+        return out
+
+
+def _nul_list(paths: list[str]) -> bytes:
+    return b"".join(os.fsencode(p) + b"\0" for p in paths)

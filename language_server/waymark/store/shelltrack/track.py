@@ -28,18 +28,22 @@ from waymark.store.files import digest
 from waymark.store.history import History
 from waymark.store.history.backups import read_tracked
 from waymark.store.private import FILE_MODE
+from waymark.store.shelltrack import watch
 from waymark.store.shelltrack.preimages import Preimages, Unreachable, git_blobs
 from waymark.store.shelltrack.scan import (
     DEFAULT_MAX_FILES,
     SYMLINK_MODE,
     FolderScan,
+    GitPolicy,
     GitUnavailable,
     Signature,
+    WalkPolicy,
     git_paths,
     index_blobs,
     lstat_signature,
     scan_git,
     walk,
+    walk_paths,
 )
 
 # Repositories inside the workspace scanned on their own (each costs a git status).
@@ -138,7 +142,13 @@ def begin(
         backups: dict[str, str] = {}
         skipped: dict[str, str] = {}
         for folder in history.workspace.folders:
-            scans.extend(_scan_with_nested(history, folder, max_files))
+            token, paths = _arm(history, folder)
+            folder_scans = _scan_with_nested(history, folder, max_files, paths)
+            first = folder_scans[0]
+            # One scan of the whole folder, from its top: what a watch's paths stand for.
+            if len(folder_scans) == 1 and first.scope == first.root and not first.cut_short:
+                first.watch = token
+            scans.extend(folder_scans)
         for number, scan in enumerate(scans):
             # A walk of the one folder skipped protected paths itself and follows no link, so
             # each of its (often thousands of) files needs no resolve of its own.
@@ -200,7 +210,9 @@ def finish(history: History, name: str) -> Report | None:
         for before in befores:
             if before.cut_short:
                 unreached[os.fspath(before.root)] = "scan_cut_short"
-            after = _scan(history, before.scope, before, DEFAULT_MAX_FILES)
+            after = _watched(history, before) or _scan(
+                history, before.scope, before, DEFAULT_MAX_FILES
+            )
             for rel, why in {**before.unscanned, **after.unscanned}.items():
                 unreached[os.fspath(before.root / rel)] = why
             if after.git != before.git or after.root != before.root:
@@ -222,10 +234,66 @@ def finish(history: History, name: str) -> Report | None:
         return report
 
 
-def _scan_with_nested(history: History, folder: Path, max_files: int) -> list[FolderScan]:
+# ``_scan``'s "where is the work tree" not asked yet.
+_UNASKED = object()
+
+
+def _arm(history: History, folder: Path) -> tuple[list[object] | None, tuple[Path, Path] | None]:
+    """Where ``folder``'s git work tree is, and (in a resident process) a watch armed on it
+    before it is scanned, so that the command's changes are all seen from then on."""
+    paths = git_paths(folder)
+    watches = watch.active()
+    if watches is None:
+        return None, paths
+    git = paths is not None and paths[0] == folder
+    policy = GitPolicy(folder) if git else WalkPolicy(folder, history.workspace)
+    return watches.arm(folder, policy), paths
+
+
+def _watched(history: History, before: FolderScan) -> FolderScan | None:
+    """The folder after the command from what the watch saw touched, or None: scan it all."""
+    watches = watch.active()
+    if before.watch is None or watches is None:
+        return None
+    touched = watches.touched(before.watch)
+    if touched is None:
+        return None
+    if before.git:
+        if before.index is None or _same_repository(before) is None:
+            return None
+        if not touched.paths:
+            after = FolderScan(
+                before.root,
+                True,
+                before.scope,
+                index=before.index,
+                index_sig=lstat_signature(before.index),
+            )
+        else:
+            try:
+                after = scan_git(before.scope, before.root, before.index, sorted(touched.paths))
+            except GitUnavailable:
+                return None
+    else:
+        after = walk_paths(before.root, history.workspace, sorted(touched.paths))
+    below = tuple(f"{d}/" for d in touched.directories)
+    kept = {
+        rel: sig
+        for rel, sig in before.dirty.items()
+        if rel not in touched.paths and not (below and rel.startswith(below))
+    }
+    after.dirty = {**kept, **after.dirty}
+    if not before.git and len(after.dirty) > DEFAULT_MAX_FILES:
+        after.cut_short = True
+    return after
+
+
+def _scan_with_nested(
+    history: History, folder: Path, max_files: int, paths: tuple[Path, Path] | None
+) -> list[FolderScan]:
     """``folder``'s scan, then one per repository inside it (nested ones, submodules): git
     shows each as one entry of the outer status, and what they hold only to their own."""
-    scans = [_scan(history, folder, None, max_files)]
+    scans = [_scan(history, folder, None, max_files, paths)]
     queue = list(scans[0].nested)
     while queue:
         inner = queue.pop(0)
@@ -265,10 +333,18 @@ def _adopt_new_repositories(
             after.dirty = {k: v for k, v in after.dirty.items() if not k.startswith(prefix)}
 
 
-def _scan(history: History, folder: Path, before: FolderScan | None, max_files: int) -> FolderScan:
-    """git's view when ``folder`` is in a work tree (and was before), else a bounded walk."""
+def _scan(
+    history: History,
+    folder: Path,
+    before: FolderScan | None,
+    max_files: int,
+    known: tuple[Path, Path] | object | None = _UNASKED,
+) -> FolderScan:
+    """git's view when ``folder`` is in a work tree (and was before), else a bounded walk;
+    ``known``: where its work tree is (None: in none), just asked."""
     if before is None or before.git:
-        paths = _same_repository(before) or git_paths(folder)
+        paths = known if known is not _UNASKED else _same_repository(before) or git_paths(folder)
+        assert paths is None or isinstance(paths, tuple)
         if paths is not None:
             with contextlib.suppress(GitUnavailable):
                 return scan_git(folder, *paths)
@@ -496,6 +572,7 @@ def _scan_json(scan: FolderScan) -> dict[str, Any]:
         "cutShort": scan.cut_short,
         "nested": scan.nested,
         "unscanned": scan.unscanned,
+        "watch": scan.watch,
     }
 
 
@@ -509,4 +586,5 @@ def _scan_from_json(raw: dict[str, Any]) -> FolderScan:
     # A command begun by an older Waymark has neither.
     scan.nested = list(raw.get("nested", []))
     scan.unscanned = dict(raw.get("unscanned", {}))
+    scan.watch = raw.get("watch")
     return scan
