@@ -69,6 +69,9 @@ class GitUnavailable(Exception):
 
 def git_paths(folder: Path) -> tuple[Path, Path] | None:
     """The top level of the git work tree holding ``folder`` and its index file, or None."""
+    plain = _plain_repository(folder)
+    if plain is not None:
+        return plain
     try:
         out = _git(folder, "rev-parse", "--show-toplevel", "--git-path", "index")
     except GitUnavailable:
@@ -77,6 +80,28 @@ def git_paths(folder: Path) -> tuple[Path, Path] | None:
     if len(lines) != 2 or not lines[0]:
         return None
     return Path(os.path.realpath(lines[0])), folder / lines[1]
+
+
+# Variables that move a repository's parts away from where ``.git`` says.
+_GIT_LOCATION_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
+
+
+def _plain_repository(folder: Path) -> tuple[Path, Path] | None:
+    """What ``git rev-parse`` answers for the top of an ordinary repository, without running
+    it (a command's Pre asks on every call): ``.git`` is a directory with a HEAD, no variable
+    moves things, and the config names no other work tree. Anything else asks git."""
+    if any(os.environ.get(name) for name in _GIT_LOCATION_ENV):
+        return None
+    dot_git = folder / ".git"
+    try:
+        config = (dot_git / "config").read_bytes()
+        if not os.path.isfile(dot_git / "HEAD"):
+            return None
+    except OSError:
+        return None
+    if b"worktree" in config or b"bare" in config.replace(b"bare = false", b""):
+        return None
+    return Path(os.path.realpath(folder)), dot_git / "index"
 
 
 def _git(cwd: Path, *args: str, stdin: bytes | None = None, index: Path | None = None) -> bytes:

@@ -71,6 +71,9 @@ REASONS = {
 # without git is copied a part per command, so no hook call runs into the host's timeout.
 BACKUP_SECONDS = 1.0
 
+# A named path inside a git work tree, asked of git only if the command changed it unseen.
+_MAYBE_IGNORED = "maybe_ignored"
+
 # Directories a line ``cd``s into that relative words are also resolved against.
 _MAX_BASES = 8
 
@@ -198,11 +201,12 @@ def finish(history: History, name: str) -> Report | None:
         report = Report()
         changes: dict[str, tuple[bytes | None, str | None]] = {}
         # Named paths out of reach are reported only if the command changed them.
-        unreached = {
+        named = {
             path: reason
             for path, (reason, sig) in pending["named"].items()
             if lstat_signature(Path(path)) != (tuple(sig) if sig is not None else None)
         }
+        unreached = {path: reason for path, reason in named.items() if reason != _MAYBE_IGNORED}
         backups: dict[str, str] = pending["backups"]
         skipped: dict[str, str] = pending["skipped"]
         befores = [_scan_from_json(raw) for raw in pending["scans"]]
@@ -223,6 +227,15 @@ def finish(history: History, name: str) -> Report | None:
             if before.index_copy is not None:
                 with contextlib.suppress(OSError):
                     before.index_copy.unlink()
+        # A named file the scans did not see change, though it did: git ignores it (asked
+        # only now, of the few that changed; a tracked file is never ignored).
+        unseen = [
+            Path(path)
+            for path, reason in named.items()
+            if reason == _MAYBE_IGNORED and path not in changes and path not in unreached
+        ]
+        roots = [b.root for b in befores if b.git]
+        unreached.update({os.fspath(p): "ignored" for p in _ignored(roots, unseen)})
         for key, (old, new) in sorted(changes.items()):
             display = history.display(key)
             kind = report.created if old is None else report.deleted if new is None else None
@@ -491,7 +504,8 @@ def _refusal(history: History, key: str, sig: Signature, *, policed: bool = Fals
 def _named_paths(
     history: History, scans: list[FolderScan], command: str, cwd: Path | None
 ) -> dict[str, Any]:
-    """Paths the command names that are outside the workspace or git-ignored, with stats."""
+    """Paths the command names that are outside the workspace, or inside a git work tree
+    (whether git ignores them is asked after the command, of those it changed), with stats."""
     named = command_words(command)
     base = cwd or (history.workspace.folders[0] if history.workspace.folders else Path.cwd())
     # A relative word may be relative to any directory the line ``cd``s into.
@@ -515,7 +529,9 @@ def _named_paths(
         else:
             inside.append(real)
     roots = [s.root for s in scans if s.git]
-    out.update({os.fspath(p): "ignored" for p in _ignored(roots, inside)})
+    out.update(
+        {os.fspath(p): _MAYBE_IGNORED for p in inside if any(p.is_relative_to(r) for r in roots)}
+    )
     return {path: (reason, lstat_signature(Path(path))) for path, reason in out.items()}
 
 
