@@ -40,6 +40,10 @@ def main() -> None:
     except OSError:
         return  # another server of this key started first
     listener.listen(64)
+    _warm()
+    modules = _module_stamps()
+    # Written once the code is loaded and stamped: a file changed after its pid file
+    # appears is one this server notices.
     pid_file = hook_relay.pid_path(key)
     try:
         make_private_dir(Path(pid_file).parent)
@@ -47,8 +51,6 @@ def main() -> None:
     except OSError:
         return
     try:
-        _warm()
-        modules = _module_stamps()
         os.chdir("/")
         listener.settimeout(_idle_seconds())
         serve(listener, modules)
