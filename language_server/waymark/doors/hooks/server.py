@@ -86,9 +86,10 @@ def _serve_one(conn: socket.socket, modules: dict[str, int | None]) -> bool:
     fresh = _module_stamps(modules) == modules
     known = _known_host(host.decode("utf-8", "replace"))
     if not fresh or not known:
-        reason = "is older than Waymark's files" if not fresh else "does not know this host"
+        # No reason for a host it does not know: the CLI words that error, as without a server.
+        reason = b"" if fresh else b"is older than Waymark's files"
         with contextlib.suppress(OSError):
-            conn.sendall(hook_relay.DECLINED + hook_relay.frame(reason.encode()))
+            conn.sendall(hook_relay.DECLINED + hook_relay.frame(reason))
         return fresh
     code, out, err = _run(host.decode(), cwd, int(umask), environ, stdin)
     with contextlib.suppress(OSError):
