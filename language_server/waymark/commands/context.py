@@ -7,16 +7,15 @@ empty.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, get_args, get_type_hints
 
 from waymark.commands.pending import PendingStore
-from waymark.store.state_home import STATE_ENV, state_dir
 from waymark.store.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_SNAPSHOTS, History
 from waymark.store.session import SESSION_ID_RULE, Session, valid_session_id
+from waymark.store.state_home import STATE_ENV, state_dir
 from waymark.store.workspace import DEFAULT_MAX_FILE_SIZE, DEFAULT_PROTECTED, Workspace
 
 if TYPE_CHECKING:

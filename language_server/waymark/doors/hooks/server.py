@@ -94,12 +94,17 @@ def _serve_one(conn: socket.socket, modules: dict[str, int | None]) -> bool:
     code, out, err = _run(host.decode(), cwd, int(umask), environ, stdin)
     with contextlib.suppress(OSError):
         conn.sendall(
-            hook_relay.ANSWERED + bytes([code & 0xFF]) + hook_relay.frame(out) + hook_relay.frame(err)
+            hook_relay.ANSWERED
+            + bytes([code & 0xFF])
+            + hook_relay.frame(out)
+            + hook_relay.frame(err)
         )
     return True
 
 
-def _run(host: str, cwd: bytes, umask: int, environ: bytes, stdin: bytes) -> tuple[int, bytes, bytes]:
+def _run(
+    host: str, cwd: bytes, umask: int, environ: bytes, stdin: bytes
+) -> tuple[int, bytes, bytes]:
     """One hook call in its process's environment, working directory and umask."""
     from waymark.doors.hooks import run
 
@@ -125,8 +130,10 @@ def _run(host: str, cwd: bytes, umask: int, environ: bytes, stdin: bytes) -> tup
         os.environb.clear()
         os.environb.update(saved)
         os.chdir("/")
-    return code, out.getvalue().encode("utf-8", "surrogateescape"), err.getvalue().encode(
-        "utf-8", "surrogateescape"
+    return (
+        code,
+        out.getvalue().encode("utf-8", "surrogateescape"),
+        err.getvalue().encode("utf-8", "surrogateescape"),
     )
 
 
