@@ -15,7 +15,7 @@ def _isolated_state(
     for name in ("XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"):
         monkeypatch.setenv(name, str(base / name.lower()))
     monkeypatch.delenv("WAYMARK_SESSION", raising=False)
-    # A hook call starts a resident server that outlives the test; tests of it turn it on.
+    # A hook call would start a resident server that outlives its test; tests of it opt in.
     monkeypatch.setenv("WAYMARK_HOOK_SERVER", "off")
 
 

@@ -12,6 +12,7 @@ Host and model run inside a network namespace with only loopback (scripted_host.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -21,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from helpers_commands import cli
+from helpers_hook_server import call_records, stop_servers, wait_server
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -123,9 +125,22 @@ def _scripted_run(
 
 @pytest.mark.parametrize("host", HOSTS)
 def test_host_scenario_is_tracked_and_rewound_byte_for_byte(
-    workspace: Path, tmp_path: Path, host: str
+    workspace: Path, tmp_path: Path, host: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _scenario(workspace, tmp_path, host)
+    if host != "claude-code":
+        _scenario(workspace, tmp_path, host)
+        return
+    # Claude Code's hooks go through the resident hook server, as on a user's machine.
+    monkeypatch.delenv("WAYMARK_HOOK_SERVER")
+    state = Path(os.environ["XDG_STATE_HOME"])
+    try:
+        _scenario(workspace, tmp_path, host)
+        server = wait_server(state)
+        # The first hook call started it and acted itself; the server acted on later ones.
+        records = call_records(state)
+        assert any(record["pid"] == server for record in records), records
+    finally:
+        stop_servers(state)
 
 
 def test_copilot_in_a_project_wired_for_claude_code_too_acts_once(

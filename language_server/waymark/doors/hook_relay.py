@@ -18,7 +18,7 @@ hook's once-per-call record.
 The wire: the server greets with :data:`GREETING`; the client sends length-prefixed fields
 (host, cwd, umask, environment, stdin); the server answers :data:`ANSWERED` with the exit
 code, stdout and stderr, or :data:`DECLINED` with a reason (its code is older than the
-files on disk), and the client runs the call itself.
+files on disk; none for a host it does not know), and the client runs the call itself.
 """
 
 from __future__ import annotations
@@ -111,7 +111,8 @@ def relay(host_name: str, stdin: bytes) -> int | None:
         kind = read_exact(sock, 1)
         if kind != ANSWERED:
             reason = read_frame(sock).decode("utf-8", "replace")
-            sys.stderr.write(f"waymark hook: the hook server {reason}; running here\n")
+            if reason:
+                sys.stderr.write(f"waymark hook: the hook server {reason}; running here\n")
             return None
         code = read_exact(sock, 1)[0]
         out, err = read_frame(sock), read_frame(sock)
@@ -139,7 +140,8 @@ def _start_server() -> None:
         "import os, sys; os.closerange(3, 1 << 20); sys.path.insert(0, sys.argv[1]); "
         "from waymark.doors.hooks.server import main; main()"
     )
-    try:
+    # Not contextlib.suppress: the interpreter has not loaded contextlib at start.
+    try:  # noqa: SIM105
         os.posix_spawn(
             sys.executable,
             [sys.executable, "-P", "-c", code, _PACKAGE_PARENT],

@@ -40,6 +40,10 @@ def main() -> None:
     except OSError:
         return  # another server of this key started first
     listener.listen(64)
+    _warm()
+    modules = _module_stamps()
+    # Written once the code is loaded and stamped: a file changed after its pid file
+    # appears is one this server notices.
     pid_file = hook_relay.pid_path(key)
     try:
         make_private_dir(Path(pid_file).parent)
@@ -47,8 +51,6 @@ def main() -> None:
     except OSError:
         return
     try:
-        _warm()
-        modules = _module_stamps()
         os.chdir("/")
         listener.settimeout(_idle_seconds())
         serve(listener, modules)
@@ -84,9 +86,10 @@ def _serve_one(conn: socket.socket, modules: dict[str, int | None]) -> bool:
     fresh = _module_stamps(modules) == modules
     known = _known_host(host.decode("utf-8", "replace"))
     if not fresh or not known:
-        reason = "is older than Waymark's files" if not fresh else "does not know this host"
+        # No reason for a host it does not know: the CLI words that error, as without a server.
+        reason = b"" if fresh else b"is older than Waymark's files"
         with contextlib.suppress(OSError):
-            conn.sendall(hook_relay.DECLINED + hook_relay.frame(reason.encode()))
+            conn.sendall(hook_relay.DECLINED + hook_relay.frame(reason))
         return fresh
     code, out, err = _run(host.decode(), cwd, int(umask), environ, stdin)
     with contextlib.suppress(OSError):
