@@ -140,8 +140,7 @@ def _start_server() -> None:
         "import os, sys; os.closerange(3, 1 << 20); sys.path.insert(0, sys.argv[1]); "
         "from waymark.doors.hooks.server import main; main()"
     )
-    # Not contextlib.suppress: the interpreter has not loaded contextlib at start.
-    try:  # noqa: SIM105
+    try:
         os.posix_spawn(
             sys.executable,
             [sys.executable, "-P", "-c", code, _PACKAGE_PARENT],

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from waymark.store.walk import SKIP_DIRS
-from waymark.store.workspace import Workspace, matches_glob
+from waymark.store.workspace import Workspace, matches_any_glob
 
 DEFAULT_MAX_FILES = 20_000
 # Optional locks off: git status then never refreshes (writes) the user's index.
@@ -278,7 +278,7 @@ def walk(
             continue
         for entry in entries:
             relative = f"{relative_dir}/{entry.name}" if relative_dir else entry.name
-            if entry.path in private or matches_glob(relative, workspace.protected):
+            if entry.path in private or matches_any_glob(relative, workspace.protected):
                 continue
             try:
                 st = entry.stat(follow_symlinks=False)
@@ -311,7 +311,7 @@ def walk_paths(
         prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
         if any(
             os.path.join(folder, p) in private
-            or matches_glob(p, workspace.protected)
+            or matches_any_glob(p, workspace.protected)
             or (p != relative and _not_descended(workspace, p.rpartition("/")[2], p))
             for p in prefixes
         ):
@@ -356,7 +356,7 @@ class WalkPolicy:
             return False
         return (
             os.path.join(self.folder, relative) in self._private
-            or bool(matches_glob(relative, self.workspace.protected))
+            or matches_any_glob(relative, self.workspace.protected)
             or _not_descended(self.workspace, relative.rpartition("/")[2], relative)
         )
 
