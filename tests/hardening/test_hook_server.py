@@ -398,3 +398,42 @@ def test_an_unknown_host_gets_the_clis_error(servers: Servers, workspace: Path) 
     assert b"invalid choice: 'nope'" in alone.err
     assert (served.out, served.err) == (alone.out, alone.err)
     assert is_server(server)
+
+
+# -- a long-lived server --------------------------------------------------------------------
+
+
+def descriptors(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def test_many_calls_leave_no_descriptor_and_see_other_writers(
+    servers: Servers, tmp_path: Path
+) -> None:
+    """The server keeps each workspace's history open between calls: a turn another process
+    records between two calls is seen by the next one, and nothing piles up."""
+    ws, env = project(tmp_path, "ws", {"a.txt": b"a\n"})
+    hook(ws, at(ws, WARM_UP), env)
+    pid = servers.up(state_of(env))
+    hook(ws, at(ws, PROMPT), env)
+    before = 0
+    for n in range(40):
+        if n == 1:
+            before = descriptors(pid)  # the history and the folder's watch are open now
+        command = f"printf {n} >> a.txt"
+        hook(ws, at(ws, bash("PreToolUse", command, f"c{n}")), env)
+        subprocess.run(["sh", "-c", command], cwd=ws, check=True, timeout=30)
+        done = hook(ws, at(ws, bash("PostToolUse", command, f"c{n}")), env)
+        assert b"modified a.txt" in done.out
+        if n == 20:
+            # A terminal's turn in between: the server's open history must not miss it.
+            terminal = [sys.executable, "-m", "waymark", "run", "--prompt-id", "t-cli", "--"]
+            subprocess.run(
+                [*terminal, "sh", "-c", "printf cli >> a.txt"], cwd=ws, env=env, timeout=60
+            )
+    assert answered_by(env, ws, bash("PostToolUse", "", "c39")) == pid
+    assert descriptors(pid) == before
+    turns = {t["promptId"]: t for t in cli(ws, "turns", env=env)["turns"]}
+    assert {"p1", "t-cli"} <= set(turns)
+    cli(ws, "rewind", "p1", env=env)
+    assert (ws / "a.txt").read_bytes() == b"a\n"

@@ -177,27 +177,31 @@ class CommandContext:
         *,
         editor: Editor | None = None,
         tag_writes: bool = True,
+        history: History | None = None,
     ) -> CommandContext:
-        """The context of one door; ``tag_writes`` false: its writes belong to no session."""
+        """The context of one door; ``tag_writes`` false: its writes belong to no session;
+        ``history``: the one this process already has open for the same options."""
         root = Path(options.historyDir) if options.historyDir else default_history_dir()
-        workspace = Workspace(
-            protected=tuple(options.protectedPaths),
-            max_file_size=options.maxFileSize,
-            protected_dirs=(root,),
-        )
-        workspace.set_folders(folders)
         session = Session(id=options.sessionId) if options.sessionId else Session()
-        history = None
         warnings: list[str] = []
-        if options.checkpointing:
-            history = History.open(
-                root,
-                workspace,
-                session=session.id if tag_writes else None,
-                max_snapshots=options.maxSnapshots,
-                max_bytes=options.maxHistoryBytes,
+        if history is not None:
+            workspace = history.workspace  # made for the same options: one object
+        else:
+            workspace = Workspace(
+                protected=tuple(options.protectedPaths),
+                max_file_size=options.maxFileSize,
+                protected_dirs=(root,),
             )
-            warnings.extend(history.warnings)
+            workspace.set_folders(folders)
+            if options.checkpointing:
+                history = History.open(
+                    root,
+                    workspace,
+                    session=session.id if tag_writes else None,
+                    max_snapshots=options.maxSnapshots,
+                    max_bytes=options.maxHistoryBytes,
+                )
+                warnings.extend(history.warnings)
         return cls(
             workspace=workspace,
             session=session,

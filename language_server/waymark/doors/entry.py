@@ -29,6 +29,7 @@ from waymark.commands.context import (
 )
 from waymark.doors.hosts import STATE_DIRS
 from waymark.store.files import atomic_write
+from waymark.store.history import History
 from waymark.store.locks import locked
 from waymark.store.private import make_private_dir
 from waymark.store.session import FileRecord, Session
@@ -91,9 +92,11 @@ class Door:
                 self._synced[path] = _copy(record)
 
     def close(self) -> None:
-        """Release the history's descriptors (a one-shot process is done with them)."""
-        if self.ctx.history is not None:
-            self.ctx.history.close()
+        """Release the history's descriptors (a one-shot process is done with them), unless
+        this process keeps the history open for its next calls."""
+        history = self.ctx.history
+        if history is not None and (_kept is None or history not in _kept.values()):
+            history.close()
 
     def _signature(self) -> tuple[int, ...] | None:
         try:
@@ -114,10 +117,26 @@ def open_context(
     *,
     editor: Editor | None = None,
     tag_writes: bool = True,
+    history: History | None = None,
 ) -> CommandContext:
     """The one way a door gets its workspace, session and history (``tag_writes`` false: its
-    writes belong to no session, as a terminal's)."""
-    return CommandContext.create(folders, options, editor=editor, tag_writes=tag_writes)
+    writes belong to no session, as a terminal's; ``history``: one kept open for it)."""
+    return CommandContext.create(
+        folders, options, editor=editor, tag_writes=tag_writes, history=history
+    )
+
+
+# A resident process (the hook server) keeps the histories it opened, by workspace and
+# options, so a call catches up with the journal instead of replaying all of it.
+KEEP_HISTORIES = 16
+_kept: dict[tuple[str, str, bool], History] | None = None
+
+
+def keep_histories() -> None:
+    """Keep histories open between doors of the same workspace and options, from now on."""
+    global _kept
+    if _kept is None:
+        _kept = {}
 
 
 def default_session(root: Path) -> str:
@@ -149,7 +168,16 @@ def open_door(
     if max_history_bytes is not None:
         raw["maxHistoryBytes"] = max_history_bytes
     options, warnings = load_options(raw)
-    ctx = open_context([root], options, tag_writes=session is not None)
+    key = (os.fspath(root), repr(options), session is not None)
+    kept = _kept.pop(key, None) if _kept is not None else None
+    if kept is not None:
+        with kept.lock:
+            pass  # taking the lock catches up with what other processes recorded since
+    ctx = open_context([root], options, tag_writes=session is not None, history=kept)
+    if _kept is not None and ctx.history is not None:
+        _kept[key] = ctx.history  # the newest last
+        while len(_kept) > KEEP_HISTORIES:
+            _kept.pop(next(iter(_kept))).close()
     ctx.workspace.host_state = STATE_DIRS
     ctx.warnings[:0] = warnings
     # Our own file, not the workspace's: a symlinked home is fine, resolve it once.

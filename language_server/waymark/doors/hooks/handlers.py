@@ -89,6 +89,13 @@ def handle(host: Host, call: Call, root: Path) -> dict[str, Any] | None:
     """The JSON answer to one hook call, or ``None`` to let the host go on as usual."""
     cwd = call.cwd or os.getcwd()
     door = open_door(root)
+    try:
+        return _handle(door, host, call, cwd)
+    finally:
+        door.close()  # a resident server answers many calls: no descriptor may pile up
+
+
+def _handle(door: Door, host: Host, call: Call, cwd: str) -> dict[str, Any] | None:
     if call.event == PROMPT:
         return open_turn(door, host, call)
     if call.event == PRE_TOOL and host.session_turns:

@@ -144,11 +144,14 @@ def _known_host(name: str) -> bool:
 
 
 def _warm() -> None:
-    """Import what the hooks use, so the first call does not pay for it; and watch the
-    folders commands run in, so a command's Post looks only where it changed something."""
+    """Import what the hooks use, so the first call does not pay for it; keep histories
+    open between calls; and watch the folders commands run in, so a command's Post looks
+    only where it changed something."""
+    from waymark.doors import entry
     from waymark.doors.hooks import handlers  # noqa: F401
     from waymark.store.shelltrack import track, watch  # noqa: F401
 
+    entry.keep_histories()
     watch.enable()
 
 
