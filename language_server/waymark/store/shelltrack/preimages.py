@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from waymark.store.files import atomic_write, digest
-from waymark.store.private import FILE_MODE, make_private_dir, open_private
+from waymark.store.files import digest
+from waymark.store.private import make_private_dir, open_private
 from waymark.store.shelltrack.scan import Signature
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
@@ -47,17 +47,30 @@ class Preimages:
         # Read when first asked: a command's Post rarely needs it.
         self._loaded: dict[str, tuple[Signature, str, int]] | None = None
         self._dirty = False
+        # Digests this object stopped naming: the blobs save may remove.
+        self._dropped: set[str] = set()
         make_private_dir(self.dir)
         make_private_dir(self.blobs)
 
     @property
     def _index(self) -> dict[str, tuple[Signature, str, int]]:
         if self._loaded is None:
-            self._loaded = {}
-            with contextlib.suppress(OSError, ValueError):
-                raw = _decode(self._index_path.read_bytes())
-                self._loaded = {k: (tuple(v[0]), v[1], v[2]) for k, v in raw.items()}
+            raw = _read_state(self._index_path)
+            self._loaded = dict(raw) if isinstance(raw, dict) else {}
         return self._loaded
+
+    def up_to_date(self, key: str, sig: Signature) -> str | None:
+        """The digest of ``key``'s copy if it is known to hold its bytes now: what
+        :meth:`back_up` answers without reading the file (a walk asks of every file)."""
+        cached = self._index.get(key)
+        if (
+            cached is not None
+            and cached[0] == sig
+            and max(sig[4], sig[5]) <= cached[2] - _RACY_NS
+            and cached[1] in self._present()
+        ):
+            return cached[1]
+        return None
 
     def back_up(self, key: str, sig: Signature, limit: int, *, copy: bool = True) -> str:
         """The digest of ``key``'s bytes, stored in the cache; :class:`Unreachable` if not.
@@ -66,11 +79,10 @@ class Preimages:
         read no further than the limit. With ``copy`` false only a copy already cached
         answers (a command's time for copying is spent).
         """
+        known = self.up_to_date(key, sig)
+        if known is not None:
+            return known
         cached = self._index.get(key)
-        if cached is not None and cached[0] == sig and cached[1] in self._present():
-            mtime_ns, ctime_ns = sig[4], sig[5]
-            if max(mtime_ns, ctime_ns) <= cached[2] - _RACY_NS:
-                return cached[1]
         if not copy:
             raise Unreachable("not_backed_up_yet")
         if self.copied + sig[3] > self.max_bytes:
@@ -91,6 +103,8 @@ class Preimages:
             except OSError as exc:
                 raise Unreachable("backup_failed") from exc
             self._present().add(content)
+        if cached is not None and cached[1] != content:
+            self._dropped.add(cached[1])
         self._index[key] = (sig, content, read_ns)
         self._dirty = True
         return content
@@ -119,35 +133,37 @@ class Preimages:
         """Persist the stat index and drop blobs no entry names any more."""
         if not self._dirty:
             return
-        raw = {k: [list(sig), d, ns] for k, (sig, d, ns) in self._index.items()}
-        atomic_write(self._index_path, marshal.dumps(raw), mode=FILE_MODE)
+        _write_state(self._index_path, dict(self._index))
         live = {d for _, d, _ in self._index.values()} | self._pending_digests()
-        with contextlib.suppress(OSError):
-            for entry in os.scandir(self.blobs):
-                if entry.name not in live:
-                    with contextlib.suppress(OSError):
-                        os.unlink(entry.path)
-                        self._present().discard(entry.name)
+        # Every blob when they were listed anyway (leftovers of a crash go too), else those
+        # this object stopped naming.
+        listed = self._blob_names if self._blob_names is not None else self._dropped
+        for name in listed - live:
+            with contextlib.suppress(OSError):
+                os.unlink(self.blobs / name)
+                self._present().discard(name)
+        self._dropped.clear()
 
     def forget(self, keys: list[str]) -> None:
         """Drop entries of files that no longer exist."""
         if not keys:
             return
         for key in keys:
-            if self._index.pop(key, None) is not None:
+            gone = self._index.pop(key, None)
+            if gone is not None:
+                self._dropped.add(gone[1])
                 self._dirty = True
 
     # -- commands in flight -------------------------------------------------------------------
 
     def put_pending(self, name: str, value: dict[str, Any]) -> None:
         make_private_dir(self.dir / "pending")
-        atomic_write(self._pending(name), marshal.dumps(value), mode=FILE_MODE)
+        _write_state(self._pending(name), value)
 
     def take_pending(self, name: str) -> dict[str, Any] | None:
         path = self._pending(name)
-        try:
-            value = _decode(path.read_bytes())
-        except (OSError, ValueError):
+        value = _read_state(path)
+        if value is None:
             return None
         with contextlib.suppress(OSError):
             path.unlink()
@@ -175,6 +191,57 @@ class Preimages:
 
     def _pending(self, name: str) -> Path:
         return self.pending_path(name, "state")
+
+
+# State files this process wrote or read last, by path: (the file's identity, its value). A
+# resident process (the hook server) then reads back its own writes without decoding them;
+# a file another process replaced since has another identity and is read afresh.
+_MEMO: dict[Path, tuple[tuple[int, ...], Any]] = {}
+_MEMO_MAX = 64
+
+
+def _identity(st: os.stat_result) -> tuple[int, ...]:
+    # Not the ctime: the rename into place moves it.
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _write_state(path: Path, value: Any) -> None:
+    """Replace a state file whole, without a sync: a crash loses at most the copies the stat
+    index names (they are made again) or a command in flight (its Post reports nothing)."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}")
+    fd = open_private(temp, os.O_WRONLY | os.O_EXCL | os.O_NOFOLLOW)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(marshal.dumps(value))
+            identity = _identity(os.fstat(handle.fileno()))
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    _remember(path, identity, value)
+
+
+def _read_state(path: Path) -> Any:
+    """A state file's value (None: absent or not one); the caller must not change it."""
+    try:
+        with open(path, "rb") as handle:
+            identity = _identity(os.fstat(handle.fileno()))
+            memo = _MEMO.get(path)
+            if memo is not None and memo[0] == identity:
+                return memo[1]
+            value = _decode(handle.read())
+    except (OSError, ValueError):
+        return None
+    _remember(path, identity, value)
+    return value
+
+
+def _remember(path: Path, identity: tuple[int, ...], value: Any) -> None:
+    _MEMO.pop(path, None)
+    _MEMO[path] = (identity, value)
+    while len(_MEMO) > _MEMO_MAX:
+        _MEMO.pop(next(iter(_MEMO)))
 
 
 def _decode(data: bytes) -> Any:

@@ -166,6 +166,11 @@ def begin(
                 if sig is None:
                     continue
                 key = root + rel
+                # Most files of a walk were copied by an earlier command and not touched since.
+                known = cache.up_to_date(key, sig) if walked else None
+                if known is not None and sig[3] <= history.workspace.max_file_size:
+                    backups[key] = known
+                    continue
                 why = _refusal(history, key, sig, policed=walked)
                 if why is None:
                     try:
@@ -183,7 +188,7 @@ def begin(
         cache.put_pending(
             name,
             {
-                "scans": [_scan_json(s) for s in scans],
+                "scans": [_scan_state(s) for s in scans],
                 "backups": backups,
                 "skipped": skipped,
                 "named": _named_paths(history, scans, command, cwd) if command else {},
@@ -209,7 +214,7 @@ def finish(history: History, name: str) -> Report | None:
         unreached = {path: reason for path, reason in named.items() if reason != _MAYBE_IGNORED}
         backups: dict[str, str] = pending["backups"]
         skipped: dict[str, str] = pending["skipped"]
-        befores = [_scan_from_json(raw) for raw in pending["scans"]]
+        befores = [_scan_from_state(raw) for raw in pending["scans"]]
         scopes = {os.fspath(b.scope) for b in befores}
         for before in befores:
             if before.cut_short:
@@ -582,14 +587,14 @@ def _ignored(roots: list[Path], paths: list[Path]) -> list[Path]:
     return out
 
 
-def _scan_json(scan: FolderScan) -> dict[str, Any]:
+def _scan_state(scan: FolderScan) -> dict[str, Any]:
     return {
         "root": os.fspath(scan.root),
         "scope": os.fspath(scan.scope),
         "git": scan.git,
-        "dirty": {k: list(v) if v is not None else None for k, v in scan.dirty.items()},
+        "dirty": scan.dirty,
         "index": os.fspath(scan.index) if scan.index else None,
-        "indexSig": list(scan.index_sig) if scan.index_sig else None,
+        "indexSig": scan.index_sig,
         "indexCopy": os.fspath(scan.index_copy) if scan.index_copy else None,
         "cutShort": scan.cut_short,
         "nested": scan.nested,
@@ -598,9 +603,9 @@ def _scan_json(scan: FolderScan) -> dict[str, Any]:
     }
 
 
-def _scan_from_json(raw: dict[str, Any]) -> FolderScan:
+def _scan_from_state(raw: dict[str, Any]) -> FolderScan:
     scan = FolderScan(Path(raw["root"]), bool(raw["git"]), Path(raw["scope"]))
-    scan.dirty = {k: tuple(v) if v is not None else None for k, v in raw["dirty"].items()}
+    scan.dirty = dict(raw["dirty"])
     scan.index = Path(raw["index"]) if raw["index"] else None
     scan.index_sig = tuple(raw["indexSig"]) if raw["indexSig"] else None
     scan.index_copy = Path(raw["indexCopy"]) if raw["indexCopy"] else None
