@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from helpers_hook_server import stop_servers, wait_server
+
 pytestmark = pytest.mark.timeout(120)
 
 # Nobody's hook call needs these: the servers' SDKs, the params converter, the patch parser.
@@ -38,12 +40,12 @@ LAZY = (
 )
 
 
-def imported(workspace: Path, event: dict[str, Any]) -> set[str]:
+def imported(workspace: Path, event: dict[str, Any], env: dict[str, str] | None = None) -> set[str]:
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "waymark", "hook", "claude-code"],
         input=json.dumps({"cwd": str(workspace), "session_id": "s", **event}),
         cwd=workspace,
-        env={**os.environ, "CLAUDE_PROJECT_DIR": str(workspace)},
+        env={**(env or os.environ), "CLAUDE_PROJECT_DIR": str(workspace)},
         capture_output=True,
         text=True,
         timeout=60,
@@ -92,3 +94,30 @@ def test_an_untracked_tool_imports_no_command_at_all(project: Path) -> None:
         {"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": "a"}},
     )
     assert sorted(m for m in modules if m.startswith("waymark.commands")) == []
+
+
+def test_a_call_the_resident_server_answers_imports_only_the_relay(project: Path) -> None:
+    """With the hook server up, the hook process is a relay: interpreter start, the relay and
+    where state lives; everything else runs in the server."""
+    env = {k: v for k, v in os.environ.items() if k != "WAYMARK_HOOK_SERVER"}
+    state = Path(env["XDG_STATE_HOME"])
+    prompt = {"hook_event_name": "UserPromptSubmit", "prompt": "go", "prompt_id": "p1"}
+    try:
+        imported(project, prompt, env)  # starts the server, answered in-process
+        wait_server(state)
+        call = {"tool_name": "Bash", "tool_input": {"command": "echo x >> a.txt"}}
+        modules = imported(
+            project, {"hook_event_name": "PreToolUse", "tool_use_id": "t", **call}, env
+        )
+    finally:
+        stop_servers(state)
+    ours = sorted(m for m in modules if m.split(".")[0] == "waymark")
+    assert ours == [
+        "waymark",
+        "waymark.doors",
+        "waymark.doors.hook_relay",
+        "waymark.doors.launch",
+        "waymark.store",
+        "waymark.store.state_home",
+    ]
+    assert sorted(m for m in modules if m in ("json", "pathlib", "dataclasses", "socket")) == []
