@@ -17,5 +17,4 @@ def post_by(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     yield str(request.param)
     active = watch.active()
     if active is not None:
-        for key in list(active._folders):
-            active.forget(key)
+        active.close()

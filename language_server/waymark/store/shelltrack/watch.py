@@ -58,8 +58,11 @@ _MASK = (
     | _IN_EXCL_UNLINK
 )
 _EVENT = struct.Struct("iIII")
-# Directories watched per folder at most: past it the folder is scanned as without a watch.
-MAX_DIRECTORIES = 50_000
+# Watches this process may hold at most, of the user's limit: editors and build tools watch
+# too, and must not run out because of it.
+MAX_WATCHES = 16_384
+# Folders watched at once; the one armed longest ago is dropped for a new one.
+MAX_FOLDERS = 8
 # A command that touched more paths than this is looked at by a whole scan (and git's
 # command line stays short).
 MAX_TOUCHED = 2_000
@@ -87,54 +90,70 @@ class Touched(NamedTuple):
 
 
 class _Inotify:
-    """The three system calls, through the C library."""
+    """One inotify instance (the user has 128 of them in all), through the C library."""
 
     def __init__(self) -> None:
         libc = ctypes.CDLL(None, use_errno=True)
-        self._init = libc.inotify_init1
         self._add = libc.inotify_add_watch
         self._add.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
-
-    def open(self) -> int:
-        fd = int(self._init(_IN_NONBLOCK | _IN_CLOEXEC))
+        self._rm = libc.inotify_rm_watch
+        self._rm.argtypes = [ctypes.c_int, ctypes.c_int]
+        fd = int(libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC))
         if fd < 0:
             raise OSError(ctypes.get_errno(), "inotify_init1")
-        return fd
+        self.fd = fd
 
-    def add(self, fd: int, path: bytes) -> int:
-        wd = int(self._add(fd, path, _MASK))
+    def add(self, path: bytes) -> int:
+        wd = int(self._add(self.fd, path, _MASK))
         if wd < 0:
             raise OSError(ctypes.get_errno(), "inotify_add_watch")
         return wd
+
+    def remove(self, wd: int) -> None:
+        self._rm(self.fd, wd)  # a watch the kernel already dropped answers EINVAL: fine
+
+    def read(self) -> list[tuple[int, int, str]]:
+        """Every queued event: (watch, mask, name)."""
+        events: list[tuple[int, int, str]] = []
+        while True:
+            try:
+                data = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                return events
+            offset = 0
+            while offset < len(data):
+                wd, mask, _cookie, size = _EVENT.unpack_from(data, offset)
+                name = data[offset + _EVENT.size : offset + _EVENT.size + size].rstrip(b"\0")
+                offset += _EVENT.size + size
+                events.append((wd, mask, os.fsdecode(name)))
 
 
 class _Folder:
     """One folder's watches: a directory tree, and the paths touched since it was armed."""
 
-    def __init__(self, inotify: _Inotify, root: Path, policy: Policy) -> None:
-        self.inotify = inotify
+    def __init__(self, watches: Watches, root: Path, policy: Policy) -> None:
+        self.watches = watches
         self.root = root
         self.policy = policy
-        # Bumped whenever the record breaks; a token of an earlier epoch is refused.
-        self.epoch = 0
-        self._open()
-
-    def _open(self) -> None:
-        self.fd = self.inotify.open()
         self.paths: dict[int, str] = {}
         # (path, whether it is a directory) in the order the kernel reported them.
         self.touched: list[tuple[str, bool]] = []
+        # Bumped whenever the record breaks; a token of an earlier epoch is refused.
+        self.epoch = 0
+        self.broken = True  # watched on the first arm
+
+    def _open(self) -> None:
+        self.paths = {}
+        self.touched = []
         self.broken = False
-        try:
-            held = self._watch_tree("")
-            for relative in self.policy.released(held):
-                self._watch_tree(relative, release=True)
-        except BaseException:
-            self.close()
-            raise
+        held = self._watch_tree("")
+        for relative in self.policy.released(held):
+            self._watch_tree(relative, release=True)
 
     def close(self) -> None:
-        os.close(self.fd)
+        for wd in self.paths:
+            self.watches.release(wd)
+        self.paths = {}
 
     def _watch_tree(self, top: str, *, release: bool = False) -> list[str]:
         """Watch ``top`` and the directories under it; the held-back ones found, unwatched."""
@@ -147,11 +166,9 @@ class _Folder:
             if self.policy.held_back(relative) and not (release and relative == top):
                 held.append(relative)
                 continue
-            if len(self.paths) >= MAX_DIRECTORIES:
-                raise OSError(errno.ENOSPC, "too many directories to watch")
             path = os.path.join(self.root, relative) if relative else os.fspath(self.root)
             try:
-                wd = self.inotify.add(self.fd, os.fsencode(path))
+                wd = self.watches.claim(self, os.fsencode(path))
             except OSError as exc:
                 if exc.errno in (errno.ENOENT, errno.ENOTDIR):
                     continue  # gone again already: its parent's event names it
@@ -167,24 +184,7 @@ class _Folder:
                     raise
         return held
 
-    def drain(self) -> None:
-        """Read every queued event into ``touched``; a gap in the record breaks it."""
-        while True:
-            try:
-                data = os.read(self.fd, 1 << 16)
-            except BlockingIOError:
-                return
-            offset = 0
-            while offset < len(data):
-                wd, mask, _cookie, size = _EVENT.unpack_from(data, offset)
-                name = data[offset + _EVENT.size : offset + _EVENT.size + size].rstrip(b"\0")
-                offset += _EVENT.size + size
-                self._event(wd, mask, os.fsdecode(name))
-
-    def _event(self, wd: int, mask: int, name: str) -> None:
-        if mask & (_IN_Q_OVERFLOW | _IN_UNMOUNT):
-            self.broken = True
-            return
+    def event(self, wd: int, mask: int, name: str) -> None:
         if mask & _IN_IGNORED:
             self.paths.pop(wd, None)
             return
@@ -209,7 +209,6 @@ class _Folder:
 
     def arm(self) -> tuple[int, int]:
         """A token for "from now on"; the folder is watched afresh first if its record broke."""
-        self.drain()
         if self.broken:
             self.close()
             self.epoch += 1
@@ -221,7 +220,6 @@ class _Folder:
         return self.epoch, len(self.touched)
 
     def since(self, token: tuple[int, int]) -> Touched | None:
-        self.drain()
         epoch, start = token
         if self.broken or epoch != self.epoch or start > len(self.touched):
             return None
@@ -233,23 +231,62 @@ class _Folder:
 
 
 class Watches:
-    """The folders a resident process watches, each armed by a command's Pre."""
+    """The folders a resident process watches, each armed by a command's Pre, on one inotify
+    instance and within :data:`MAX_WATCHES` (or a quarter of the user's limit, if lower)."""
 
     def __init__(self) -> None:
         self._inotify = _Inotify()
         self._folders: dict[str, _Folder] = {}
+        self._owners: dict[int, _Folder] = {}
         self.instance = os.urandom(8).hex()
+        self.limit = MAX_WATCHES
+        try:
+            with open("/proc/sys/fs/inotify/max_user_watches") as handle:
+                self.limit = min(MAX_WATCHES, int(handle.read()) // 4)
+        except (OSError, ValueError):
+            pass
+
+    def claim(self, folder: _Folder, path: bytes) -> int:
+        """A watch of ``path`` for ``folder``; OSError if it is over the budget or another
+        folder's (overlapping folders are scanned, not watched)."""
+        if len(self._owners) >= self.limit:
+            raise OSError(errno.ENOSPC, "the watch budget is spent")
+        wd = self._inotify.add(path)
+        owner = self._owners.setdefault(wd, folder)
+        if owner is not folder:
+            raise OSError(errno.EEXIST, "watched for another folder")
+        return wd
+
+    def release(self, wd: int) -> None:
+        if self._owners.pop(wd, None) is not None:
+            self._inotify.remove(wd)
+
+    def _drain(self) -> None:
+        for wd, mask, name in self._inotify.read():
+            if mask & (_IN_Q_OVERFLOW | _IN_UNMOUNT):
+                for folder in self._folders.values():
+                    folder.broken = True
+                continue
+            owner = self._owners.get(wd)
+            if owner is not None:
+                owner.event(wd, mask, name)
+                if mask & _IN_IGNORED:
+                    self._owners.pop(wd, None)
 
     def arm(self, root: Path, policy: Policy) -> list[object] | None:
         """Start (or keep) watching ``root``; a token for :meth:`touched`, or None."""
         key = os.fspath(root)
         try:
-            folder = self._folders.get(key)
+            self._drain()
+            folder = self._folders.pop(key, None)
             if folder is not None and folder.policy != policy:
-                self.forget(key)  # the folder became a git work tree, or stopped being one
+                folder.close()  # the folder became a git work tree, or stopped being one
                 folder = None
             if folder is None:
-                folder = self._folders[key] = _Folder(self._inotify, root, policy)
+                folder = _Folder(self, root, policy)
+            self._folders[key] = folder  # the newest last
+            while len(self._folders) > MAX_FOLDERS:
+                self.forget(next(iter(self._folders)))
             epoch, start = folder.arm()
         except OSError:
             self.forget(key)
@@ -265,15 +302,20 @@ class Watches:
         if folder is None:
             return None
         try:
-            return folder.since((int(token[2]), int(token[3])))
+            self._drain()
         except OSError:
-            self.forget(str(token[1]))
             return None
+        return folder.since((int(token[2]), int(token[3])))
 
     def forget(self, key: str) -> None:
         folder = self._folders.pop(key, None)
         if folder is not None:
             folder.close()
+
+    def close(self) -> None:
+        for key in list(self._folders):
+            self.forget(key)
+        os.close(self._inotify.fd)
 
 
 _ACTIVE: Watches | None = None
