@@ -17,7 +17,10 @@ The servers started are stopped by their pid at the end. Measured in one run, ea
   must answer well inside the host's hook timeout, and what the call could not back up yet
   is listed as out of reach, never as unchanged.
 
-    python bench/hook_bench.py [--sizes 5000,20000,100000] [--runs R]
+    python bench/hook_bench.py [--sizes 5000,20000,100000] [--runs R] [--in-process]
+
+``--in-process`` keeps every call in its own process (``WAYMARK_HOOK_SERVER=off``), as a tree
+without the hook server runs it: the same figures for a before-and-after comparison.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ HOOK = [str(Path(sys.executable).parent / "waymark"), "hook", "claude-code"]
 # The hook timeout ``waymark init`` writes for Claude Code is 10 s; a call must stay well inside.
 CALL_LIMIT_S = 2.0
 FILE_BYTES = 1024
+# Every call in a process of its own (--in-process), no hook server.
+IN_PROCESS = False
 
 
 def make_tree(ws: Path, files: int) -> list[Path]:
@@ -89,11 +94,15 @@ class Hooks:
             "XDG_STATE_HOME": str(state),
             "CLAUDE_PROJECT_DIR": str(ws),
         }
+        if IN_PROCESS:
+            self.env["WAYMARK_HOOK_SERVER"] = "off"
         self.count = 0
         self.state = state
 
     def wait_server(self) -> None:
         """Until the server the first call started listens (its pid file is written then)."""
+        if IN_PROCESS:
+            return
         deadline = time.monotonic() + 10
         while not list((self.state / "waymark").glob("hook-server-*.pid")):
             if time.monotonic() > deadline:
@@ -266,7 +275,7 @@ def pair_figures(tmp: Path, files: int, runs: int, largest: bool) -> list[dict[s
 SIZES = (5000, 20_000, 100_000)
 
 
-def figures(sizes: tuple[int, ...] = SIZES, runs: int = 5) -> list[dict[str, Any]]:
+def figures(sizes: tuple[int, ...] = SIZES, runs: int = 7) -> list[dict[str, Any]]:
     tmp = Path(tempfile.mkdtemp(prefix="hook-bench-"))
     try:
         out = latency_figures(tmp, runs)
@@ -289,7 +298,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="5000,20000,100000")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--in-process", action="store_true")
     args = parser.parse_args()
+    global IN_PROCESS
+    IN_PROCESS = args.in_process
     sizes = tuple(int(s) for s in args.sizes.split(","))
     for figure in figures(sizes, args.runs):
         median = _median(figure["runs"])
