@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -437,3 +438,36 @@ def test_many_calls_leave_no_descriptor_and_see_other_writers(
     assert {"p1", "t-cli"} <= set(turns)
     cli(ws, "rewind", "p1", env=env)
     assert (ws / "a.txt").read_bytes() == b"a\n"
+
+
+def test_malformed_and_silent_callers_do_not_stop_the_server(
+    servers: Servers, workspace: Path
+) -> None:
+    """Garbage after the greeting, a cut frame, a caller that never speaks: the server drops
+    them and serves the next call; while a silent caller holds it, calls run in their own
+    process."""
+    env = dict(os.environ)
+    (workspace / "b.txt").write_bytes(b"one\n")
+    hook(workspace, at(workspace, WARM_UP))
+    server = servers.up(state_of(env))
+    name = hook_relay.address(hook_relay.server_key())
+    for garbage in (
+        b"".join(hook_relay.frame(f) for f in (b"claude-code", b"/", b"not a umask", b"", b"{}")),
+        hook_relay.frame(b"claude-code") + b"\xff\xff\xff\xff" + b"cut short",
+        b"\x00\x00\x00\x05abc",
+    ):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
+            raw.settimeout(10)
+            raw.connect(name)
+            assert raw.recv(len(hook_relay.GREETING)) == hook_relay.GREETING
+            raw.sendall(garbage)
+    sed = bash("PreToolUse", "sed -i s/one/two/ b.txt", "t1")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
+        silent.connect(name)
+        done = hook(workspace, at(workspace, sed))
+    assert (done.code, done.out) == (0, applied("b.txt", "one", "two"))
+    assert answered_by(env, workspace, sed) == done.pid
+    assert is_server(server)
+    again = bash("PreToolUse", "sed -i s/two/three/ b.txt", "t2")
+    assert hook(workspace, at(workspace, again)).out == applied("b.txt", "two", "three")
+    assert answered_by(env, workspace, again) == server

@@ -85,13 +85,17 @@ def _serve_one(conn: socket.socket, modules: dict[str, int | None]) -> bool:
     host, cwd, umask, environ, stdin = fields
     fresh = _module_stamps(modules) == modules
     known = _known_host(host.decode("utf-8", "replace"))
-    if not fresh or not known:
+    if not fresh or not known or not umask.isdigit():
         # No reason for a host it does not know: the CLI words that error, as without a server.
         reason = b"" if fresh else b"is older than Waymark's files"
-        with contextlib.suppress(OSError):
-            conn.sendall(hook_relay.DECLINED + hook_relay.frame(reason))
+        _decline(conn, reason)
         return fresh
-    code, out, err = _run(host.decode(), cwd, int(umask), environ, stdin)
+    try:
+        code, out, err = _run(host.decode(), cwd, int(umask), environ, stdin)
+    except Exception as exc:
+        # The hook then runs the call itself: whatever broke here must not end the server.
+        _decline(conn, f"failed ({type(exc).__name__}: {exc})".encode())
+        return True
     with contextlib.suppress(OSError):
         conn.sendall(
             hook_relay.ANSWERED
@@ -100,6 +104,11 @@ def _serve_one(conn: socket.socket, modules: dict[str, int | None]) -> bool:
             + hook_relay.frame(err)
         )
     return True
+
+
+def _decline(conn: socket.socket, reason: bytes) -> None:
+    with contextlib.suppress(OSError):
+        conn.sendall(hook_relay.DECLINED + hook_relay.frame(reason))
 
 
 def _run(
