@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from helpers_commands import cli
+from helpers_hook_server import pid_files
 
 HERE = Path(__file__).resolve().parent
 BIN = HERE.parents[1] / ".hosts" / "node_modules" / ".bin"
@@ -90,7 +91,7 @@ def _run(workspace: Path, tmp_path: Path, host: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("host", ["opencode", "cline"])
 def test_host_scenario_is_one_turn_that_rewinds_byte_exact(
-    workspace: Path, tmp_path: Path, host: str
+    workspace: Path, tmp_path: Path, host: str, hook_server: list[Path]
 ) -> None:
     for name, data in FILES.items():
         (workspace / name).write_bytes(data)
@@ -129,3 +130,4 @@ def test_host_scenario_is_one_turn_that_rewinds_byte_exact(
         assert not (workspace / name).exists(), name
     # Nothing the host started is left running.
     assert not [p for p in summary["stopped"] if Path(f"/proc/{p}").exists()]
+    assert any(pid_files(state) for state in hook_server), f"{host}: no hook server was started"

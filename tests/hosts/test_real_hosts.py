@@ -12,7 +12,6 @@ Host and model run inside a network namespace with only loopback (scripted_host.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -22,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from helpers_commands import cli
-from helpers_hook_server import call_records, stop_servers, wait_server
+from helpers_hook_server import call_records, pid_files, wait_server
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -125,26 +124,20 @@ def _scripted_run(
 
 @pytest.mark.parametrize("host", HOSTS)
 def test_host_scenario_is_tracked_and_rewound_byte_for_byte(
-    workspace: Path, tmp_path: Path, host: str, monkeypatch: pytest.MonkeyPatch
+    workspace: Path, tmp_path: Path, host: str, hook_server: list[Path]
 ) -> None:
-    if host != "claude-code":
-        _scenario(workspace, tmp_path, host)
-        return
-    # Claude Code's hooks go through the resident hook server, as on a user's machine.
-    monkeypatch.delenv("WAYMARK_HOOK_SERVER")
-    state = Path(os.environ["XDG_STATE_HOME"])
-    try:
-        _scenario(workspace, tmp_path, host)
-        server = wait_server(state)
-        # The first hook call started it and acted itself; the server acted on later ones.
-        records = call_records(state)
+    _scenario(workspace, tmp_path, host)
+    started = [state for state in hook_server if pid_files(state)]
+    assert started, f"{host}: no hook server was started"
+    server = wait_server(started[0])
+    # The first hook call started it and acted itself; the server acted on later ones.
+    records = call_records(started[0])
+    if host == "claude-code":
         assert any(record["pid"] == server for record in records), records
-    finally:
-        stop_servers(state)
 
 
 def test_copilot_in_a_project_wired_for_claude_code_too_acts_once(
-    workspace: Path, tmp_path: Path
+    workspace: Path, tmp_path: Path, hook_server: list[Path]
 ) -> None:
     """Copilot CLI also runs Claude Code's hooks: they step aside, so one turn, one sed."""
     _scenario(workspace, tmp_path, "copilot-cli", also=("claude-code",))
