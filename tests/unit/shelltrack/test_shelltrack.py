@@ -474,3 +474,18 @@ def test_folder_moved_away_and_back(kind: str, ws: Path, history: History) -> No
     report = tracked(history, "printf 2 >> a.txt", ws, "t2")
     assert report.modified == ["a.txt"]
     assert (ws / "a.txt").read_bytes() == b"a\n12"
+
+
+def test_dirty_and_untracked_files_changed_again(ws: Path, history: History) -> None:
+    """Files git showed before the command: one put back to its committed bytes, one
+    untracked deleted, one changed further; each is tracked and comes back."""
+    git_tree(ws, {"a.txt": b"committed\n", "b.txt": b"b\n"})
+    (ws / "a.txt").write_bytes(b"person's\n")
+    (ws / "b.txt").write_bytes(b"b2\n")
+    (ws / "u.txt").write_bytes(b"untracked\n")
+    report = tracked(history, "git checkout -q -- a.txt && rm u.txt && printf 3 >> b.txt", ws)
+    assert (report.modified, report.deleted) == (["a.txt", "b.txt"], ["u.txt"])
+    assert outcome(history) == {"restored": ["a.txt", "b.txt", "u.txt"]}
+    assert (ws / "a.txt").read_bytes() == b"person's\n"
+    assert (ws / "b.txt").read_bytes() == b"b2\n"
+    assert (ws / "u.txt").read_bytes() == b"untracked\n"

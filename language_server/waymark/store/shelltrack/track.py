@@ -279,7 +279,13 @@ def _watched(history: History, before: FolderScan) -> FolderScan | None:
     if before.git:
         if before.index is None or _same_repository(before) is None:
             return None
-        if not touched.paths:
+        # A file git already showed before (changed or untracked) is as dirty as a stat says:
+        # if it went back to its index bytes, the diff finds its content unchanged or
+        # restored either way. Only the others need git's view (ignored? tracked?).
+        unknown = sorted(
+            p for p in touched.paths if p not in before.dirty or p in touched.directories
+        )
+        if not unknown:
             after = FolderScan(
                 before.root,
                 True,
@@ -289,9 +295,12 @@ def _watched(history: History, before: FolderScan) -> FolderScan | None:
             )
         else:
             try:
-                after = scan_git(before.scope, before.root, before.index, sorted(touched.paths))
+                after = scan_git(before.scope, before.root, before.index, unknown)
             except GitUnavailable:
                 return None
+        root = before.root
+        for rel in touched.paths.difference(unknown):
+            after.dirty.setdefault(rel, lstat_signature(root / rel))
     else:
         after = walk_paths(before.root, history.workspace, sorted(touched.paths))
     below = tuple(f"{d}/" for d in touched.directories)
