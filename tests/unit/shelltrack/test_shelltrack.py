@@ -396,9 +396,10 @@ def _git_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def test_after_a_command_git_is_asked_once_for_the_status(
-    ws: Path, history: History, monkeypatch: pytest.MonkeyPatch
+    ws: Path, history: History, monkeypatch: pytest.MonkeyPatch, post_by: str
 ) -> None:
-    # Issue 33: the Post of a shell call pays one `git status`, not also begin's rev-parse.
+    # Issue 33: the Post of a shell call pays one `git status`, not also begin's rev-parse;
+    # watched, none: the changed file was clean, so only its old blob is looked up.
     git_tree(ws, {"a.txt": b"a\n"})
     history.make_snapshot("t1")
     begin(history, "call-1", command="printf b >> a.txt", cwd=ws)
@@ -406,8 +407,8 @@ def test_after_a_command_git_is_asked_once_for_the_status(
     calls = _git_calls(monkeypatch)
     report = finish(history, "call-1")
     assert report is not None and report.modified == ["a.txt"]
-    # One status, no rev-parse; then only the changed file's old blob is looked up.
-    assert calls[0] == "status" and calls.count("status") == 1
+    assert calls.count("status") == (0 if post_by == "watch" else 1)
+    assert post_by == "watch" or calls[0] == "status"
     assert "rev-parse" not in calls
     assert outcome(history) == {"restored": ["a.txt"]}
     assert (ws / "a.txt").read_bytes() == b"a\n"
@@ -489,3 +490,13 @@ def test_dirty_and_untracked_files_changed_again(ws: Path, history: History) -> 
     assert (ws / "a.txt").read_bytes() == b"person's\n"
     assert (ws / "b.txt").read_bytes() == b"b2\n"
     assert (ws / "u.txt").read_bytes() == b"untracked\n"
+
+
+def test_new_ignored_and_clean_files_in_one_command(ws: Path, history: History) -> None:
+    git_tree(ws, {".gitignore": b"*.log\n", "a.txt": b"a\n", "keep.txt": b"k\n"})
+    report = tracked(history, "printf x > new.txt; printf y > out.log; printf z >> a.txt", ws)
+    assert (report.created, report.modified, report.deleted) == (["new.txt"], ["a.txt"], [])
+    assert report.unreached == {"out.log": "ignored"}
+    assert outcome(history) == {"restored": ["a.txt"], "deleted": ["new.txt"]}
+    assert (ws / "a.txt").read_bytes() == b"a\n"
+    assert (ws / "out.log").read_bytes() == b"y"

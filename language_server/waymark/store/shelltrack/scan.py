@@ -61,6 +61,9 @@ class FolderScan:
     # A resident process's token for the changes it watched from before this scan on
     # (:mod:`.watch`); None: the next scan looks at the whole folder.
     watch: list[object] | None = None
+    # After a watched command: the paths the index copy was asked about and its answer
+    # (reused by the diff, never saved).
+    index_known: tuple[set[str], dict[str, tuple[str, str]]] | None = None
 
 
 class GitUnavailable(Exception):

@@ -279,28 +279,9 @@ def _watched(history: History, before: FolderScan) -> FolderScan | None:
     if before.git:
         if before.index is None or _same_repository(before) is None:
             return None
-        # A file git already showed before (changed or untracked) is as dirty as a stat says:
-        # if it went back to its index bytes, the diff finds its content unchanged or
-        # restored either way. Only the others need git's view (ignored? tracked?).
-        unknown = sorted(
-            p for p in touched.paths if p not in before.dirty or p in touched.directories
-        )
-        if not unknown:
-            after = FolderScan(
-                before.root,
-                True,
-                before.scope,
-                index=before.index,
-                index_sig=lstat_signature(before.index),
-            )
-        else:
-            try:
-                after = scan_git(before.scope, before.root, before.index, unknown)
-            except GitUnavailable:
-                return None
-        root = before.root
-        for rel in touched.paths.difference(unknown):
-            after.dirty.setdefault(rel, lstat_signature(root / rel))
+        after = _watched_git(before, touched)
+        if after is None:
+            return None
     else:
         after = walk_paths(before.root, history.workspace, sorted(touched.paths))
     below = tuple(f"{d}/" for d in touched.directories)
@@ -312,6 +293,44 @@ def _watched(history: History, before: FolderScan) -> FolderScan | None:
     after.dirty = {**kept, **after.dirty}
     if not before.git and len(after.dirty) > DEFAULT_MAX_FILES:
         after.cut_short = True
+    return after
+
+
+def _watched_git(before: FolderScan, touched: watch.Touched) -> FolderScan | None:
+    """git's view after the command of the paths it touched, asking git as little as it can.
+
+    A file git showed before (changed or untracked) is as dirty as a stat says: if it went
+    back to its index bytes, the diff finds that by content. A file in the index copy was
+    clean: the diff compares its bytes with its blob. Any other file that exists is new,
+    unless git ignores it. A directory made, removed or moved is git's to list (status).
+    """
+    root, index = before.root, before.index
+    assert index is not None
+    directories = sorted(touched.directories)
+    if directories:
+        try:
+            after = scan_git(before.scope, root, index, directories)
+        except GitUnavailable:
+            return None
+    else:
+        after = FolderScan(root, True, before.scope, index=index, index_sig=lstat_signature(index))
+    files = [p for p in touched.paths if p not in touched.directories and p not in after.dirty]
+    unknown = sorted(p for p in files if p not in before.dirty)
+    try:
+        listing = _index_blobs(before, unknown)
+    except GitUnavailable:
+        return None
+    before.index_known = (set(unknown), listing)
+    new: dict[str, Signature] = {}
+    for rel in files:
+        sig = lstat_signature(root / rel)
+        if rel in before.dirty or rel in listing:
+            after.dirty[rel] = sig
+        elif sig is not None:
+            new[rel] = sig
+    ignored = {os.fspath(p) for p in _ignored([root], [root / rel for rel in new])}
+    prefix = _prefix(root)
+    after.dirty.update({rel: sig for rel, sig in new.items() if prefix + rel not in ignored})
     return after
 
 
@@ -439,7 +458,9 @@ def _diff(
         else:
             was_clean.append(rel)
     if old_index is None:
-        old_index = _index_blobs(before, was_clean)
+        known = before.index_known
+        asked = known is not None and known[0].issuperset(was_clean)
+        old_index = known[1] if known is not None and asked else _index_blobs(before, was_clean)
     clean: dict[str, str] = {}
     for rel in was_clean:
         key = root + rel
