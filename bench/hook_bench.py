@@ -11,9 +11,9 @@ The servers started are stopped by their pid at the end. Measured in one run, ea
   project) next to the same interpreter's ``python -c pass``;
 - the Pre + Post pair around one Bash call that appends to a file (changed since the first
   run, as a file an agent works on), and around one that changes a file still as committed,
-  minus two bare interpreter starts, next to one ``git status --porcelain`` of the same tree: a git tree and
-  the same files without ``.git`` (a stat walk and the pre-image cache), from 5,000 files up
-  to a monorepo's 100,000 (the growth curve);
+  minus two bare interpreter starts, next to one ``git status --porcelain`` of the same
+  tree: a git tree and the same files without ``.git`` (a stat walk and the pre-image
+  cache), from 5,000 files up to a monorepo's 100,000 (the growth curve);
 - on the largest tree without git, the first Bash call (a cold cache) on its own: every call
   must answer well inside the host's hook timeout, and what the call could not back up yet
   is listed as out of reach, never as unchanged.
