@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -500,3 +501,25 @@ def test_new_ignored_and_clean_files_in_one_command(ws: Path, history: History) 
     assert outcome(history) == {"restored": ["a.txt"], "deleted": ["new.txt"]}
     assert (ws / "a.txt").read_bytes() == b"a\n"
     assert (ws / "out.log").read_bytes() == b"y"
+
+
+def test_a_git_without_batch_command_still_gives_the_old_bytes(
+    ws: Path, history: History, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git before 2.36 has no ``cat-file --batch-command``: the blobs are asked the old way."""
+    real = shutil.which("git")
+    fake = tmp_path / "old-git"
+    fake.mkdir()
+    (fake / "git").write_text(
+        "#!/bin/sh\n"
+        'for a in "$@"; do [ "$a" = --batch-command ] && '
+        "{ echo 'error: unknown option `batch-command' >&2; exit 129; }; done\n"
+        f'exec {real} "$@"\n'
+    )
+    (fake / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
+    git_tree(ws, {"a.txt": b"a\n"})
+    report = tracked(history, "printf b >> a.txt", ws)
+    assert report.modified == ["a.txt"]
+    assert outcome(history) == {"restored": ["a.txt"]}
+    assert (ws / "a.txt").read_bytes() == b"a\n"

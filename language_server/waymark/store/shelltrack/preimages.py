@@ -13,6 +13,7 @@ import contextlib
 import marshal
 import os
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -276,6 +277,9 @@ def git_blobs(root: Path, ids: set[str], limit: int) -> tuple[dict[str, bytes], 
     ids over ``limit`` bytes, whose contents are never fetched."""
     if not ids:
         return {}, set()
+    asked = _batch_command(root, sorted(ids), limit)
+    if asked is not None:
+        return asked
     oversized = {i for i, size in _blob_sizes(root, sorted(ids)).items() if size > limit}
     order = sorted(ids - oversized)
     out: dict[str, bytes] = {}
@@ -292,6 +296,64 @@ def git_blobs(root: Path, ids: set[str], limit: int) -> tuple[dict[str, bytes], 
         size = int(header[2])
         out[blob_id] = data[pos : pos + size]
         pos += size + 1
+    return out, oversized
+
+
+def _batch_command(
+    root: Path, order: list[str], limit: int
+) -> tuple[dict[str, bytes], set[str]] | None:
+    """:func:`git_blobs` with one ``git cat-file --batch-command`` (git 2.36 and later):
+    each blob's size is asked first, its bytes only if it is within ``limit``. None where
+    git has no such mode (the caller then asks twice)."""
+    try:
+        proc = subprocess.Popen(
+            ["git", "cat-file", "--batch-command"],
+            cwd=root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+        )
+    except OSError:
+        return None
+    assert proc.stdin is not None and proc.stdout is not None
+    # A git that hangs is killed, as subprocess.run's timeout would.
+    watchdog = threading.Timer(120, proc.kill)
+    watchdog.start()
+    out: dict[str, bytes] = {}
+    oversized: set[str] = set()
+    try:
+        # In chunks: git answers each command as it reads it, and a pipe holds 64 KB.
+        for start in range(0, len(order), 500):
+            chunk = order[start : start + 500]
+            proc.stdin.write("".join(f"info {i}\n" for i in chunk).encode())
+            proc.stdin.flush()
+            sizes: dict[str, int] = {}
+            for blob_id in chunk:
+                fields = proc.stdout.readline().split()
+                if not fields:
+                    return None  # no --batch-command here (or git died): ask the old way
+                if len(fields) == 3 and fields[1] == b"blob" and fields[2].isdigit():
+                    sizes[blob_id] = int(fields[2])
+            for blob_id, size in sizes.items():
+                if size > limit:
+                    oversized.add(blob_id)
+                    continue
+                proc.stdin.write(f"contents {blob_id}\n".encode())
+                proc.stdin.flush()
+                header = proc.stdout.readline().split()
+                if len(header) != 3 or int(header[2]) != size:
+                    return None
+                out[blob_id] = proc.stdout.read(size + 1)[:size]
+        proc.stdin.close()
+        proc.wait()
+    except (OSError, ValueError):
+        return None
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     return out, oversized
 
 
