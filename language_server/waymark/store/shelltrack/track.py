@@ -166,8 +166,9 @@ def begin(
                 if sig is None:
                     continue
                 key = root + rel
-                # Most files of a walk were copied by an earlier command and not touched since.
-                known = cache.up_to_date(key, sig) if walked else None
+                # Most files were copied by an earlier command and not touched since; whether
+                # a changed one may be tracked is asked after the command, as of every file.
+                known = cache.up_to_date(key, sig)
                 if known is not None and sig[3] <= history.workspace.max_file_size:
                     backups[key] = known
                     continue
