@@ -293,7 +293,7 @@ def pair_figures(tmp: Path, files: int, runs: int, largest: bool) -> list[dict[s
 SIZES = (5000, 20_000, 100_000)
 
 
-def figures(sizes: tuple[int, ...] = SIZES, runs: int = 7) -> list[dict[str, Any]]:
+def figures(sizes: tuple[int, ...] = SIZES, runs: int = 11) -> list[dict[str, Any]]:
     tmp = Path(tempfile.mkdtemp(prefix="hook-bench-"))
     try:
         out = latency_figures(tmp, runs)
