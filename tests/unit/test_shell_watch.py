@@ -112,3 +112,16 @@ def test_overlapping_folders_are_scanned_not_watched(
     token = watches.arm(outer, Everything())
     (outer / "d0" / "f.txt").write_bytes(b"still seen\n")
     assert watches.touched(token) == watch.Touched({"d0/f.txt"}, set())
+
+
+def test_a_commands_scan_is_not_kept_in_memory_after_its_post(tmp_path: Path) -> None:
+    """The resident server remembers the state files it wrote (to skip reading them back),
+    but a command's scan only until its Post takes it: a walk's is megabytes."""
+    from waymark.store.shelltrack import preimages
+
+    cache = preimages.Preimages(tmp_path / "shell")
+    cache.put_pending("call-1", {"scans": [], "backups": {}, "skipped": {}, "named": {}})
+    path = cache.pending_path("call-1", "state")
+    assert path in preimages._MEMO
+    assert cache.take_pending("call-1") == {"scans": [], "backups": {}, "skipped": {}, "named": {}}
+    assert path not in preimages._MEMO and not path.exists()

@@ -164,6 +164,7 @@ class Preimages:
     def take_pending(self, name: str) -> dict[str, Any] | None:
         path = self._pending(name)
         value = _read_state(path)
+        _MEMO.pop(path, None)  # taken once: a walk's scan is megabytes a resident server keeps
         if value is None:
             return None
         with contextlib.suppress(OSError):
@@ -198,7 +199,7 @@ class Preimages:
 # resident process (the hook server) then reads back its own writes without decoding them;
 # a file another process replaced since has another identity and is read afresh.
 _MEMO: dict[Path, tuple[tuple[int, ...], Any]] = {}
-_MEMO_MAX = 64
+_MEMO_MAX = 16
 
 
 def _identity(st: os.stat_result) -> tuple[int, ...]:
