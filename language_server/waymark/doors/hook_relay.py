@@ -44,8 +44,12 @@ def enabled() -> bool:
 
 
 def server_key() -> str:
-    """Which server serves this process: one per install, interpreter and state directory."""
-    seed = f"{_PACKAGE_PARENT}\0{sys.executable}\0{state_dir()}".encode("utf-8", "surrogateescape")
+    """Which server serves this process: one per install, environment (a venv's ``python``
+    and ``python3`` are one), interpreter and state directory."""
+    interpreter = os.path.realpath(sys.executable)
+    seed = f"{_PACKAGE_PARENT}\0{sys.prefix}\0{interpreter}\0{state_dir()}".encode(
+        "utf-8", "surrogateescape"
+    )
     return f"{os.getuid()}-{zlib.crc32(seed):08x}{zlib.adler32(seed):08x}"
 
 
