@@ -37,9 +37,7 @@ def track_edit(ledger: Ledger, backups: Backups, path: Path) -> list[str]:
             return [*warnings, *_too_large(ledger, snap, key, shown, size, backups)]
         new, failures = backups.capture(key)
         warnings.extend(failures)
-    record = SnapshotRecord(
-        snap.prompt_id, snap.label, snap.timestamp, snap.seq, True, {key: new}, {}
-    )
+    record = SnapshotRecord.update_of(snap, {key: new})
     if not ledger.commit(record):
         warnings.append(_journal_lost(shown))
     evict(ledger)
@@ -57,16 +55,7 @@ def _too_large(
     ]
     if snap.unreached.get(key) == "too_large":
         return warnings
-    record = SnapshotRecord(
-        snap.prompt_id,
-        snap.label,
-        snap.timestamp,
-        snap.seq,
-        True,
-        {},
-        {},
-        unreached={key: "too_large"},
-    )
+    record = SnapshotRecord.update_of(snap, unreached={key: "too_large"})
     if not ledger.commit(record):
         warnings.append(_journal_lost(shown))
     return warnings
@@ -84,18 +73,7 @@ def note_writes(
     ledger: Ledger, backups: Backups, session: str | None, writes: dict[str, str | None]
 ) -> None:
     snap, _ = current(ledger, backups)
-    ledger.commit(
-        SnapshotRecord(
-            snap.prompt_id,
-            snap.label,
-            snap.timestamp,
-            snap.seq,
-            True,
-            {},
-            writes,
-            session=session,
-        )
-    )
+    ledger.commit(SnapshotRecord.update_of(snap, writes=writes, session=session))
 
 
 def track_shell(
@@ -121,12 +99,8 @@ def track_shell(
         if entry.state == "failed":
             warnings.append(no_rewind(entry.display, entry.error or "backup_failed"))
         files[key] = entry
-    record = SnapshotRecord(
-        snap.prompt_id,
-        snap.label,
-        snap.timestamp,
-        snap.seq,
-        True,
+    record = SnapshotRecord.update_of(
+        snap,
         files,
         {key: after for key, (_, after) in changes.items()},
         session=session,

@@ -170,9 +170,7 @@ class Model:
 
     def drop_record(self, snap: Snapshot) -> SnapshotRecord:
         """The record that evicts ``snap``."""
-        return SnapshotRecord(
-            snap.prompt_id, snap.label, snap.timestamp, snap.seq, True, {}, {}, dropped=True
-        )
+        return SnapshotRecord.update_of(snap, dropped=True)
 
     def live_records(self) -> list[SnapshotRecord]:
         """The fewest records whose replay rebuilds this state (what compaction writes)."""

@@ -128,6 +128,32 @@ class SnapshotRecord:
     forget: tuple[str, ...] = ()
     unreached: dict[str, str] = field(default_factory=dict)
 
+    @classmethod
+    def update_of(
+        cls,
+        snap: Snapshot,
+        files: dict[str, FileEntry] | None = None,
+        writes: dict[str, str | None] | None = None,
+        *,
+        session: str | None = None,
+        unreached: dict[str, str] | None = None,
+        dropped: bool = False,
+    ) -> SnapshotRecord:
+        """An update of ``snap``'s turn: entries added, writes noted, paths out of reach, or
+        the turn dropped."""
+        return cls(
+            snap.prompt_id,
+            snap.label,
+            snap.timestamp,
+            snap.seq,
+            True,
+            files or {},
+            writes or {},
+            dropped=dropped,
+            session=session,
+            unreached=unreached or {},
+        )
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "promptId": self.prompt_id,

@@ -253,10 +253,6 @@ def finish(history: History, name: str) -> Report | None:
         return report
 
 
-# ``_scan``'s "where is the work tree" not asked yet.
-_UNASKED = object()
-
-
 def _arm(history: History, folder: Path) -> tuple[list[object] | None, tuple[Path, Path] | None]:
     """Where ``folder``'s git work tree is, and (in a resident process) a watch armed on it
     before it is scanned, so that the command's changes are all seen from then on."""
@@ -340,7 +336,7 @@ def _scan_with_nested(
 ) -> list[FolderScan]:
     """``folder``'s scan, then one per repository inside it (nested ones, submodules): git
     shows each as one entry of the outer status, and what they hold only to their own."""
-    scans = [_scan(history, folder, None, max_files, paths)]
+    scans = [_scan_at(history, folder, paths, max_files)]
     queue = list(scans[0].nested)
     while queue:
         inner = queue.pop(0)
@@ -380,21 +376,20 @@ def _adopt_new_repositories(
             after.dirty = {k: v for k, v in after.dirty.items() if not k.startswith(prefix)}
 
 
-def _scan(
-    history: History,
-    folder: Path,
-    before: FolderScan | None,
-    max_files: int,
-    known: tuple[Path, Path] | object | None = _UNASKED,
+def _scan(history: History, folder: Path, before: FolderScan | None, max_files: int) -> FolderScan:
+    """git's view when ``folder`` is in a work tree (and was before), else a bounded walk."""
+    git = before is None or before.git
+    paths = (_same_repository(before) or git_paths(folder)) if git else None
+    return _scan_at(history, folder, paths, max_files)
+
+
+def _scan_at(
+    history: History, folder: Path, paths: tuple[Path, Path] | None, max_files: int
 ) -> FolderScan:
-    """git's view when ``folder`` is in a work tree (and was before), else a bounded walk;
-    ``known``: where its work tree is (None: in none), just asked."""
-    if before is None or before.git:
-        paths = known if known is not _UNASKED else _same_repository(before) or git_paths(folder)
-        assert paths is None or isinstance(paths, tuple)
-        if paths is not None:
-            with contextlib.suppress(GitUnavailable):
-                return scan_git(folder, *paths)
+    """git's view of ``folder`` in the work tree at ``paths`` (top level, index), or a walk."""
+    if paths is not None:
+        with contextlib.suppress(GitUnavailable):
+            return scan_git(folder, *paths)
     return walk(folder, history.workspace, max_files)
 
 
