@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 from test_mcp_protocol import call, connect, tree
 
+# The bench's fixtures: the budgets are asserted on what bench/result_size.py measures.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from bench.result_size import BIG, LONG, NOTEBOOK
+
 from helpers_commands import cli
 
 pytestmark = pytest.mark.timeout(300)
-
-BIG = "".join(f"row {i:05d} = {'x' * 35}\n" for i in range(1000))  # 48,000 characters
-LONG = "".join(f"line {i} = value_{i}\n" for i in range(3000))
 
 
 def _anchor_line(anchors: list[str], text: str) -> str:
@@ -123,22 +125,7 @@ async def test_large_changes_of_every_editing_tool_stay_within_budget(workspace:
     patch = "--- /dev/null\n+++ b/p.txt\n@@ -0,0 +1,1000 @@\n" + "".join(
         "+" + line + "\n" for line in BIG.splitlines()
     )
-    nb = {
-        "cells": [
-            {
-                "cell_type": "code",
-                "id": "c1",
-                "metadata": {},
-                "outputs": [],
-                "execution_count": None,
-                "source": ["print(1)\n"],
-            }
-        ],
-        "metadata": {},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-    (workspace / "n.ipynb").write_text(json.dumps(nb, indent=1) + "\n")
+    (workspace / "n.ipynb").write_text(json.dumps(NOTEBOOK, indent=1) + "\n")
     async with connect(workspace) as session:
         for path in ("a.txt", "b.txt", "n.ipynb"):
             await call(session, "waymark_read", path=path, limit=1)
