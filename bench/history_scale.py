@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "language_server"))
 sys.path.insert(0, str(ROOT))  # for bench.goals when run as a script
 from bench.goals import Condition, Goal  # noqa: E402
+from bench.machine import bytes_under  # noqa: E402
 
 from waymark.store.files import atomic_write, digest  # noqa: E402
 from waymark.store.history import History, history_workspace  # noqa: E402
@@ -42,10 +43,6 @@ def _write(history: History, path: Path, data: bytes) -> None:
         history.track_edit(path)
         atomic_write(path, data)
         history.record_write(path, digest(data))
-
-
-def _du(directory: Path) -> int:
-    return sum(p.stat().st_size for p in directory.rglob("*") if p.is_file())
 
 
 def build_large(base: Path, turns: int, files: int, keep: int) -> dict[str, Any]:
@@ -138,7 +135,7 @@ def budget_run(base: Path, turns: int = 200, budget: int = 1 << 20) -> dict[str,
         history.make_snapshot(f"t{turn}")
         for name in ("a.bin", "b.bin", "c.bin"):
             _write(history, ws / name, rng.randbytes(20_000))
-        peak = max(peak, _du(history.dir))
+        peak = max(peak, bytes_under(history.dir))
     oldest = history.turns()[0].prompt_id
     kept = len(history.turns())
     result = history.rewind(oldest)

@@ -43,6 +43,7 @@ from typing import Any
 BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR.parent))  # for bench.goals when run as a script
 from bench.goals import Goal  # noqa: E402
+from bench.machine import bytes_under  # noqa: E402
 
 GIT_ENV = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
 GIT = ["git", "-c", "user.email=b@example.com", "-c", "user.name=b"]
@@ -146,14 +147,6 @@ def _median(runs: list[float]) -> float:
     return statistics.median(runs)
 
 
-def _du(path: Path) -> int:
-    total = 0
-    for dirpath, _, names in os.walk(path):
-        for name in names:
-            total += os.lstat(os.path.join(dirpath, name)).st_size
-    return total
-
-
 def _status(ws: Path) -> float:
     return _timed(["git", "status", "--porcelain"], ws, GIT_ENV)
 
@@ -207,7 +200,7 @@ def pair_figures(tmp: Path, files: int, runs: int, largest: bool) -> list[dict[s
     cold = {
         "first_pre_s": round(first_pre, 3),
         "first_post_s": round(first_post, 3),
-        "history_bytes_after_first_call": _du(tmp / f"state-plain-{files}"),
+        "history_bytes_after_first_call": bytes_under(tmp / f"state-plain-{files}"),
         "first_post_says_modified": str(target) in said,
     }
     git_hooks = Hooks(ws, tmp / f"state-git-{files}")

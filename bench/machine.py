@@ -1,4 +1,5 @@
-"""The machine a bench run ran on, for the head of ``bench/results.md``."""
+"""The machine a bench run ran on, for the head of ``bench/results.md``; and what a run
+left on its disk."""
 
 from __future__ import annotations
 
@@ -53,3 +54,12 @@ def machine_info() -> dict[str, str]:
         "commit": _first_line("git", "-C", str(ROOT), "rev-parse", "--short", "HEAD")
         + (" + uncommitted changes" if dirty else ""),
     }
+
+
+def bytes_under(path: Path) -> int:
+    """The size of every file under ``path`` (links not followed)."""
+    total = 0
+    for dirpath, _, names in os.walk(path):
+        for name in names:
+            total += os.lstat(os.path.join(dirpath, name)).st_size
+    return total

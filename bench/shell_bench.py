@@ -33,6 +33,7 @@ sys.path.insert(0, str(BENCH_DIR.parent / "language_server"))
 sys.path.insert(0, str(BENCH_DIR))
 sys.path.insert(0, str(BENCH_DIR.parent))  # for bench.goals when run as a script
 from bench.goals import Goal  # noqa: E402
+from bench.machine import bytes_under  # noqa: E402
 
 from history_bench import make_workspace  # noqa: E402
 from waymark.store.history import History, history_workspace  # noqa: E402
@@ -48,20 +49,12 @@ def _time(fn: Any) -> float:
     return time.perf_counter() - start
 
 
-def _du(path: Path) -> int:
-    total = 0
-    for dirpath, _, names in os.walk(path):
-        for name in names:
-            total += os.lstat(os.path.join(dirpath, name)).st_size
-    return total
-
-
 def _tracked_runs(ws: Path, history: History, target: Path, runs: int) -> tuple[list[float], int]:
     script = f"printf 'x\\n' >> {target}"
     times: list[float] = []
     grown = 0
     for n in range(runs + 1):
-        before = _du(history.dir)
+        before = bytes_under(history.dir)
         history.make_snapshot(f"turn-{ws.name}-{n}")
         start = time.perf_counter()
         begin(history, f"c{n}", command=script, cwd=ws)
@@ -73,7 +66,7 @@ def _tracked_runs(ws: Path, history: History, target: Path, runs: int) -> tuple[
         assert report is not None and report.modified, report
         if n:  # the first run fills caches (page cache, git's stat data): not steady state
             times.append((middle - start) + (end - resumed))
-            grown = max(grown, _du(history.dir) - before)
+            grown = max(grown, bytes_under(history.dir) - before)
     return times, grown
 
 

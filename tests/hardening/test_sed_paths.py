@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from helpers_commands import cli
+
 pytestmark = [
     pytest.mark.timeout(300),
     pytest.mark.skipif(not Path("/bin/sed").exists(), reason="needs GNU sed as /bin/sed"),
@@ -358,21 +360,9 @@ def test_a_simulated_star_backup_and_quoted_tilde_rewind(tmp_path: Path) -> None
     ws = tmp_path / "ws"
     env = env_for(tmp_path, case)
 
-    def cli(*args: str) -> dict[str, Any]:
-        done = subprocess.run(
-            [sys.executable, "-m", "waymark", *args, "--json"],
-            cwd=ws,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        result: dict[str, Any] = json.loads(done.stdout)
-        return result
-
-    assert cli("snapshot", "t1")["ok"] is True
-    assert cli("sed", "sed -i'bak/*' s/e/E/ '~/notes.txt' f.txt")["simulated"] is True
+    assert cli(ws, "snapshot", "t1", env=env)["ok"] is True
+    assert cli(ws, "sed", "sed -i'bak/*' s/e/E/ '~/notes.txt' f.txt", env=env)["simulated"] is True
     assert (ws / "bak" / "~" / "notes.txt").read_bytes() == b"tilde dir\n"
     assert (ws / "~" / "notes.txt").read_bytes() == b"tildE dir\n"
-    assert cli("rewind", "t1")["ok"] is True
+    assert cli(ws, "rewind", "t1", env=env)["ok"] is True
     assert tree(tmp_path) == before

@@ -4,9 +4,11 @@ its own), and Post looking only where a watch saw changes (the resident hook ser
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from waymark.store.history import History, history_workspace
 from waymark.store.shelltrack import watch
 
 
@@ -18,3 +20,13 @@ def post_by(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     active = watch.active()
     if active is not None:
         active.close()
+
+
+@pytest.fixture
+def history(tmp_path: Path, ws: Path) -> Iterator[History]:
+    """The history of the test's ``ws`` (each test module says what ``ws`` holds)."""
+    opened = History.open(
+        tmp_path / "history", history_workspace(tmp_path / "history", [ws]), session="s1"
+    )
+    yield opened
+    opened.close()

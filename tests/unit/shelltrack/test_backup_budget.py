@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from waymark.store.history import History, history_workspace
+from waymark.store.history import History
 from waymark.store.shelltrack.track import begin, finish
 
 
@@ -24,15 +23,6 @@ def ws(tmp_path: Path) -> Path:
     for n in range(20):
         os.utime(root / f"f{n}.txt", (old, old))
     return Path(os.path.realpath(root))
-
-
-@pytest.fixture
-def history(tmp_path: Path, ws: Path) -> Iterator[History]:
-    opened = History.open(
-        tmp_path / "history", history_workspace(tmp_path / "history", [ws]), session="s1"
-    )
-    yield opened
-    opened.close()
 
 
 def run(history: History, ws: Path, name: str, script: str, seconds: float) -> dict[str, object]:

@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import cast
@@ -20,7 +19,7 @@ from typing import cast
 import pytest
 
 from waymark.commands.context import CommandContext
-from waymark.store.history import History, history_workspace
+from waymark.store.history import History
 from waymark.store.shelltrack import watch
 from waymark.store.shelltrack.track import Report, begin, finish
 
@@ -50,15 +49,6 @@ def ws(tmp_path: Path) -> Path:
     root = tmp_path / "ws"
     root.mkdir()
     return Path(os.path.realpath(root))
-
-
-@pytest.fixture
-def history(tmp_path: Path, ws: Path) -> Iterator[History]:
-    opened = History.open(
-        tmp_path / "history", history_workspace(tmp_path / "history", [ws]), session="s1"
-    )
-    yield opened
-    opened.close()
 
 
 def tracked(history: History, script: str, ws: Path, turn: str = "t1") -> Report:
