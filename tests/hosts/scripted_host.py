@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -69,6 +70,18 @@ def _text(content: Any) -> str:
     if isinstance(content, list):
         return "".join(_text(c.get("text", c.get("content", ""))) for c in content)
     return ""
+
+
+def cannot_run(host_bin: str) -> str | None:
+    """Why a host cannot run offline here (the test then fails with it), or None."""
+    if not (HOSTS_BIN / host_bin).exists():
+        return f"{HOSTS_BIN / host_bin} is missing: run scripts/install-hosts.sh first"
+    if shutil.which("unshare") is None or shutil.which("ip") is None:
+        return "unshare and ip (util-linux, iproute2) are needed to keep the hosts offline"
+    probe = subprocess.run(["unshare", "-n", "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        return f"cannot create a network namespace: {probe.stderr.strip()}"
+    return None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +24,9 @@ from helpers_commands import cli
 from helpers_hook_server import pid_files
 
 HERE = Path(__file__).resolve().parent
-BIN = HERE.parents[1] / ".hosts" / "node_modules" / ".bin"
+sys.path.insert(0, str(HERE))
+from scripted_host import cannot_run  # noqa: E402
+
 PROMPT = "Return 2 from f and rename beta"
 FILES = {
     "a.py": b"def f():\n    return 1\n",
@@ -43,13 +44,9 @@ pytestmark = pytest.mark.timeout(600)
 
 
 def _require(host_bin: str) -> None:
-    if not (BIN / host_bin).exists():
-        pytest.fail(f"{BIN / host_bin} is missing: run scripts/install-hosts.sh first")
-    if shutil.which("unshare") is None or shutil.which("ip") is None:
-        pytest.fail("unshare and ip (util-linux, iproute2) are needed to keep the hosts offline")
-    probe = subprocess.run(["unshare", "-n", "true"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        pytest.fail(f"cannot create a network namespace: {probe.stderr.strip()}")
+    reason = cannot_run(host_bin)
+    if reason is not None:
+        pytest.fail(reason)
 
 
 def _run(workspace: Path, tmp_path: Path, host: str) -> dict[str, Any]:

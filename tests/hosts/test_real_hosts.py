@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +24,7 @@ from helpers_hook_server import call_records, pid_files, wait_server
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from scripted_host import HOST_RUNS, HOSTS_BIN  # noqa: E402
+from scripted_host import HOST_RUNS, cannot_run  # noqa: E402
 
 PROMPT = "Scenario edits\nacross the workspace"
 FILES = {
@@ -64,13 +63,9 @@ pytestmark = pytest.mark.timeout(600)
 
 
 def _require(host_bin: str) -> None:
-    if not (HOSTS_BIN / host_bin).exists():
-        pytest.fail(f"{HOSTS_BIN / host_bin} is missing: run scripts/install-hosts.sh first")
-    if shutil.which("unshare") is None or shutil.which("ip") is None:
-        pytest.fail("unshare and ip (util-linux, iproute2) are needed to keep the hosts offline")
-    probe = subprocess.run(["unshare", "-n", "true"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        pytest.fail(f"cannot create a network namespace: {probe.stderr.strip()}")
+    reason = cannot_run(host_bin)
+    if reason is not None:
+        pytest.fail(reason)
 
 
 def _offline_qwen_settings(workspace: Path) -> None:
