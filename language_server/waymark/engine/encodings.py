@@ -10,6 +10,7 @@ wins; otherwise the file keeps UTF-8 with its undecodable bytes escaped, and say
 from __future__ import annotations
 
 import codecs
+import re
 from dataclasses import dataclass
 
 from waymark.engine.errors import BinaryFile
@@ -163,6 +164,26 @@ _NAMES = {
     "cp949": "cp949",
     "koi8_r": "koi8-r",
 }
+# UTF-8 with some damage is not a single-byte file: in real Windows-1252 or KOI8-R text
+# hardly a non-ASCII byte falls in a valid UTF-8 sequence (0 in the corpus), in a damaged
+# UTF-8 file most do; multi-byte encodings reach 0.2 by chance, and their detection is sharp.
+_SINGLE_BYTE = ("windows-1252", "koi8-r")
+_MAX_UTF8_SHARE = 0.1
+_UTF8_SEQUENCE = re.compile(
+    rb"[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}"
+    rb"|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}"
+    rb"|\xf4[\x80-\x8f][\x80-\xbf]{2}"
+)
+_ASCII = bytes(range(128))
+
+
+def _utf8_share(data: bytes) -> float:
+    """The share of non-ASCII bytes that lie in well-formed UTF-8 sequences."""
+    non_ascii = len(data.translate(None, _ASCII))
+    valid = sum(map(len, _UTF8_SEQUENCE.findall(data)))
+    return valid / non_ascii if non_ascii else 0.0
+
+
 # A match is clear when its mess ratio is low and the runner-up is measurably worse.
 _MAX_CHAOS = 0.1
 _CHAOS_MARGIN = 0.05
@@ -187,7 +208,7 @@ def detect(data: bytes) -> str | None:
         ):
             return None
     name = _NAMES.get(codecs.lookup(best.encoding).name.replace("-", "_"))
-    if name is None:
+    if name is None or (name in _SINGLE_BYTE and _utf8_share(data) > _MAX_UTF8_SHARE):
         return None
     narrower = _NARROWER.get(name)
     if narrower is not None and round_trips(data, narrower):
