@@ -82,9 +82,10 @@ def _editorconfig(real: Path, dirs: list[Path]) -> str | None:
 @lru_cache(maxsize=256)
 def _editorconfig_regex(glob: str) -> re.Pattern[str]:
     # A section without a slash matches the name at any depth (the EditorConfig spec).
-    if "/" not in glob:
-        glob = "**/" + glob
-    glob = glob.lstrip("/")
+    return _glob_regex(glob.lstrip("/") if "/" in glob else "**/" + glob)
+
+
+def _glob_regex(glob: str) -> re.Pattern[str]:
     out, i = [], 0
     while i < len(glob):
         c = glob[i]
@@ -154,4 +155,4 @@ def _gitattributes(real: Path, dirs: list[Path]) -> str | None:
 def _gitattributes_regex(pattern: str) -> re.Pattern[str]:
     # As in .gitignore: a pattern without a slash matches the name at any depth.
     anchored = "/" in pattern.rstrip("/")
-    return _editorconfig_regex(pattern.lstrip("/") if anchored else "**/" + pattern)
+    return _glob_regex(pattern.lstrip("/") if anchored else "**/" + pattern)
