@@ -90,9 +90,7 @@ def as_json(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("name", sorted(EDITS))
-def test_cli_reads_edits_refuses_and_rewinds_in_the_files_encoding(
-    corpus: Path, name: str
-) -> None:
+def test_cli_reads_edits_refuses_and_rewinds_in_the_files_encoding(corpus: Path, name: str) -> None:
     original = MAKE.FILES[name][0]
     path = corpus / name
     assert waymark(corpus, "snapshot", "t1").returncode == 0
@@ -207,10 +205,7 @@ async def test_mcp_every_string_and_line_door_writes_the_files_encoding(corpus: 
 
         # a patch whose context is the decoded text
         err, _ = await call(session, "waymark_read", path="big5.c")
-        patch = (
-            "--- a/big5.c\n+++ b/big5.c\n@@ -3 +3 @@\n"
-            '-城市 = "臺北市";\n+城市 = "高雄市";\n'
-        )
+        patch = '--- a/big5.c\n+++ b/big5.c\n@@ -3 +3 @@\n-城市 = "臺北市";\n+城市 = "高雄市";\n'
         err, text = await call(session, "waymark_patch", patch=patch)
         assert not err, text
         assert (corpus / "big5.c").read_bytes() == edited("big5.c").replace(
