@@ -64,6 +64,10 @@ export const COMMAND_SPECS = [
           "type": "boolean",
           "description": "true: a Jupyter notebook (.ipynb) as its raw JSON lines instead of its cells.",
           "default": false
+        },
+        "encoding": {
+          "type": "string",
+          "description": "The file's encoding (e.g. windows-1252, gbk, shift_jis) when a read's `encoding` is not the file's real one; give the same one to the edits."
         }
       },
       "required": [
@@ -314,6 +318,10 @@ export const COMMAND_SPECS = [
           "type": "boolean",
           "description": "true: write nothing; return the diff and a token for approval.",
           "default": false
+        },
+        "encoding": {
+          "type": "string",
+          "description": "The file's encoding (e.g. windows-1252, gbk, shift_jis) when a read's `encoding` is not the file's real one; give the same one to the edits."
         }
       },
       "required": [
@@ -357,6 +365,10 @@ export const COMMAND_SPECS = [
           "type": "boolean",
           "description": "true: write nothing; return the diff and a token for approval.",
           "default": false
+        },
+        "encoding": {
+          "type": "string",
+          "description": "The file's encoding (e.g. windows-1252, gbk, shift_jis) when a read's `encoding` is not the file's real one; give the same one to the edits."
         }
       },
       "required": [
@@ -413,6 +425,10 @@ export const COMMAND_SPECS = [
           "type": "boolean",
           "description": "true: write nothing; return the diff and a token for approval.",
           "default": false
+        },
+        "encoding": {
+          "type": "string",
+          "description": "The file's encoding (e.g. windows-1252, gbk, shift_jis) when a read's `encoding` is not the file's real one; give the same one to the edits."
         }
       },
       "required": [
@@ -446,6 +462,10 @@ export const COMMAND_SPECS = [
           "type": "boolean",
           "description": "true: write nothing; return the diff and a token for approval.",
           "default": false
+        },
+        "encoding": {
+          "type": "string",
+          "description": "The file's encoding (e.g. windows-1252, gbk, shift_jis) when a read's `encoding` is not the file's real one; give the same one to the edits."
         }
       },
       "required": [
@@ -874,6 +894,10 @@ export const SERVER_OPTIONS = {
   "maxFileSize": {
     "type": "integer",
     "default": 20971520
+  },
+  "filesEncoding": {
+    "type": "string",
+    "default": null
   }
 } as const;
 
