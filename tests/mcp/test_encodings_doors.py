@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
@@ -215,4 +216,40 @@ async def test_mcp_every_string_and_line_door_writes_the_files_encoding(corpus: 
         err, text = await call(session, "waymark_rewind", promptId="t1")
         assert not err, text
     for name, data in before.items():
+        assert (corpus / name).read_bytes() == data, name
+
+
+def hook(workspace: Path, event: dict[str, Any]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "waymark", "hook", "claude-code"],
+        input=json.dumps({"cwd": str(workspace), "session_id": "s", **event}),
+        cwd=workspace,
+        env={**os.environ, "CLAUDE_PROJECT_DIR": str(workspace)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "", done.stderr
+
+
+def test_a_hosts_own_edit_of_legacy_files_is_backed_up_counted_and_rewound(corpus: Path) -> None:
+    """The host's Edit tool rewrites each file (here as UTF-8, the classic corruption); the
+    hook's backup and a rewind give back every byte."""
+    hook(corpus, {"hook_event_name": "UserPromptSubmit", "prompt": "p", "prompt_id": "p1"})
+    for name in ("windows-1252.php", "gbk.py", "shift_jis.bas", "stray-byte.txt"):
+        edit = {"tool_name": "Edit", "tool_input": {"file_path": str(corpus / name)}}
+        hook(corpus, {"hook_event_name": "PreToolUse", **edit})
+        text = (corpus / name).read_bytes().decode(encoding_of(name), "surrogateescape")
+        old, new = EDITS[name]
+        (corpus / name).write_bytes(text.replace(old, new).encode("utf-8", "surrogateescape"))
+        hook(corpus, {"hook_event_name": "PostToolUse", **edit})
+    stats = as_json(waymark(corpus, "diff-stats", "p1", "--json"))
+    # Counted over the decoded text: re-encoding the file changed one line of it.
+    counts = {f["path"]: (f["insertions"], f["deletions"]) for f in stats["files"]}
+    for name in ("windows-1252.php", "gbk.py", "shift_jis.bas"):
+        assert counts[name] == (1, 1), stats
+    rewound = as_json(waymark(corpus, "rewind", "p1", "--json"))
+    assert rewound["ok"], rewound
+    for name, (data, _) in MAKE.FILES.items():
         assert (corpus / name).read_bytes() == data, name
