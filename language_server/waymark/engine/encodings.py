@@ -122,33 +122,39 @@ def round_trips(data: bytes, encoding: str) -> bool:
 def decide(data: bytes, declared: str | None = None) -> Decision:
     """The encoding of ``data``: a BOM; else ``declared`` (a name :func:`canonical` knows);
     else UTF-8 when the bytes are valid UTF-8; else what the detector clearly finds."""
+    return decide_with_text(data, declared)[0]
+
+
+def decide_with_text(data: bytes, declared: str | None = None) -> tuple[Decision, str | None]:
+    """:func:`decide`, plus the text when deciding already decoded it (valid UTF-8): the
+    common case then decodes once."""
     for bom, name in BOMS:
         if data.startswith(bom):
             if name == "utf-8":
                 refuse_binary(data)
-            return Decision(name, True, "bom")
+            return Decision(name, True, "bom"), None
     note = None
     encoding = None if declared is None else canonical(declared)
     if encoding in _UNICODE[1:] and round_trips(data, encoding):
-        return Decision(encoding, False, "declared")
+        return Decision(encoding, False, "declared"), None
     refuse_binary(data)
     if declared is not None:
         if encoding is None:
             note = f"the declared encoding {declared!r} is not one Waymark supports"
         elif encoding == "utf-8" or round_trips(data, encoding):
-            return Decision(encoding, False, "declared")
+            return Decision(encoding, False, "declared"), None
         elif encoding not in _UNICODE:
             note = f"the bytes do not round-trip as the declared {encoding}"
     try:
-        data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         pass
     else:
-        return Decision("utf-8", False, "utf-8", note)
+        return Decision("utf-8", False, "utf-8", note), text
     found = detect(data)
     if found is not None:
-        return Decision(found, False, "detected", note)
-    return Decision("utf-8", False, "undecided", note)
+        return Decision(found, False, "detected", note), None
+    return Decision("utf-8", False, "undecided", note), None
 
 
 # Among supported encodings that decode the bytes to the same text, the narrower one: a
@@ -184,8 +190,9 @@ def _utf8_share(data: bytes) -> float:
     return valid / non_ascii if non_ascii else 0.0
 
 
-# A match is clear when its mess ratio is low and the runner-up is measurably worse.
-_MAX_CHAOS = 0.1
+# A match is clear when its mess ratio is within the detector's own default threshold and
+# the runner-up is measurably worse.
+_MAX_CHAOS = 0.2
 _CHAOS_MARGIN = 0.05
 _COHERENCE_MARGIN = 0.1
 

@@ -19,7 +19,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from waymark.engine.encodings import BOMS, Decision, decide, errors_for, refuse_binary
+from waymark.engine.encodings import BOMS, Decision, decide_with_text, errors_for, refuse_binary
 from waymark.engine.errors import BinaryFile, UnrepresentableCharacter
 
 EOLS = ("\n", "\r\n", "\r")
@@ -101,11 +101,12 @@ class TextFile:
     def decode(cls, data: bytes, declared: str | None = None) -> TextFile:
         """Decode ``data`` in the encoding :func:`decide` finds (``declared``: the encoding
         declared for the file, if any)."""
-        decision = decide(data, declared)
+        decision, text = decide_with_text(data, declared)
         encoding, bom = decision.encoding, decision.bom
         body = data[len(_BOM_OF[encoding]) :] if bom else data
         try:
-            text = body.decode(encoding, errors_for(encoding))
+            if text is None:
+                text = body.decode(encoding, errors_for(encoding))
         except UnicodeDecodeError as exc:
             raise BinaryFile(
                 f"The file has a {encoding} BOM but is not valid {encoding}; "

@@ -10,6 +10,7 @@ declaration is found here; what it means for the bytes is the engine's
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -17,20 +18,28 @@ from pathlib import Path
 
 def declared_encoding(real: Path, folder: Path) -> str | None:
     """The encoding declared for ``real`` (a path below ``folder``), or None."""
-    try:
-        relative = real.relative_to(folder)
-    except ValueError:
+    # Strings, not Path objects: this runs on every load of every file, UTF-8 ones included.
+    top, name = str(folder), str(real)
+    if not name.startswith(top.rstrip("/") + "/"):
         return None
-    dirs = [folder.joinpath(*relative.parts[:i]) for i in range(len(relative.parts) - 1, -1, -1)]
-    return _editorconfig(real, dirs) or _gitattributes(real, dirs)
+    parts = name[len(top.rstrip("/")) + 1 :].split("/")
+    # (directory, the file's path relative to it), closest directory first
+    dirs = [
+        (top if i == 0 else top.rstrip("/") + "/" + "/".join(parts[:i]), "/".join(parts[i:]))
+        for i in range(len(parts) - 1, -1, -1)
+    ]
+    return _editorconfig(dirs) or _gitattributes(dirs)
 
 
-def _read(path: Path) -> tuple[int, int, str] | None:
+def _key(path: str) -> tuple[int, int, str] | None:
+    # os.access answers "absent" without raising: most directories have neither file.
+    if not os.access(path, os.F_OK):
+        return None
     try:
-        stat = path.stat()
-        return stat.st_mtime_ns, stat.st_size, str(path)
+        stat = os.stat(path)
     except OSError:
         return None
+    return stat.st_mtime_ns, stat.st_size, path
 
 
 @lru_cache(maxsize=256)
@@ -61,13 +70,12 @@ def _parsed_editorconfig(key: tuple[int, int, str]) -> tuple[bool, list[tuple[st
     return root, sections
 
 
-def _editorconfig(real: Path, dirs: list[Path]) -> str | None:
-    for directory in dirs:
-        key = _read(directory / ".editorconfig")
+def _editorconfig(dirs: list[tuple[str, str]]) -> str | None:
+    for directory, relative in dirs:
+        key = _key(directory + "/.editorconfig")
         if key is None:
             continue
         root, sections = _parsed_editorconfig(key)
-        relative = real.relative_to(directory).as_posix()
         found = None
         for glob, charset in sections:
             if _editorconfig_regex(glob).fullmatch(relative):
@@ -136,12 +144,11 @@ def _parsed_gitattributes(key: tuple[int, int, str]) -> list[tuple[str, str | No
     return rules
 
 
-def _gitattributes(real: Path, dirs: list[Path]) -> str | None:
-    for directory in dirs:
-        key = _read(directory / ".gitattributes")
+def _gitattributes(dirs: list[tuple[str, str]]) -> str | None:
+    for directory, relative in dirs:
+        key = _key(directory + "/.gitattributes")
         if key is None:
             continue
-        relative = real.relative_to(directory).as_posix()
         found: tuple[bool, str | None] = (False, None)
         for pattern, encoding in _parsed_gitattributes(key):
             if _gitattributes_regex(pattern).fullmatch(relative):
