@@ -280,3 +280,19 @@ def test_a_stray_byte_next_to_an_edit_stays_as_it_was() -> None:
     edited = tf.splice(1, 2, ["名字 = '李娜'"]).encode()
     assert edited == data.replace("张伟".encode("gbk"), "李娜".encode("gbk"), 1)
     assert edited.split(b"\n", 1)[0].endswith(b" \xff")
+
+
+async def test_a_new_file_is_written_in_its_declared_encoding(tmp_path: Path) -> None:
+    from helpers_commands import Agent
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / ".editorconfig").write_text("[*.txt]\ncharset = latin1\n[*.md]\ncharset = utf-8-bom\n")
+    agent = Agent(root, tmp_path / "history")
+    assert (await agent("write", path="new.txt", content="Grüße\n"))["ok"]
+    assert (root / "new.txt").read_bytes() == b"Gr\xfc\xdfe\n"
+    assert (await agent("write", path="new.md", content="é\n"))["ok"]
+    assert (root / "new.md").read_bytes() == b"\xef\xbb\xbf\xc3\xa9\n"
+    refused = await agent("write", path="other.txt", content="5 €\n")
+    assert refused["error"] == "unrepresentable_character"
+    assert not (root / "other.txt").exists()

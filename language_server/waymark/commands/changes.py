@@ -23,7 +23,7 @@ from waymark.commands.descriptions import DECLINED
 from waymark.commands.encoding import declared_for, encode_as
 from waymark.engine.anchors import changed_anchors, render
 from waymark.engine.diff import EditTarget, FileDiff, diff_file
-from waymark.engine.encodings import canonical
+from waymark.engine.encodings import canonical, canonical_bom
 from waymark.engine.errors import Declined, FileChangedSinceRead, InvalidParams, WaymarkError
 from waymark.engine.text import TextFile
 from waymark.store.batch import BatchWrite, remove_dirs, write_batch
@@ -74,7 +74,8 @@ class Loaded:
     def empty(self) -> TextFile:
         """A new file: empty, in the encoding declared for it (UTF-8 by default)."""
         encoding = None if self.declared is None else canonical(self.declared)
-        return TextFile((), (), encoding or "utf-8")
+        bom = self.declared is not None and canonical_bom(self.declared)
+        return TextFile((), (), encoding or "utf-8", bom)
 
 
 def load(
@@ -124,7 +125,7 @@ class FileChange:
         # Decoded the way the file was: a detector must not change its mind mid-edit.
         if self.after is None:
             return None
-        like = self.source.decoded or self.source.empty()
+        like = self.source.decoded if self.source.decoded is not None else self.source.empty()
         return like.decode_like(self.after)
 
     @property

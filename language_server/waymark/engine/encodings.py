@@ -79,6 +79,11 @@ def canonical(name: str) -> str | None:
     return None
 
 
+def canonical_bom(name: str) -> bool:
+    """A declared name that asks new files for a BOM (EditorConfig's ``utf-8-bom``)."""
+    return _key(name) == "utf8bom"
+
+
 @dataclass(frozen=True)
 class Decision:
     """How to decode a file: ``encoding`` and ``bom``; ``source`` says why (``bom``,

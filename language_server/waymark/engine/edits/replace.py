@@ -325,7 +325,8 @@ def plan_write(existing: TextFile | None, content: str, new: TextFile | None = N
     keeps the file's encoding and BOM, and ``content`` written with ``\\n`` only takes the
     file's dominant terminator.
     """
-    target = existing or new or TextFile((), ())
+    # Not `or`: an empty TextFile is falsy (it has no lines).
+    target = existing if existing is not None else new if new is not None else TextFile((), ())
     text = convert_newlines(content, target.eol) if existing else content
     try:
         return target.encode_text(text)
