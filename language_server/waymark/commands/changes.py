@@ -73,9 +73,8 @@ class Loaded:
 
     def empty(self) -> TextFile:
         """A new file: empty, in the encoding declared for it (UTF-8 by default)."""
-        encoding = None if self.declared is None else canonical(self.declared)
-        bom = self.declared is not None and canonical_bom(self.declared)
-        return TextFile((), (), encoding or "utf-8", bom)
+        declared = self.declared or ""
+        return TextFile((), (), canonical(declared) or "utf-8", canonical_bom(declared))
 
 
 def load(
