@@ -249,6 +249,11 @@ def test_a_hosts_own_edit_of_legacy_files_is_backed_up_counted_and_rewound(corpu
     counts = {f["path"]: (f["insertions"], f["deletions"]) for f in stats["files"]}
     for name in ("windows-1252.php", "gbk.py", "shift_jis.bas"):
         assert counts[name] == (1, 1), stats
+    # The Turns view's "start of the turn ↔ now" diff shows the old text, not escapes.
+    preview = as_json(waymark(corpus, "rewind", "p1", "--preview", "--json"))
+    shown = {f["path"]: f["newContent"] for f in preview["files"]}
+    for name in ("windows-1252.php", "gbk.py", "shift_jis.bas"):
+        assert shown[name] == MAKE.FILES[name][0].decode(encoding_of(name)), name
     rewound = as_json(waymark(corpus, "rewind", "p1", "--json"))
     assert rewound["ok"], rewound
     for name, (data, _) in MAKE.FILES.items():

@@ -125,7 +125,7 @@ class FileChange:
         if self.after is None:
             return None
         like = self.source.decoded if self.source.decoded is not None else self.source.empty()
-        return like.decode_like(self.after)
+        return like.decode_like(self.after, self.source.declared)
 
     @property
     def changed(self) -> bool:

@@ -116,9 +116,23 @@ class TextFile:
         lines, eols = split_lines(text)
         return cls(tuple(lines), tuple(eols), encoding, bom, decision)
 
-    def decode_like(self, data: bytes) -> TextFile:
-        """Bytes of this file after a change, decoded the way this file was."""
-        return TextFile.decode(data, self.encoding)
+    def decode_like(self, data: bytes, declared: str | None = None) -> TextFile:
+        """Bytes of this file after a change, decoded the way this file was: a detector must
+        not change its mind mid-edit. Bytes that are not in its encoding (a backup a rewind
+        would restore) are decided afresh (``declared`` as for the file), but a file decided
+        by declaration, or undecided, stays so."""
+        bom = _BOM_OF[self.encoding] if self.bom else b""
+        if data.startswith(bom):
+            try:
+                text = data[len(bom) :].decode(self.encoding)
+            except UnicodeDecodeError:
+                pass
+            else:
+                lines, eols = split_lines(text)
+                return TextFile(tuple(lines), tuple(eols), self.encoding, self.bom, self.decision)
+        if self.decision is not None and self.decision.source in ("declared", "undecided"):
+            return TextFile.decode(data, self.encoding)
+        return TextFile.decode(data, declared)
 
     @classmethod
     def from_text(cls, text: str, *, encoding: str = "utf-8", bom: bool = False) -> TextFile:
