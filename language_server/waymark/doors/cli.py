@@ -35,7 +35,7 @@ from waymark.commands.schema import (
     object_schema,
     without_none,
 )
-from waymark.doors import cli_args, history_admin
+from waymark.doors import acp, cli_args, history_admin
 from waymark.doors import run as shell_run
 from waymark.doors.bridge.client import execute_via_editor_or_local
 from waymark.doors.entry import open_door
@@ -121,6 +121,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--keep", action="store_true", help="keep the demo workspace")
     history_admin.add_parser(sub)
     shell_run.add_parser(sub)
+    acp.add_parser(sub)
     mcp = sub.add_parser("mcp", help="serve the tools over MCP on stdio")
     mcp.add_argument(
         "--workspace", type=cli_args.folder, help="workspace folder (default: the current one)"
@@ -459,6 +460,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(history_admin.main(args))
     if args.verb == "run":
         raise SystemExit(shell_run.main(args))
+    if args.verb == "acp":
+        raise SystemExit(acp.main(args))
     try:
         result = asyncio.run(_run(args))
     except BadArgument as exc:
