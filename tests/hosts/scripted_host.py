@@ -578,12 +578,8 @@ def host_command(host: str, prompt: str, workspace: Path, home: str) -> list[str
     return [binary, "-p", prompt, "--auth-type", "openai", "--yolo", "--output-format", "json"]
 
 
-def main() -> int:
-    host, workspace, prompt, home = sys.argv[1], Path(sys.argv[2]), sys.argv[3], sys.argv[4]
-    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    model = Model(host, workspace)
-    server = serve(model)
-    base = f"http://127.0.0.1:{server.server_address[1]}"
+def host_env(base: str, home: str) -> dict[str, str]:
+    """The environment every host runs in: its model at ``base``, its home at ``home``."""
     env = {
         **os.environ,
         "HOME": home,
@@ -611,6 +607,16 @@ def main() -> int:
     # variables (no XDG_STATE_HOME, PYTHONPATH): the run is the same locally and in CI.
     for variable in ("GITHUB_SHA", "SURFACE"):
         env.pop(variable, None)
+    return env
+
+
+def main() -> int:
+    host, workspace, prompt, home = sys.argv[1], Path(sys.argv[2]), sys.argv[3], sys.argv[4]
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    model = Model(host, workspace)
+    server = serve(model)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    env = host_env(base, home)
     if host == "codex":
         codex_config(Path(home) / ".codex", workspace, base)
     if host == "gemini-cli":
