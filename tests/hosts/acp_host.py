@@ -16,9 +16,12 @@ import os
 import signal
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import chat_hosts
+import scripted_host
 from acp import RequestError, text_block
 from acp.client.connection import ClientSideConnection
 from acp.schema import (
@@ -29,26 +32,28 @@ from acp.schema import (
     RequestPermissionResponse,
     WriteTextFileResponse,
 )
-from scripted_host import (
-    HOSTS_BIN,
-    MODEL,
-    RUN_TIMEOUT,
-    SHELL_COMMAND,
-    Model,
-    _anchor,
-    host_env,
-    serve,
-)
+from scripted_host import HOSTS_BIN, MODEL, RUN_TIMEOUT, SHELL_COMMAND, _anchor, host_env
 
 TEE = Path(__file__).with_name("acp_tee.py")
 PROMPT = "Change the workspace\nfor the ACP test"
-# Each agent: the host whose model API and tool names it has, and its ACP command line.
-AGENTS: dict[str, tuple[str, list[str]]] = {
-    "gemini": ("gemini-cli", [str(HOSTS_BIN / "gemini"), "--acp", "-m", MODEL]),
+
+
+@dataclass(frozen=True)
+class AcpAgent:
+    host: str  # the host whose model API and tool names it has (scripted_host, chat_hosts)
+    command: list[str]  # its ACP command line
+    # Whether its own write tool goes through the editor (fs/write_text_file) or straight to
+    # disk (then only the proxy's scan of the folder sees it).
+    editor_writes: bool
+
+
+AGENTS = {
+    "gemini": AcpAgent("gemini-cli", [str(HOSTS_BIN / "gemini"), "--acp", "-m", MODEL], True),
+    "opencode": AcpAgent("opencode", [str(HOSTS_BIN / "opencode"), "acp"], False),
 }
 
 
-def acp_script() -> list[tuple[str, Any]]:
+def acp_script() -> list[scripted_host.Step]:
     """A Waymark read and anchored edit over MCP, a write through the agent's own write tool
     (which reaches the editor as fs/write_text_file), a shell command changing three files."""
     return [
@@ -109,7 +114,7 @@ async def drive(agent: str, workspace: Path, home: Path, env: dict[str, str]) ->
     log = home / "agent-lines.jsonl"
     stderr = (home / "proxy-stderr.txt").open("wb")
     proc = await asyncio.create_subprocess_exec(
-        "waymark", "acp", "--", sys.executable, str(TEE), str(log), "--", *AGENTS[agent][1],
+        "waymark", "acp", "--", sys.executable, str(TEE), str(log), "--", *AGENTS[agent].command,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=stderr,
         cwd=workspace, env=env, start_new_session=True, limit=64 * 1024 * 1024,
     )  # fmt: skip
@@ -164,26 +169,63 @@ async def drive(agent: str, workspace: Path, home: Path, env: dict[str, str]) ->
     return out
 
 
+def offline(agent: str, env: dict[str, str], home: Path, workspace: Path, base: str) -> None:
+    """The agent's own settings: the scripted model, no telemetry, updates or downloads."""
+    if agent == "gemini":
+        settings = home / ".gemini" / "settings.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(
+            json.dumps(
+                {
+                    "privacy": {"usageStatisticsEnabled": False},
+                    "telemetry": {"enabled": False},
+                    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+                    "security": {"auth": {"selectedType": "gemini-api-key"}},
+                }
+            )
+        )
+    elif agent == "opencode":
+        provider = {
+            "npm": "@ai-sdk/openai-compatible",
+            "options": {"baseURL": f"{base}/v1", "apiKey": "scripted"},
+            "models": {MODEL: {"tool_call": True}},
+        }
+        config = {
+            "provider": {"fake": provider},
+            "model": f"fake/{MODEL}",
+            "small_model": f"fake/{MODEL}",
+            "autoupdate": False,
+            "share": "disabled",
+            "permission": {"edit": "allow", "bash": "allow"},
+        }
+        env.update(
+            OPENCODE_CONFIG_CONTENT=json.dumps(config),
+            OPENCODE_DISABLE_AUTOUPDATE="1",
+            OPENCODE_DISABLE_MODELS_FETCH="1",
+            OPENCODE_DISABLE_SHARE="1",
+            OPENCODE_DISABLE_LSP_DOWNLOAD="1",
+            OPENCODE_DISABLE_DEFAULT_PLUGINS="1",
+            npm_config_offline="true",
+            PWD=str(workspace),
+        )
+
+
 def main() -> int:
     agent, workspace, home = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    host = AGENTS[agent][0]
-    model = Model(host, workspace)
-    model.steps = acp_script()
-    server = serve(model)
-    env = host_env(f"http://127.0.0.1:{server.server_address[1]}", str(home))
-    settings = home / ".gemini" / "settings.json"
-    settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text(
-        json.dumps(
-            {
-                "privacy": {"usageStatisticsEnabled": False},
-                "telemetry": {"enabled": False},
-                "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
-                "security": {"auth": {"selectedType": "gemini-api-key"}},
-            }
-        )
-    )
+    host = AGENTS[agent].host
+    model: scripted_host.Model | chat_hosts.Model
+    if host in chat_hosts.CHAT_HOSTS:
+        model = chat_hosts.Model(host)
+        model.steps = acp_script()
+        server = chat_hosts.serve(model)
+    else:
+        model = scripted_host.Model(host, workspace)
+        model.steps = acp_script()
+        server = scripted_host.serve(model)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    env = host_env(base, str(home))
+    offline(agent, env, home, workspace, base)
     out = asyncio.run(drive(agent, workspace, home, env))
     server.shutdown()
     out["requests"] = model.log
