@@ -50,6 +50,9 @@ class AcpAgent:
 AGENTS = {
     "gemini": AcpAgent("gemini-cli", [str(HOSTS_BIN / "gemini"), "--acp", "-m", MODEL], True),
     "opencode": AcpAgent("opencode", [str(HOSTS_BIN / "opencode"), "acp"], False),
+    # Codex offers apply_patch (which codex-acp sends to the editor) only to models it knows:
+    # the scripted model writes through the shell.
+    "codex": AcpAgent("codex", [str(HOSTS_BIN / "codex-acp")], False),
 }
 
 
@@ -184,6 +187,8 @@ def offline(agent: str, env: dict[str, str], home: Path, workspace: Path, base: 
                 }
             )
         )
+    elif agent == "codex":
+        scripted_host.codex_config(home / ".codex", workspace, base)
     elif agent == "opencode":
         provider = {
             "npm": "@ai-sdk/openai-compatible",

@@ -72,6 +72,16 @@ def _text(content: Any) -> str:
     return ""
 
 
+def _blocks(text: str) -> str:
+    """An MCP result's text where codex-acp hands the model its content blocks as JSON."""
+    if text.strip().startswith("[{"):
+        try:
+            return _text(json.loads(text))
+        except ValueError:
+            return text
+    return text
+
+
 def cannot_run(host_bin: str) -> str | None:
     """Why a host cannot run offline here (the test then fails with it), or None."""
     if not (HOSTS_BIN / host_bin).exists():
@@ -344,7 +354,7 @@ def responses_reply(model: Model, body: dict[str, Any]) -> tuple[bytes, str]:
     if "mcp__waymark" in names:
         # Codex prefixes what a tool returned with "Wall time: …\nOutput:".
         results = [
-            re.sub(r"\AWall time: [^\n]*\nOutput:", "", _text(item.get("output")))
+            _blocks(re.sub(r"\AWall time: [^\n]*\nOutput:", "", _text(item.get("output"))))
             for item in body.get("input", [])
             if item.get("type") == "function_call_output"
         ]
