@@ -263,3 +263,20 @@ def _processes() -> dict[int, tuple[int, int, str]]:
         fields = stat[stat.rindex(")") + 2 :].split()
         found[int(entry.name)] = (int(fields[1]), int(fields[2]), fields[0])
     return found
+
+
+def test_home_is_never_tracked(log: Path, workspace: Path) -> None:
+    editor = Editor(fake_agent(), env={"FAKE_ACP_LOG": str(log), "HOME": str(workspace)})
+    try:
+        [session] = editor.start(workspace)
+        _, answer = editor.prompt(1, session, "disk x.txt X")
+        assert answer["result"] == {"stopReason": "end_turn"}
+        shown, _ = editor.prompt(2, session, "/rewind")
+        assert shown == (
+            f"Waymark tracks no session in {workspace}: it is the root, the home directory or "
+            "a system directory; open a project folder instead."
+        )
+        assert (workspace / "x.txt").read_text() == "X"
+        assert editor.close() == 0
+    finally:
+        editor.stop()

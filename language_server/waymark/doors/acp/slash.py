@@ -50,7 +50,7 @@ def answer(recorder: Recorder, session: str, name: str, argument: str) -> str:
     """The text the editor shows for ``/name argument`` in ``session``."""
     found = recorder.session_door(session)
     if found is None:
-        return f"Waymark does not know session {session!r}; open it with session/new first."
+        return str(recorder.untracked(session))
     door = found[0]
     door.reload()
     mine = turns_of(recorder, session)

@@ -25,6 +25,7 @@ from waymark.commands.tracking import (
 )
 from waymark.doors.entry import Door, open_door
 from waymark.doors.hooks.handlers import label_of
+from waymark.doors.hooks.trust import refused_folder
 from waymark.doors.init import waymark_command
 from waymark.engine.errors import WaymarkError
 from waymark.store.state_home import STATE_ENV
@@ -95,14 +96,33 @@ class Recorder:
             self.doors[root] = open_door(root)
         return self.doors[root]
 
-    def session_door(self, session: str) -> tuple[Door, str] | None:
+    def untracked(self, session: str) -> str | None:
+        """Why the proxy tracks nothing in ``session`` (None: it does)."""
         cwd = self.sessions.get(session)
-        return None if cwd is None else (self.door(cwd), cwd)
+        if cwd is None:
+            return (
+                f"Waymark saw no session/new for session {session!r}, so it tracks nothing there."
+            )
+        if refused_folder(Path(os.path.realpath(cwd))):
+            # A scan per prompt of every file of the machine or the user, and rewinds of
+            # other programs' changes: the hooks refuse these folders for the same reason.
+            return (
+                f"Waymark tracks no session in {cwd}: it is the root, the home directory or a "
+                "system directory; open a project folder instead."
+            )
+        return None
+
+    def session_door(self, session: str) -> tuple[Door, str] | None:
+        if self.untracked(session) is not None:
+            return None
+        cwd = self.sessions[session]
+        return self.door(cwd), cwd
 
     def begin_prompt(self, session: str, text: str) -> Prompt | None:
         """Open the prompt's turn and scan its folder (None: not a session this proxy saw)."""
         found = self.session_door(session)
         if found is None:
+            warn(str(self.untracked(session)))
             return None
         door, cwd = found
         turn = turn_prefix(session) + os.urandom(6).hex()
