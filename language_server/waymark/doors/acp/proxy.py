@@ -130,7 +130,9 @@ class Proxy:
                     status = proc.returncode if proc.returncode is not None else 1
                 await self.agent_gone(status)
                 from_editor.cancel()
-                status = status or 1
+                # A signal's death as a shell reports it (128 + N); a clean exit is still a
+                # failure here: the editor lost its agent.
+                status = 128 - status if status < 0 else status or 1
             stop.cancel()
             for prompt in list(self.prompts.values()):
                 await self.work(self.recorder.end_prompt, prompt)
@@ -403,9 +405,13 @@ def _kill_group(pgid: int) -> None:
 async def serve(argv: list[str]) -> int:
     loop = asyncio.get_running_loop()
     stdin = asyncio.StreamReader(limit=MAX_MESSAGE_BYTES)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdin), sys.stdin.buffer)
-    transport, protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, sys.stdout.buffer
-    )
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdin), sys.stdin.buffer)
+        transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, sys.stdout.buffer
+        )
+    except ValueError:
+        warn("stdin or stdout is a regular file: an ACP editor starts waymark acp over pipes")
+        return 2
     stdout = asyncio.StreamWriter(transport, protocol, None, loop)
     return await Proxy(argv).run(stdin, stdout)
