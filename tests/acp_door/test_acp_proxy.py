@@ -239,13 +239,20 @@ def test_concurrent_sessions(editor: Editor, tmp_path: Path) -> None:
     assert editor.close() == 0
 
 
-def test_editor_leaving_ends_the_agent_and_its_group(editor: Editor, workspace: Path) -> None:
+@pytest.mark.parametrize("how", ["stdin closed", "SIGTERM"])
+def test_editor_leaving_ends_the_agent_and_its_group(
+    editor: Editor, workspace: Path, how: str
+) -> None:
     [session] = editor.start(workspace)
     editor.prompt(1, session, "child")
     [agent] = [pid for pid, (ppid, _, _) in _processes().items() if ppid == editor.proc.pid]
     group = [pid for pid, (_, pgid, _) in _processes().items() if pgid == agent]
     assert len(group) == 2  # the agent and its sleep
-    assert editor.close() == 0
+    if how == "SIGTERM":
+        editor.proc.terminate()
+        assert editor.wait() == 0
+    else:
+        assert editor.close() == 0
     alive = {pid: state for pid, (_, _, state) in _processes().items() if pid in group}
     assert all(state == "Z" for state in alive.values()), alive  # at most not yet reaped by init
 
