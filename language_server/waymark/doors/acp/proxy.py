@@ -13,61 +13,33 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import signal
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, NamedTuple
+from typing import Any
 
 from waymark.doors.acp import slash
 from waymark.doors.acp.turns import Prompt, Recorder, has_waymark, mcp_server, warn
+from waymark.doors.acp.wire import (
+    INTERNAL_ERROR,
+    PARSE_ERROR,
+    Asked,
+    Side,
+    dump,
+    error,
+    key,
+    params_of,
+    parse,
+    prompt_text,
+    skip_line,
+)
 from waymark.doors.wire_guard import MAX_MESSAGE_BYTES, request_id
 
-PARSE_ERROR = -32700
-INTERNAL_ERROR = -32603
 # Methods that open (or reopen) a session in a folder, with the MCP servers it gets.
 SESSION_OPENERS = ("session/new", "session/load", "session/resume", "session/fork")
 # How long an agent has to exit after SIGTERM before its process group is killed.
 TERM_GRACE_S = 3.0
-
-
-class Asked(NamedTuple):
-    """A request one side sent that the other has not answered yet."""
-
-    id: Any
-    method: str
-    params: dict[str, Any]
-
-
-class Side:
-    """One peer's byte stream out: whole lines, written in the order they were sent."""
-
-    def __init__(self, writer: asyncio.StreamWriter | None, name: str) -> None:
-        self.writer = writer
-        self.name = name
-
-    async def send(self, line: bytes) -> None:
-        if self.writer is None or self.writer.is_closing():
-            return
-        self.writer.write(line if line.endswith(b"\n") else line + b"\n")
-        try:
-            await self.writer.drain()
-        except (ConnectionError, BrokenPipeError):
-            self.writer = None
-
-    async def message(self, message: dict[str, Any]) -> None:
-        await self.send(_dump(message))
-
-
-def _dump(message: dict[str, Any]) -> bytes:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode(
-        "utf-8", "surrogateescape"
-    )
-
-
-def _error(message_id: object, code: int, text: str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": message_id, "error": {"code": code, "message": text}}
 
 
 class Proxy:
@@ -150,7 +122,7 @@ class Proxy:
                 if not line.strip():
                     return
             except asyncio.LimitOverrunError as exc:
-                await _skip_line(reader, exc.consumed)
+                await skip_line(reader, exc.consumed)
                 warn(f"dropped a message over {MAX_MESSAGE_BYTES} bytes")
                 continue
             if line.strip():
@@ -165,21 +137,21 @@ class Proxy:
         )
         warn(f"the agent {how}")
         for asked in list(self.from_editor.values()):
-            await self.editor.message(_error(asked.id, INTERNAL_ERROR, text))
+            await self.editor.message(error(asked.id, INTERNAL_ERROR, text))
         self.from_editor.clear()
 
     # ------------------------------------------------------------ editor -> agent
 
     async def on_editor_line(self, line: bytes) -> None:
-        message = _parse(line)
+        message = parse(line)
         if message is None:
             await self.malformed(line, self.editor, "editor")
             return
         method, message_id = message.get("method"), message.get("id")
-        params = _params(message)
+        params = params_of(message)
         if isinstance(method, str):
             if message_id is not None:
-                self.from_editor[_key(message_id)] = Asked(message_id, method, params)
+                self.from_editor[key(message_id)] = Asked(message_id, method, params)
             if method in SESSION_OPENERS and isinstance(params.get("cwd"), str):
                 line = self.with_server(message, params) or line
                 if isinstance(params.get("sessionId"), str):
@@ -201,7 +173,7 @@ class Proxy:
         if has_waymark(servers):
             return None
         params = {**params, "mcpServers": [*servers, mcp_server(params["cwd"])]}
-        return _dump({**message, "params": params})
+        return dump({**message, "params": params})
 
     async def prompted(self, message_id: Any, params: dict[str, Any]) -> bool:
         """Open the prompt's turn, or answer our own command; whether it was ours."""
@@ -210,7 +182,7 @@ class Proxy:
             return False
         command = slash.slash_command(params.get("prompt"))
         if command is not None:
-            self.from_editor.pop(_key(message_id), None)
+            self.from_editor.pop(key(message_id), None)
             text = await self.work(slash.answer, self.recorder, session, *command)
             await self.editor.message(
                 {
@@ -229,13 +201,15 @@ class Proxy:
                 {"jsonrpc": "2.0", "id": message_id, "result": {"stopReason": "end_turn"}}
             )
             return True
-        prompt = await self.work(self.recorder.begin_prompt, session, _text(params.get("prompt")))
+        prompt = await self.work(
+            self.recorder.begin_prompt, session, prompt_text(params.get("prompt"))
+        )
         if prompt is not None:
-            self.prompts[_key(message_id)] = prompt
+            self.prompts[key(message_id)] = prompt
         return False
 
     async def editor_answered(self, message_id: Any, message: dict[str, Any]) -> None:
-        asked = self.from_agent.pop(_key(message_id), None)
+        asked = self.from_agent.pop(key(message_id), None)
         if asked is None:
             return
         method, params = asked.method, asked.params
@@ -245,12 +219,12 @@ class Proxy:
     # ------------------------------------------------------------ agent -> editor
 
     async def on_agent_line(self, line: bytes) -> None:
-        message = _parse(line)
+        message = parse(line)
         if message is None:
             await self.malformed(line, self.agent, "agent")
             return
         method, message_id = message.get("method"), message.get("id")
-        params = _params(message)
+        params = params_of(message)
         if isinstance(method, str):
             if method == "fs/write_text_file" and message_id is not None:
                 await self.before_write(message_id, params)
@@ -258,7 +232,7 @@ class Proxy:
                 line = self.with_commands(message, params) or line
         elif message_id is not None:
             await self.agent_answered(message_id, message)
-            asked = self.from_editor.pop(_key(message_id), None)
+            asked = self.from_editor.pop(key(message_id), None)
             await self.editor.send(line)
             if asked is not None and asked.method in SESSION_OPENERS:
                 await self.advertise(asked.params, message)
@@ -273,7 +247,7 @@ class Proxy:
             and await self.work(self.recorder.before_write, session, path)
         )
         if tracked:
-            self.from_agent[_key(message_id)] = Asked(message_id, "fs/write_text_file", params)
+            self.from_agent[key(message_id)] = Asked(message_id, "fs/write_text_file", params)
 
     def with_commands(self, message: dict[str, Any], params: dict[str, Any]) -> bytes | None:
         update = params.get("update")
@@ -287,10 +261,10 @@ class Proxy:
         if isinstance(session, str):
             self.agent_commands[session] = theirs
         update = {**update, "availableCommands": slash.merged(theirs)}
-        return _dump({**message, "params": {**params, "update": update}})
+        return dump({**message, "params": {**params, "update": update}})
 
     async def agent_answered(self, message_id: Any, message: dict[str, Any]) -> None:
-        prompt = self.prompts.pop(_key(message_id), None)
+        prompt = self.prompts.pop(key(message_id), None)
         if prompt is not None:
             # Recorded before the editor hears the prompt ended: a /rewind sent next finds it.
             await self.work(self.recorder.end_prompt, prompt)
@@ -328,58 +302,17 @@ class Proxy:
         shown = line[:80].decode("utf-8", "replace").rstrip()
         if isinstance(found, int | str):
             warn(f"the {name} sent a line that is not JSON-RPC (answered): {shown}")
-            if name == "agent" and _key(found) in self.from_editor:
+            if name == "agent" and key(found) in self.from_editor:
                 # The agent's broken answer to the editor's request: the editor must hear.
-                self.from_editor.pop(_key(found))
+                self.from_editor.pop(key(found))
                 await self.agent_answered(found, {})
                 text = "The agent answered with a line that is not JSON; retry, or restart it."
-                await self.editor.message(_error(found, INTERNAL_ERROR, text))
+                await self.editor.message(error(found, INTERNAL_ERROR, text))
                 return
             text = "Waymark could not parse the message; send one JSON-RPC message per line."
-            await sender.message(_error(found, PARSE_ERROR, text))
+            await sender.message(error(found, PARSE_ERROR, text))
             return
         warn(f"dropped a line from the {name} that is not JSON-RPC: {shown}")
-
-
-def _parse(line: bytes) -> dict[str, Any] | None:
-    try:
-        message = json.loads(line)
-    except ValueError:
-        return None
-    return message if isinstance(message, dict) else None
-
-
-def _params(message: dict[str, Any]) -> dict[str, Any]:
-    params = message.get("params")
-    return params if isinstance(params, dict) else {}
-
-
-def _key(message_id: Any) -> Any:
-    """Ids as dict keys: 1 and "1" are different requests."""
-    return (type(message_id).__name__, message_id if isinstance(message_id, int | str) else None)
-
-
-def _text(prompt: object) -> str:
-    """A prompt's text: its text blocks, for the turn's label."""
-    if not isinstance(prompt, list):
-        return ""
-    return "\n".join(
-        str(block.get("text") or "")
-        for block in prompt
-        if isinstance(block, dict) and block.get("type") == "text"
-    )
-
-
-async def _skip_line(reader: asyncio.StreamReader, consumed: int) -> None:
-    """Drop the rest of a line over the limit, a chunk at a time."""
-    while True:
-        try:
-            await reader.readuntil(b"\n")
-            return
-        except asyncio.LimitOverrunError as exc:
-            await reader.readexactly(exc.consumed)
-        except asyncio.IncompleteReadError:
-            return
 
 
 async def _end(proc: asyncio.subprocess.Process) -> None:
