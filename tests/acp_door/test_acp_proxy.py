@@ -59,8 +59,12 @@ def test_sessions_get_waymark_mcp_server_once(editor: Editor, log: Path, workspa
     editor.call(1, "session/new", {"cwd": str(workspace), "mcpServers": []})
     own = {"name": "waymark", "command": "/opt/waymark", "args": ["mcp"], "env": []}
     editor.call(2, "session/new", {"cwd": str(workspace), "mcpServers": [own]})
+    load = {"sessionId": "old", "cwd": str(workspace), "mcpServers": []}
+    editor.call(3, "session/load", load)
     editor.close()
     first, second = (json.loads(line) for line in received(log) if "session/new" in line)
+    [loaded] = (json.loads(line) for line in received(log) if "session/load" in line)
+    assert loaded["params"]["mcpServers"] == first["params"]["mcpServers"]
     [server] = first["params"]["mcpServers"]
     assert server["name"] == "waymark"
     assert os.path.isabs(server["command"])
