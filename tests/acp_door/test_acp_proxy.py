@@ -291,3 +291,16 @@ def test_home_is_never_tracked(log: Path, workspace: Path) -> None:
         assert editor.close() == 0
     finally:
         editor.stop()
+
+
+def test_editor_write_outside_the_workspace_passes_untracked(
+    editor: Editor, workspace: Path
+) -> None:
+    [session] = editor.start(workspace)
+    _, answer = editor.prompt(1, session, "write ../outside.txt from the agent")
+    assert answer["result"] == {"stopReason": "end_turn"}
+    assert (workspace.parent / "outside.txt").read_text() == "from the agent"
+    shown, _ = editor.prompt(2, session, "/turns")
+    assert shown == "No turn of this session changed a file yet."
+    assert editor.close() == 0
+    assert b"not tracking the write of" in editor.stderr
