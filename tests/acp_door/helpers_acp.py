@@ -32,7 +32,8 @@ class Editor:
         self.seen: list[bytes] = []  # every line read, in order
         self.stderr = b""
         threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._read_err, daemon=True).start()
+        self._err = threading.Thread(target=self._read_err, daemon=True)
+        self._err.start()
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -118,6 +119,8 @@ class Editor:
             return self.proc.wait(timeout=WAIT_S)
         finally:
             self.stop()
+            # Its stderr is read to the end before a test looks at it.
+            self._err.join(timeout=WAIT_S)
 
     def stop(self) -> None:
         if self.proc.poll() is None:
