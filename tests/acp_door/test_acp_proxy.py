@@ -233,8 +233,11 @@ def test_concurrent_sessions(editor: Editor, tmp_path: Path) -> None:
         editor.send(
             {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}}
         )
-    editor.answer("p0")
-    editor.answer("p1")
+    ended = set()
+    while len(ended) < 2:  # in either order
+        answer = editor.until(lambda m: m.get("id") in ("p0", "p1"))
+        assert answer["result"] == {"stopReason": "cancelled"}
+        ended.add(answer["id"])
     shown, _ = editor.prompt("r", second, "/rewind")
     assert not (two / "q.txt").exists()
     assert (one / "p.txt").read_text() == "0"
