@@ -28,6 +28,7 @@ from waymark.doors.hooks.handlers import label_of
 from waymark.doors.hooks.trust import refused_folder
 from waymark.doors.init import waymark_command
 from waymark.engine.errors import WaymarkError
+from waymark.store.shelltrack import watch
 from waymark.store.state_home import STATE_ENV
 
 SERVER_NAME = "waymark"
@@ -89,6 +90,12 @@ class Recorder:
 
     doors: dict[str, Door] = field(default_factory=dict)
     sessions: dict[str, str] = field(default_factory=dict)  # ACP session id -> cwd
+
+    def __post_init__(self) -> None:
+        # The proxy outlives its prompts, as the hook server outlives its commands: the scan
+        # after a prompt looks only where inotify saw writes (all of it when that record may
+        # be incomplete).
+        watch.enable()
 
     def door(self, cwd: str) -> Door:
         root = os.path.realpath(cwd)
