@@ -4,6 +4,12 @@ Every process working in a workspace (editor server, CLI, MCP server, hooks) ope
 history directory. Each operation holds an advisory ``flock`` on its ``lock`` file and first
 catches up with what other processes appended to the journal (or replays from the start when
 one compacted it: a new inode), so all of them see one history. See docs/history.md.
+
+A long-lived process (``waymark mcp``, ``waymark-ls``, the hook server) may outlive the history
+it opened: ``waymark history delete`` removes the directory under it, and another process may
+create a new one. A ``flock`` on a lock file that is no longer the one at ``lock`` excludes
+nobody, so every operation checks, once it holds the lock, that the file it locked is still
+there; if not, it forgets all it knew and starts afresh on what is there now.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from waymark.store.history.journal import Journal
 from waymark.store.history.model import Model
 from waymark.store.history.snapshots import SnapshotRecord, record_json
 from waymark.store.locks import DEFAULT_LOCK_TIMEOUT, locked
-from waymark.store.private import open_private
+from waymark.store.private import make_private_dir, open_private
 
 if TYPE_CHECKING:
     from waymark.store.history.store import History
@@ -35,6 +41,7 @@ class Ledger:
 
     ``offset``/``lines``/``inode`` say how far this process has read the journal;
     ``usable`` is false when the directory could not be created (nothing is journaled then).
+    ``lost`` names the turns of a history that was deleted under this process.
     """
 
     def __init__(self, directory: Path, *, max_snapshots: int, max_bytes: int) -> None:
@@ -53,15 +60,57 @@ class Ledger:
         self.replay_evicted = False
         # How many times this process rewrote the journal (the soak checks it compacts).
         self.compactions = 0
+        self.lost: set[str] = set()
         self._lock_fd: int | None = None
 
     def lock_files(self) -> None:
         if not self.usable:
             return
-        if self._lock_fd is None:
-            self._lock_fd = open_private(self.dir / "lock", os.O_RDWR | os.O_NOFOLLOW)
-        fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+        while True:
+            if self._lock_fd is None:
+                self._lock_fd = open_private(self.dir / "lock", os.O_RDWR | os.O_NOFOLLOW)
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            if self._holds_current_lock():
+                break
+            # Deleted (``waymark history delete``) or replaced since: this lock excludes no
+            # one, and the model, the journal's offset and its descriptor describe a history
+            # that is gone. Start afresh, as a process opening the workspace now would.
+            self._drop_lock()
+            self._forget()
+            try:
+                make_private_dir(self.dir)
+            except OSError as exc:
+                self.usable = False
+                self.warnings.append(
+                    f"history directory {self.dir} could not be created again "
+                    f"({exc.strerror}); changes cannot be rewound."
+                )
+                return
         self.catch_up()
+
+    def _holds_current_lock(self) -> bool:
+        """Whether the file this process locked is still the history's ``lock``.
+
+        Its descriptor keeps the old file's inode alive, so a new file at that path never has
+        the same device and inode.
+        """
+        assert self._lock_fd is not None
+        try:
+            held = os.fstat(self._lock_fd)
+            there = os.stat(self.dir / "lock", follow_symlinks=False)
+        except OSError:
+            return False
+        return (held.st_dev, held.st_ino) == (there.st_dev, there.st_ino)
+
+    def _forget(self) -> None:
+        """Drop everything read from a history that is gone; its turns are ``lost``."""
+        self.lost.update(self.model.snaps)
+        self.model = Model()
+        self.offset = self.lines = self.live_bytes = 0
+        self.inode = None
+        self.replay_evicted = False
+        self.journal.close()
+        self.journal = Journal(self.journal.path)
 
     def unlock_files(self) -> None:
         if self._lock_fd is not None:
@@ -78,13 +127,14 @@ class Ledger:
         if (st is None and self.inode is None) or (st is not None and not S_ISREG(st.st_mode)):
             # Nothing to catch up with; a journal that is not a file is no one's new state.
             return
-        if st is None or st.st_ino != self.inode or st.st_size < self.offset:
+        if st is None:
+            # Deleted by hand, without the rest of the directory.
+            self._forget()
+            return
+        if st.st_ino != self.inode or st.st_size < self.offset:
             self.model = Model()
             self.offset = self.lines = 0
             self.journal.close()
-            if st is None:
-                self.inode = None
-                return
         replay = self.journal.replay(self._fold, offset=self.offset, number=self.lines)
         self.inode = replay.inode
         self.offset = replay.offset
@@ -131,6 +181,9 @@ class Ledger:
     def close(self) -> None:
         """Release the journal's and the lock's descriptors."""
         self.journal.close()
+        self._drop_lock()
+
+    def _drop_lock(self) -> None:
         if self._lock_fd is not None:
             fd, self._lock_fd = self._lock_fd, None
             with contextlib.suppress(OSError):
