@@ -68,7 +68,12 @@ class Ledger:
             return
         while True:
             if self._lock_fd is None:
-                self._lock_fd = open_private(self.dir / "lock", os.O_RDWR | os.O_NOFOLLOW)
+                try:
+                    self._lock_fd = open_private(self.dir / "lock", os.O_RDWR | os.O_NOFOLLOW)
+                except FileNotFoundError:
+                    if not self._make_dir():
+                        return
+                    continue
             fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
             if self._holds_current_lock():
                 break
@@ -77,16 +82,17 @@ class Ledger:
             # that is gone. Start afresh, as a process opening the workspace now would.
             self._drop_lock()
             self._forget()
-            try:
-                make_private_dir(self.dir)
-            except OSError as exc:
-                self.usable = False
-                self.warnings.append(
-                    f"history directory {self.dir} could not be created again "
-                    f"({exc.strerror}); changes cannot be rewound."
-                )
-                return
         self.catch_up()
+
+    def _make_dir(self) -> bool:
+        """Create the history's directory again (it was deleted); False if it cannot be."""
+        try:
+            make_private_dir(self.dir)
+        except OSError as exc:
+            self.usable = False
+            log_warning("history directory %s could not be created again: %s", self.dir, exc)
+            return False
+        return True
 
     def _holds_current_lock(self) -> bool:
         """Whether the file this process locked is still the history's ``lock``.
