@@ -1,5 +1,6 @@
-"""A history deleted under a History that stays open (a long-lived door's): its lock excludes
-again once it has started afresh, and the removal never reaches a newer history.
+"""A history deleted or replaced under a History that stays open (a long-lived door's): its
+lock excludes again once it has started afresh, the removal never reaches a newer history, and
+a journal another process rewrote is never taken for the one read.
 
 The doors themselves, with ``waymark history delete`` run as a process, are
 tests/hardening/test_history_deleted_live.py.
@@ -89,3 +90,27 @@ def test_a_removal_cut_short_is_finished_when_a_history_opens(
     assert sorted(p.name for p in history_root.iterdir()) == [
         workspace_dir(history_root, [workspace]).name
     ]
+
+
+def test_a_journal_compacted_again_and_again_is_never_taken_for_the_one_read(
+    workspace: Path, history_root: Path
+) -> None:
+    reader = open_history(history_root, workspace)
+    writer = open_history(history_root, workspace)
+    agent = Agent(writer, workspace)
+    reader.make_snapshot("t0")
+    writer.raw.compact()
+    reader.raw.turns()
+    journal = writer.raw.journal.path
+    read = os.stat(journal).st_ino
+    # Each compaction frees the journal's inode; a filesystem may give it to a later one
+    # (ext4 does within a few): one that only remembered the number would read on from its
+    # old offset in another file.
+    for n in range(1, 20):
+        writer.make_snapshot(f"t{n}")
+        agent.write("a.txt", f"{n}\n".encode())
+        writer.raw.compact()
+        if os.stat(journal).st_ino == read:
+            break
+    assert [t.prompt_id for t in reader.raw.turns()] == [t.prompt_id for t in writer.raw.turns()]
+    assert reader.raw.warnings == []

@@ -39,7 +39,9 @@ if TYPE_CHECKING:
 class Ledger:
     """The state every process shares: the model folded over the journal, and the blobs.
 
-    ``offset``/``lines``/``inode`` say how far this process has read the journal;
+    ``offset``/``lines`` say how far this process has read the journal, which it holds open
+    meanwhile (``_journal_pin``): the file's inode then never becomes another file's, so a
+    journal another process compacted, however often, is never taken for the one read;
     ``usable`` is false when the directory could not be created (nothing is journaled then).
     ``lost`` names the turns of a history that was deleted under this process.
     """
@@ -53,7 +55,6 @@ class Ledger:
         self.model = Model()
         self.warnings: list[str] = []
         self.usable = True
-        self.inode: int | None = None
         self.offset = 0
         self.lines = 0
         self.live_bytes = 0
@@ -62,6 +63,7 @@ class Ledger:
         self.compactions = 0
         self.lost: set[str] = set()
         self._lock_fd: int | None = None
+        self._journal_pin: int | None = None
 
     def lock_files(self) -> None:
         if not self.usable:
@@ -113,10 +115,34 @@ class Ledger:
         self.lost.update(self.model.snaps)
         self.model = Model()
         self.offset = self.lines = self.live_bytes = 0
-        self.inode = None
         self.replay_evicted = False
+        self._unpin_journal()
         self.journal.close()
         self.journal = Journal(self.journal.path)
+
+    def pin_journal(self) -> None:
+        """Hold the journal now at its path as the one this process has read (or written)."""
+        self._unpin_journal()
+        with contextlib.suppress(OSError):
+            self._journal_pin = os.open(
+                self.journal.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+            )
+
+    def _unpin_journal(self) -> None:
+        if self._journal_pin is not None:
+            fd, self._journal_pin = self._journal_pin, None
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def _read_before(self, st: os.stat_result) -> bool:
+        """Whether ``st`` is the journal this process holds as read."""
+        if self._journal_pin is None:
+            return False
+        try:
+            held = os.fstat(self._journal_pin)
+        except OSError:
+            return False
+        return (held.st_dev, held.st_ino) == (st.st_dev, st.st_ino)
 
     def unlock_files(self) -> None:
         if self._lock_fd is not None:
@@ -127,22 +153,22 @@ class Ledger:
         try:
             st = os.stat(self.journal.path)
         except FileNotFoundError:
-            st = None
-        if st is not None and st.st_ino == self.inode and st.st_size == self.offset:
+            if self._journal_pin is not None:
+                # Deleted by hand, without the rest of the directory.
+                self._forget()
             return
-        if (st is None and self.inode is None) or (st is not None and not S_ISREG(st.st_mode)):
-            # Nothing to catch up with; a journal that is not a file is no one's new state.
+        if not S_ISREG(st.st_mode):
+            # A journal that is not a file is no one's new state.
             return
-        if st is None:
-            # Deleted by hand, without the rest of the directory.
-            self._forget()
+        same = self._read_before(st)
+        if same and st.st_size == self.offset:
             return
-        if st.st_ino != self.inode or st.st_size < self.offset:
+        if not same or st.st_size < self.offset:
             self.model = Model()
             self.offset = self.lines = 0
             self.journal.close()
+            self.pin_journal()
         replay = self.journal.replay(self._fold, offset=self.offset, number=self.lines)
-        self.inode = replay.inode
         self.offset = replay.offset
         self.lines += replay.records
         self.warnings.extend(replay.warnings)
@@ -168,10 +194,9 @@ class Ledger:
         if written:
             self.offset += written
             self.lines += 1
-            try:
-                self.inode = os.stat(self.journal.path).st_ino
-            except OSError:
-                self.inode = None
+            if self._journal_pin is None:
+                # This append created the journal.
+                self.pin_journal()
         return bool(written)
 
     def commit(self, record: SnapshotRecord) -> bool:
@@ -187,6 +212,7 @@ class Ledger:
     def close(self) -> None:
         """Release the journal's and the lock's descriptors."""
         self.journal.close()
+        self._unpin_journal()
         self._drop_lock()
 
     def _drop_lock(self) -> None:
