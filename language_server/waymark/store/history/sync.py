@@ -3,7 +3,7 @@
 Every process working in a workspace (editor server, CLI, MCP server, hooks) opens the same
 history directory. Each operation holds an advisory ``flock`` on its ``lock`` file and first
 catches up with what other processes appended to the journal (or replays from the start when
-one compacted it: a new inode), so all of them see one history. See docs/history.md.
+one compacted it: another file), so all of them see one history. See docs/history.md.
 
 A long-lived process (``waymark mcp``, ``waymark-ls``, the hook server) may outlive the history
 it opened: ``waymark history delete`` removes the directory under it, and another process may
@@ -104,11 +104,10 @@ class Ledger:
         """
         assert self._lock_fd is not None
         try:
-            held = os.fstat(self._lock_fd)
             there = os.stat(self.dir / "lock", follow_symlinks=False)
         except OSError:
             return False
-        return (held.st_dev, held.st_ino) == (there.st_dev, there.st_ino)
+        return same_file(self._lock_fd, there)
 
     def _forget(self) -> None:
         """Drop everything read from a history that is gone; its turns are ``lost``."""
@@ -134,16 +133,6 @@ class Ledger:
             with contextlib.suppress(OSError):
                 os.close(fd)
 
-    def _read_before(self, st: os.stat_result) -> bool:
-        """Whether ``st`` is the journal this process holds as read."""
-        if self._journal_pin is None:
-            return False
-        try:
-            held = os.fstat(self._journal_pin)
-        except OSError:
-            return False
-        return (held.st_dev, held.st_ino) == (st.st_dev, st.st_ino)
-
     def unlock_files(self) -> None:
         if self._lock_fd is not None:
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
@@ -160,7 +149,7 @@ class Ledger:
         if not S_ISREG(st.st_mode):
             # A journal that is not a file is no one's new state.
             return
-        same = self._read_before(st)
+        same = self._journal_pin is not None and same_file(self._journal_pin, st)
         if same and st.st_size == self.offset:
             return
         if not same or st.st_size < self.offset:
@@ -220,6 +209,15 @@ class Ledger:
             fd, self._lock_fd = self._lock_fd, None
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+
+def same_file(fd: int, st: os.stat_result) -> bool:
+    """Whether the open ``fd`` is the file ``st`` describes (same device and inode)."""
+    try:
+        held = os.fstat(fd)
+    except OSError:
+        return False
+    return (held.st_dev, held.st_ino) == (st.st_dev, st.st_ino)
 
 
 @dataclass
