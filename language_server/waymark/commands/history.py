@@ -291,9 +291,9 @@ def _chosen(
         key = os.fspath(ctx.workspace.resolve(path).real)
         if key not in tracked:
             raise InvalidParams(
-                f"{path} has no backup in the history, so there is nothing to rewind it to; "
-                "list the turns' files with waymark.turns.",
+                f"{path} has no backup in the history, so there is nothing to rewind it to",
                 {"field": "paths", "path": path},
+                next_step="turns",
             )
         keys.add(key)
     return frozenset(keys)

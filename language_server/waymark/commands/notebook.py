@@ -128,7 +128,8 @@ def notebook_edit(ctx: CommandContext, params: NotebookEditParams) -> Proposal:
     except NotebookInvalid as exc:
         raise NotebookInvalid(
             f"{display} cannot be edited cell by cell: {exc.message}. Read it with "
-            "waymark.read raw=true and repair the JSON with waymark.replace or waymark.write.",
+            "waymark.read and `raw` set, and repair the JSON with waymark.replace or "
+            "waymark.write.",
             {"path": display, **exc.details},
         ) from None
     result: dict[str, Any] = {"cells": plan.cells, "details": {"writer_type": "notebook"}}

@@ -30,6 +30,7 @@ import tomlkit.exceptions
 import tomlkit.items
 
 from waymark.commands.context import HISTORY_ENV
+from waymark.doors.git_exclude import keep_out_of_git
 from waymark.doors.hosts import HOSTS, POST_TOOL, POST_TOOL_FAILURE, PRE_TOOL, PROMPT
 from waymark.engine.errors import FileChangedSinceRead, WaymarkError
 from waymark.store.files import atomic_write, create_parents, delete_file, digest
@@ -65,9 +66,12 @@ class Config:
 
 
 def waymark_command() -> list[str]:
-    """How the host starts this Waymark: ``waymark`` when it is on PATH, else this Python."""
+    """How the host starts this Waymark: ``waymark`` when the one on PATH runs this install
+    (pipx and uv link it from ~/.local/bin into a private venv), else this Python."""
     on_path = shutil.which("waymark")
-    if on_path and Path(on_path).absolute().parent == Path(sys.executable).absolute().parent:
+    # The venv's python is itself a link out of the venv: compare the folders, not the files.
+    here = os.path.realpath(Path(sys.executable).absolute().parent)
+    if on_path and os.path.dirname(os.path.realpath(on_path)) == here:
         return ["waymark"]
     return [sys.executable, "-m", "waymark"]
 
@@ -249,7 +253,8 @@ def hook_command(name: str) -> str:
         f"if command -v {shlex.quote(words[0])} >/dev/null 2>&1; "
         f"then {_shell([*words, 'hook', name])}; "
         f"else echo 'waymark: not installed here, so this hook does nothing "
-        f"(pipx install waymark-edits to track edits)' >&2; fi"
+        f"(to track edits, install it as the Install section of the Waymark README "
+        f"says)' >&2; fi"
     )
 
 
@@ -536,12 +541,16 @@ PLANS: dict[str, Callable[[Path], list[Config]]] = {
 # Hosts reading MCP servers only from a per-user file: written with ``--user``.
 USER_PLANS: dict[str, Callable[[Path], list[Config]]] = {"cline": _cline_user}
 
+# The files init writes for one person, which git must not list: the repository's
+# info/exclude gets them (doors/git_exclude.py).
+PERSONAL = {"claude-code": (".claude/settings.local.json",)}
+
 # What the user must still do in the host; init cannot do it from outside.
 NOTES = {
     "claude-code": "Claude Code: the hooks are in .claude/settings.local.json, which stays out "
-    "of git (.mcp.json is for the team). Start claude in {root} once and trust the folder, so "
-    "it runs the hooks and allows the mcp__waymark tools; in -p mode pass --allowedTools "
-    "mcp__waymark.",
+    "of git (in a repository init lists it in .git/info/exclude; .mcp.json is for the team). "
+    "Start claude in {root} once and trust the folder, so it runs the hooks and allows the "
+    "mcp__waymark tools; in -p mode pass --allowedTools mcp__waymark.",
     "qwen-code": "Qwen Code runs project hooks only in a trusted folder: trust {root} when qwen "
     "asks (or with /trust).",
     "codex": "Codex reads .codex/config.toml and .codex/hooks.json only from a trusted project: "
@@ -647,6 +656,11 @@ def main(host: str, workspace: str | None, show: bool, user: bool = False) -> in
             return 1
         for config in plan:
             print(f"{'wrote' if config in changed else 'unchanged'} {config.shown}")
+        for relative in PERSONAL.get(host, ()):
+            if any(config.shown == root / relative for config in plan):
+                problem = keep_out_of_git(root, root / relative)
+                if problem:
+                    print(f"waymark init: {problem}", file=sys.stderr)
     if host in NOTES and not (user and host in USER_PLANS):
         print(NOTES[host].format(root=root, settings=cline_mcp_settings()))
     return 0
