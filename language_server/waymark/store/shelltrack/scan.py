@@ -64,6 +64,10 @@ class FolderScan:
     # After a watched command: the paths the index copy was asked about and its answer
     # (reused by the diff, never saved).
     index_known: tuple[set[str], dict[str, tuple[str, str]]] | None = None
+    # git only, before the command: what git ignored, relative to ``root``, with a stat
+    # signature per file (a directory ends in "/", its files unlisted). Such a file
+    # existed though ``dirty`` lacks it.
+    ignored: dict[str, Signature | None] = field(default_factory=dict)
 
 
 class GitUnavailable(Exception):
@@ -135,13 +139,19 @@ def _git_run(
 
 
 def scan_git(
-    folder: Path, root: Path, index: Path, pathspecs: list[str] | None = None
+    folder: Path,
+    root: Path,
+    index: Path,
+    pathspecs: list[str] | None = None,
+    *,
+    ignored: bool = False,
 ) -> FolderScan:
     """git's view of ``folder`` (inside the work tree at ``root``); never writes ``.git``.
 
     ``pathspecs`` (relative to ``folder``) limit it to those paths and what is under them;
     submodules are then not looked for (a command adds one by ``git`` verbs, which move the
-    index and so make the caller scan everything)."""
+    index and so make the caller scan everything). ``ignored``: list what git ignores too
+    (the same walk: git stops at an ignored directory either way)."""
     result = FolderScan(root, True, folder, index=index, index_sig=lstat_signature(index))
     done = _git_run(
         folder,
@@ -151,11 +161,15 @@ def scan_git(
         "--no-renames",
         "--untracked-files=all",
         "--ignore-submodules=all",
+        *(["--ignored=matching"] if ignored else []),
         "--",
         *(pathspecs if pathspecs is not None else ["."]),
     )
     for item in done.stdout.split(b"\0"):
-        if len(item) > 3:
+        if item.startswith(b"!! "):
+            path = os.fsdecode(item[3:])
+            result.ignored[path] = None if path.endswith("/") else lstat_signature(root / path)
+        elif len(item) > 3:
             path = os.fsdecode(item[3:])
             try:
                 sig: Signature | None = signature(os.lstat(root / path))
