@@ -191,3 +191,32 @@ def test_a_write_through_one_name_of_a_hard_link_restores_both(
     assert (ws / first).read_bytes() == b"shared\r\n\xff"
     assert (ws / second).read_bytes() == b"shared\r\n\xff"
     assert (ws / "k.txt").read_bytes() == b"k\n"
+
+
+def test_other_names_are_found_without_another_git_status(
+    ws: Path, history: History, monkeypatch: pytest.MonkeyPatch, post_by: str
+) -> None:
+    """Watched, a name git shows and one it ignores account for every link: git is not asked
+    to scan the folder whole (as it is when a name may be a clean file)."""
+    from waymark.store.shelltrack import scan
+
+    repo(ws, {".gitignore": b"*.log\n", "a.txt": b"a\n"})
+    write(ws, {"u.txt": b"u\n"})
+    os.link(ws / "u.txt", ws / "u.log")
+    history.make_snapshot("t1")
+    begin(history, "call", command="printf b >> u.txt", cwd=ws)
+    subprocess.run(["sh", "-c", "printf b >> u.txt"], cwd=ws, check=True, timeout=60)
+    calls: list[str] = []
+    real = scan.subprocess.run
+
+    def run(argv: list[str], *args: object, **kwargs: object) -> object:
+        calls.append(str(argv[1]))
+        return real(argv, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(scan.subprocess, "run", run)
+    report = finish(history, "call")
+    assert report is not None
+    assert (report.modified, report.unreached) == (["u.txt"], {})
+    assert calls.count("status") == (0 if post_by == "watch" else 1)
+    assert rewound(history) == {"restored": ["u.txt"]}
+    assert (ws / "u.txt").read_bytes() == b"u\n"

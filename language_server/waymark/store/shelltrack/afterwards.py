@@ -136,13 +136,14 @@ def other_names(befores: list[FolderScan], seen: list[Watched | None]) -> list[F
         return afters
     for before, after in zip(befores, afters, strict=True):
         prefix = key_prefix(before.root)
-        for rel, sig in before.dirty.items():
+        # A name git ignored is no scan's business either; it is still one accounted for.
+        for rel, sig in [*before.dirty.items(), *before.ignored.items()]:
             if sig is None or (sig[1], sig[2]) not in links:
                 continue
             now = lstat_signature(Path(prefix + rel))
             if now is not None and (now[1], now[2]) == (sig[1], sig[2]):
                 names[(sig[1], sig[2])].add(prefix + rel)
-            if after is not None:
+            if after is not None and rel in before.dirty:
                 after.dirty[rel] = now
     if all(len(names[inode]) >= count for inode, count in links.items()):
         return afters
