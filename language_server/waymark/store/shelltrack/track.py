@@ -36,15 +36,14 @@ from waymark.store.shelltrack.afterwards import (
     same_repository,
     watched,
 )
+from waymark.store.shelltrack.policies import GitPolicy, WalkPolicy
 from waymark.store.shelltrack.preimages import Preimages, Unreachable, git_blobs
 from waymark.store.shelltrack.scan import (
     DEFAULT_MAX_FILES,
     SYMLINK_MODE,
     FolderScan,
-    GitPolicy,
     GitUnavailable,
     Signature,
-    WalkPolicy,
     git_paths,
     index_blobs,
     lstat_signature,
