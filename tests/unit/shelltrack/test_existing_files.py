@@ -64,34 +64,35 @@ def rewound(history: History, turn: str = "t1") -> dict[str, list[str]]:
 
 def ignored_by(how: str, ws: Path, tmp_path: Path) -> tuple[str, str]:
     """A repository in ``ws`` whose ``config.local.json`` (or ``conf/local.json``) git
-    ignores ``how``; the file's path and a command that makes git see it (the excludes
-    file it empties is outside the workspace: out of reach itself)."""
+    ignores ``how``, written before the repository was (a command changes files later than
+    that); the file's path and a command that makes git see it (the excludes file it empties
+    is outside the workspace: out of reach itself)."""
     name = "conf/local.json" if how == "ignored-directory" else "config.local.json"
-    files = {"a.txt": b"a\n"} if how == "info-exclude" else {name: CONFIG, "a.txt": b"a\n"}
-    if how in ("gitignore", "add-force"):
-        files[".gitignore"] = b"config.local.json\n"
-    elif how == "ignored-directory":
-        files[".gitignore"] = b"conf/\n"
-    elif how == "nested-gitignore":
+    if how == "nested-gitignore":
         name = "inner/config.local.json"
         repo(ws, {"a.txt": b"a\n"})
         repo(ws / "inner", {".gitignore": b"config.local.json\n", "config.local.json": CONFIG})
         return name, "printf 'x\\n' > inner/.gitignore"
-    elif how == "excludes-file":
-        excludes = tmp_path / "excludes"
-        excludes.write_bytes(b"config.local.json\n")
-        repo(ws, {"a.txt": b"a\n"})
-        git(ws, "config", "core.excludesFile", os.fspath(excludes))
-        write(ws, {name: CONFIG})
-        return name, f": > {excludes}"
-    repo(ws, files)
+    rules = {
+        "gitignore": {".gitignore": b"config.local.json\n"},
+        "add-force": {".gitignore": b"config.local.json\n"},
+        "ignored-directory": {".gitignore": b"conf/\n"},
+    }
+    write(ws, {name: CONFIG, "a.txt": b"a\n", **rules.get(how, {})})
+    git(ws, "init", "-q")
     if how == "info-exclude":
         (ws / ".git/info/exclude").write_bytes(b"config.local.json\n")
-        write(ws, {name: CONFIG})
-        return name, ": > .git/info/exclude"
-    if how == "add-force":
-        return name, "git add -f config.local.json"
-    return name, "printf 'x\\n' > .gitignore"
+    if how == "excludes-file":
+        (tmp_path / "excludes").write_bytes(b"config.local.json\n")
+        git(ws, "config", "core.excludesFile", os.fspath(tmp_path / "excludes"))
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "init")
+    unignore = {
+        "info-exclude": ": > .git/info/exclude",
+        "excludes-file": f": > {tmp_path / 'excludes'}",
+        "add-force": "git add -f config.local.json",
+    }
+    return name, unignore.get(how, "printf 'x\\n' > .gitignore")
 
 
 def outside(how: str, tmp_path: Path) -> dict[str, str]:
@@ -196,13 +197,13 @@ def test_a_write_through_one_name_of_a_hard_link_restores_both(
 def test_other_names_are_found_without_another_git_status(
     ws: Path, history: History, monkeypatch: pytest.MonkeyPatch, post_by: str
 ) -> None:
-    """Watched, a name git shows and one it ignores account for every link: git is not asked
-    to scan the folder whole (as it is when a name may be a clean file)."""
+    """Watched, names git showed account for every link: git is not asked to scan the folder
+    whole (as it is when a name may be a clean file, which no scan stat'ed)."""
     from waymark.store.shelltrack import scan
 
-    repo(ws, {".gitignore": b"*.log\n", "a.txt": b"a\n"})
+    repo(ws, {"a.txt": b"a\n"})
     write(ws, {"u.txt": b"u\n"})
-    os.link(ws / "u.txt", ws / "u.log")
+    os.link(ws / "u.txt", ws / "u2.txt")
     history.make_snapshot("t1")
     begin(history, "call", command="printf b >> u.txt", cwd=ws)
     subprocess.run(["sh", "-c", "printf b >> u.txt"], cwd=ws, check=True, timeout=60)
@@ -216,7 +217,7 @@ def test_other_names_are_found_without_another_git_status(
     monkeypatch.setattr(scan.subprocess, "run", run)
     report = finish(history, "call")
     assert report is not None
-    assert (report.modified, report.unreached) == (["u.txt"], {})
+    assert (report.modified, report.unreached) == (["u.txt", "u2.txt"], {})
     assert calls.count("status") == (0 if post_by == "watch" else 1)
-    assert rewound(history) == {"restored": ["u.txt"]}
-    assert (ws / "u.txt").read_bytes() == b"u\n"
+    assert rewound(history) == {"restored": ["u.txt", "u2.txt"]}
+    assert [(ws / n).read_bytes() for n in ("u.txt", "u2.txt")] == [b"u\n", b"u\n"]

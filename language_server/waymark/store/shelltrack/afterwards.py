@@ -115,7 +115,8 @@ def other_names(befores: list[FolderScan], seen: list[Watched | None]) -> list[F
     Only a file with more than one link needs looking for: its other names are found by
     inode among the files the scans before stat'ed (every file outside git; what git showed
     inside). A name not found may be a clean file of a git folder, which no scan stat'ed:
-    those folders are then scanned whole, as without a watch.
+    those folders are then scanned whole, as without a watch (where git ignores the name,
+    it finds nothing there either).
     """
     links: dict[tuple[int, int], int] = {}
     names: dict[tuple[int, int], set[str]] = {}
@@ -136,14 +137,13 @@ def other_names(befores: list[FolderScan], seen: list[Watched | None]) -> list[F
         return afters
     for before, after in zip(befores, afters, strict=True):
         prefix = key_prefix(before.root)
-        # A name git ignored is no scan's business either; it is still one accounted for.
-        for rel, sig in [*before.dirty.items(), *before.ignored.items()]:
+        for rel, sig in before.dirty.items():
             if sig is None or (sig[1], sig[2]) not in links:
                 continue
             now = lstat_signature(Path(prefix + rel))
             if now is not None and (now[1], now[2]) == (sig[1], sig[2]):
                 names[(sig[1], sig[2])].add(prefix + rel)
-            if after is not None and rel in before.dirty:
+            if after is not None:
                 after.dirty[rel] = now
     if all(len(names[inode]) >= count for inode, count in links.items()):
         return afters

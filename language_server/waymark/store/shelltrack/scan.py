@@ -64,10 +64,9 @@ class FolderScan:
     # After a watched command: the paths the index copy was asked about and its answer
     # (reused by the diff, never saved).
     index_known: tuple[set[str], dict[str, tuple[str, str]]] | None = None
-    # git only, before the command: what git ignored, relative to ``root``, with a stat
-    # signature per file (a directory ends in "/", its files unlisted). Such a file
-    # existed though ``dirty`` lacks it.
-    ignored: dict[str, Signature | None] = field(default_factory=dict)
+    # git only, before the command: what git ignored, relative to ``root`` (a directory
+    # ends in "/", its files unlisted). Such a file existed though ``dirty`` lacks it.
+    ignored: list[str] = field(default_factory=list)
 
 
 class GitUnavailable(Exception):
@@ -167,8 +166,7 @@ def scan_git(
     )
     for item in done.stdout.split(b"\0"):
         if item.startswith(b"!! "):
-            path = os.fsdecode(item[3:])
-            result.ignored[path] = None if path.endswith("/") else lstat_signature(root / path)
+            result.ignored.append(os.fsdecode(item[3:]))
         elif len(item) > 3:
             path = os.fsdecode(item[3:])
             try:

@@ -408,7 +408,7 @@ def _diff(
             if existed is None:
                 # In no index and listed nowhere before, where the scan saw: it did not exist.
                 _note(key, None, changes, unreached, limit)
-            elif existed == "ignored" and not unseen.unchanged(rel, now):
+            elif existed == "ignored" and not unseen.unchanged(now):
                 unreached[key] = existed
             # Else it existed unchanged, or where the scan could not see (listed above).
         elif old_index[rel][0] == SYMLINK_MODE:
@@ -550,5 +550,5 @@ def _scan_from_state(raw: dict[str, Any]) -> FolderScan:
     scan.nested = list(raw.get("nested", []))
     scan.unscanned = dict(raw.get("unscanned", {}))
     scan.watch = raw.get("watch")
-    scan.ignored = dict(raw.get("ignored", {}))
+    scan.ignored = list(raw.get("ignored", []))
     return scan

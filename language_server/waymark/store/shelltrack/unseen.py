@@ -6,8 +6,9 @@ excludes file or a ``git add -f`` shows it afterwards), or it lies past a walk's
 or under a directory the scan could not open. Such a file is never "created": a rewind
 would delete it. Its bytes before the command are unknown, so it is out of reach if the
 command changed it, and nothing is recorded if it did not (its status changed, not its
-bytes): a file git listed as ignored is as its stat was then; one in an ignored directory
-(unlisted) was not changed since if its inode was last changed before the scan began.
+bytes): a file whose inode was last changed before the scan began was not changed since
+(its ctime, which no command can set back; the scan stats no ignored file, so a tree of
+build outputs costs it nothing).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class Unseen:
     def __init__(self, before: FolderScan, started: int) -> None:
         self.before = before
         self.started = started
-        self._ignored = before.ignored
+        self._ignored = set(before.ignored)
 
     def why(self, relative: str) -> str | None:
         """Why ``relative`` (unlisted by the scan) may have existed then, or None: it did not."""
@@ -57,10 +58,7 @@ class Unseen:
             end = relative.find("/", end + 1)
         return None
 
-    def unchanged(self, relative: str, now: Signature | None) -> bool:
-        """Whether ``relative``, which existed before with what stat ``now`` says, is as it
-        was then."""
-        then = self._ignored.get(relative)
-        if then is not None:
-            return now == then
+    def unchanged(self, now: Signature | None) -> bool:
+        """Whether a file that existed before, with stat ``now``, is as it was then (a change
+        in the tick the scan began in counts as one)."""
         return now is not None and now[5] < self.started
