@@ -79,6 +79,9 @@ def ignored_by(how: str, ws: Path, tmp_path: Path) -> tuple[str, str]:
         "ignored-directory": {".gitignore": b"conf/\n"},
     }
     write(ws, {name: CONFIG, "a.txt": b"a\n", **rules.get(how, {})})
+    if how == "ignored-directory":
+        # What the directory holds that no rewind could restore, left alone as well.
+        (ws / "conf/link").symlink_to("local.json")
     git(ws, "init", "-q")
     if how == "info-exclude":
         (ws / ".git/info/exclude").write_bytes(b"config.local.json\n")

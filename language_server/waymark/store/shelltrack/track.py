@@ -367,7 +367,7 @@ def _diff(
         new_index = index_blobs(after, after.index, None)
         changed = old_index.keys() | new_index.keys()
         candidates |= {p for p in changed if old_index.get(p) != new_index.get(p)}
-    was_clean: dict[str, Signature | None] = {}
+    was_clean: list[str] = []
     for rel in sorted(candidates):
         key = root + rel
         now = _as_file(
@@ -380,6 +380,9 @@ def _diff(
             if was is not None and key not in backups:
                 unreached[key] = skipped.get(key, "unreadable")
                 continue
+        elif unseen.why(rel) is not None and unseen.unchanged(now):
+            # It existed where the scan could not see, and the command left it as it was.
+            continue
         why = _refusal(history, key, now) if now is not None else _policy(history, key)
         if why is not None:
             unreached[key] = why
@@ -393,24 +396,24 @@ def _diff(
                 continue
             _note(key, old, changes, unreached, limit)
         else:
-            was_clean[rel] = now
+            was_clean.append(rel)
     if old_index is None:
         known = before.index_known
         if known is not None and known[0].issuperset(was_clean):
             old_index = known[1]
         else:
-            old_index = index_before(before, list(was_clean))
+            old_index = index_before(before, was_clean)
     clean: dict[str, str] = {}
-    for rel, now in was_clean.items():
+    for rel in was_clean:
         key = root + rel
         if rel not in old_index:
             existed = unseen.why(rel)
             if existed is None:
                 # In no index and listed nowhere before, where the scan saw: it did not exist.
                 _note(key, None, changes, unreached, limit)
-            elif existed == "ignored" and not unseen.unchanged(now):
+            elif existed == "ignored":
                 unreached[key] = existed
-            # Else it existed unchanged, or where the scan could not see (listed above).
+            # Else it lies where the scan could not see: its folder is listed.
         elif old_index[rel][0] == SYMLINK_MODE:
             unreached[key] = "symlink"
         else:
