@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -79,7 +80,13 @@ def test_a_string_for_paths_is_refused_at_the_cli(workspace: Path, args: list[st
 def _filled(command_id: str, tested: str) -> dict[str, Any]:
     """Right values for every required parameter but ``tested``."""
     schema = COMMANDS[command_id].input_schema()
-    fills = {"string": "a.txt", "integer": 1, "boolean": False}
+    fills: dict[str, Any] = {
+        "string": "a.txt",
+        "integer": 1,
+        "boolean": False,
+        "array": [],
+        "object": {},
+    }
     return {
         name: "p1" if name == "promptId" else fills[schema["properties"][name]["type"]]
         for name in schema["required"]
@@ -121,3 +128,89 @@ def test_every_container_parameter_takes_only_its_json_type(
         name,
     ), result
     assert [(workspace / f).read_bytes() for f in ("a.txt", "a", "b")] == [b"after\n"] * 3
+
+
+# -- lone surrogates (classes 9 and 10): one sentence for any text parameter, not a traceback -----
+
+STRINGS = [
+    (command.id, name)
+    for command in COMMANDS.values()
+    for name, schema in command.input_schema()["properties"].items()
+    if schema.get("type") == "string"
+]
+
+
+@pytest.mark.parametrize(("command_id", "name"), STRINGS)
+def test_a_lone_surrogate_in_any_text_parameter_is_invalid_params(
+    workspace: Path, tmp_path: Path, command_id: str, name: str
+) -> None:
+    (workspace / "a.txt").write_bytes(b"one\n")
+    agent = Agent(workspace, tmp_path / "history")
+    params = {**_filled(command_id, name), name: "x\ud800"}
+    result = asyncio.run(execute(agent.ctx, command_id, params))
+    assert (result["ok"], result["error"], result["details"]["field"]) == (
+        False,
+        "invalid_params",
+        name,
+    ), result
+    assert result["message"].startswith(
+        f"The parameter `{name}` holds a lone surrogate (U+D800 at offset 1), which "
+    )
+    assert (workspace / "a.txt").read_bytes() == b"one\n"
+
+
+def test_a_lone_surrogate_in_an_edit_operation_names_it(workspace: Path, tmp_path: Path) -> None:
+    agent = Agent(workspace, tmp_path / "history")
+    ops = [{"op": "insert_before", "hash": "abcdef", "content": "ok"}]
+    ops.append({"op": "insert_before", "hash": "abcdef", "content": "\udbff!"})
+    result = asyncio.run(agent("edit", path="a.txt", operations=ops))
+    assert result["message"] == (
+        "The parameter `operations[1].content` holds a lone surrogate (U+DBFF at offset 0), "
+        "which is no character; send the text as valid Unicode."
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["snapshot", "--params", json.dumps({"promptId": "\ud800"})], "PROMPT_ID"),
+        (["snapshot", "p1", "--params", json.dumps({"label": "x\udabc"})], "--label"),
+        (["sed", "--params", json.dumps({"command": "sed -i s/a/\ud800/ a.txt"})], "COMMAND"),
+    ],
+)
+def test_a_lone_surrogate_at_the_cli_is_one_sentence(
+    workspace: Path, args: list[str], flag: str
+) -> None:
+    (workspace / "a.txt").write_bytes(b"a\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "waymark", *args],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        errors="surrogateescape",
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.startswith(f"error: invalid_params: The parameter `{flag}` holds a lone ")
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert (workspace / "a.txt").read_bytes() == b"a\n"
+
+
+def test_a_sed_script_with_bytes_that_are_not_utf8_is_left_to_the_real_sed(
+    workspace: Path,
+) -> None:
+    (workspace / "a.txt").write_bytes(b"a\n")
+    # A shell in a Latin-1 locale passes the byte E9 as it is.
+    line = os.fsdecode(b"sed -i 's/a/\xe9/' a.txt")
+    done = subprocess.run(
+        [sys.executable, "-m", "waymark", "sed", line],
+        cwd=workspace,
+        capture_output=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stdout == (
+        b"not simulated: the script holds bytes that are not UTF-8, which Waymark does not "
+        b"simulate.\n"
+    )
+    assert (workspace / "a.txt").read_bytes() == b"a\n"

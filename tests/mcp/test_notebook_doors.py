@@ -171,6 +171,8 @@ def test_a_lone_surrogate_in_a_cell_is_refused_at_the_cli(
     assert cli(workspace, "read", "nb.ipynb")["ok"]
     done = cli(workspace, "notebook-edit", "nb.ipynb", "--ops", json.dumps([op]))
     assert (done["ok"], done["error"]) == (False, "invalid_params"), done
-    assert done["message"].startswith(f"operations[0].{field} holds a lone surrogate (U+")
-    assert done["message"].endswith("which no notebook can hold; send valid Unicode.")
+    assert done["message"].startswith(
+        f"The parameter `--operations[0].{field}` holds a lone surrogate (U+"
+    )
+    assert done["message"].endswith("; send the text as valid Unicode.")
     assert path.read_bytes() == before

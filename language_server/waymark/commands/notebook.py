@@ -88,12 +88,13 @@ def _structure_one(i: int, raw: object) -> CellOperation:
         value = raw.get(key)
         found = _SURROGATE.search(value) if isinstance(value, str) else None
         if found is not None:
-            # JSON text cannot carry one: an ASCII notebook would get a "\ud800" escape, any
-            # other could not be encoded at all.
-            raise _refuse(
-                f"{where}.{key}",
-                f"holds a lone surrogate (U+{ord(found.group()):04X} at offset {found.start()}), "
-                "which no notebook can hold; send valid Unicode",
+            # What passed the check of every param: U+DC80..U+DCFF, the bytes of a file name
+            # that is not UTF-8, which JSON text cannot carry.
+            raise InvalidParams(
+                f"The parameter `{where}.{key}` holds a lone surrogate "
+                f"(U+{ord(found.group()):04X} at offset {found.start()}), which no notebook "
+                "can hold; send the text as valid Unicode.",
+                {"field": f"{where}.{key}"},
             )
     try:
         return structure_item(raw, CellOperation)

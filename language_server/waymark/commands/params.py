@@ -112,6 +112,7 @@ def structure(raw: object, cls: type[T]) -> T:
             "Command arguments must be a single JSON object: arguments: [{...}].",
             {"field": "params"},
         )
+    _check_surrogates(raw)
     try:
         structured = _converter.structure(raw, cls)
     except (ClassValidationError, ForbiddenExtraKeysError) as exc:
@@ -133,7 +134,6 @@ def structure(raw: object, cls: type[T]) -> T:
         else:
             sentence = f"The parameter `{field}` is invalid: {message}."
         raise InvalidParams(sentence, {"field": field, "problems": problems}) from exc
-    _check_paths(structured)
     return structured
 
 
@@ -141,17 +141,38 @@ def structure(raw: object, cls: type[T]) -> T:
 PATH_FIELDS = ("path", "file_path", "cwd")
 
 
-def _check_paths(params: object) -> None:
-    """Refuse a path no file can have before any handler turns it into bytes."""
-    for name in PATH_FIELDS:
-        value = getattr(params, name, None)
-        where = lone_surrogate(value) if isinstance(value, str) else None
-        if where is not None:
-            raise InvalidParams(
-                f"The parameter `{name}` holds a lone surrogate ({where}), which names no "
-                "file; send the file name as valid Unicode.",
-                {"field": name},
-            )
+def _check_surrogates(raw: dict[str, Any]) -> None:
+    """Refuse a string no text or file name can hold (a lone ``\\ud800``; U+DC80..U+DCFF stand
+    for the bytes of a name that is not UTF-8 and pass) before any handler turns it into
+    bytes: a turn's id, a sed line or a label holding one was an internal error."""
+    stack: list[tuple[str, object]] = [("", raw)]
+    while stack:
+        where, value = stack.pop()
+        items: list[tuple[str, object]] = []
+        if isinstance(value, str):
+            found = lone_surrogate(value)
+            if found is not None:
+                raise _surrogate(where, found)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                named = f"{where}.{key}" if where else str(key)
+                if isinstance(key, str) and (found := lone_surrogate(key)) is not None:
+                    raise _surrogate(named, found)
+                items.append((named, item))
+        elif isinstance(value, list):
+            items = [(f"{where}[{i}]", item) for i, item in enumerate(value)]
+        stack.extend(reversed(items))
+
+
+def _surrogate(field: str, where: str) -> InvalidParams:
+    name = field.rpartition(".")[2]
+    if name in PATH_FIELDS:
+        what = "which names no file; send the file name as valid Unicode"
+    else:
+        what = "which is no character; send the text as valid Unicode"
+    return InvalidParams(
+        f"The parameter `{field}` holds a lone surrogate ({where}), {what}.", {"field": field}
+    )
 
 
 def _unknown_fields(exc: BaseException, problems: list[str]) -> InvalidParams | None:
