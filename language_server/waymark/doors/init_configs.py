@@ -21,7 +21,7 @@ import tomlkit.exceptions
 
 from waymark.doors.wire_guard import too_deep
 
-# tomlkit's own limit, which JSON configs are held to as well: no host's config comes near.
+# tomlkit's own limit (since 0.15), for JSON and TOML alike: no host's config comes near.
 MAX_DEPTH = 100
 FIX = "fix it and run init again"
 
@@ -139,12 +139,34 @@ def load_toml(config: Config) -> tuple[dict[str, Any], tomlkit.TOMLDocument]:
     """The TOML as data and as an editable document that keeps comments and layout."""
     text = config.text()
     try:
-        return tomllib.loads(text), tomlkit.parse(text)
-    except (tomllib.TOMLDecodeError, tomlkit.exceptions.ParseError) as exc:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise InitError(f"{config.shown} is not valid TOML ({exc}); {FIX}.") from exc
     except RecursionError:
-        # tomllib recurses until Python gives up, before tomlkit could refuse the depth.
+        # tomllib recurses once per level until Python gives up.
         raise InitError(_too_deep(config)) from None
+    # Held to the limit here, not by tomlkit: its releases before 0.15 have none.
+    if _depth(data) > MAX_DEPTH:
+        raise InitError(_too_deep(config))
+    try:
+        return data, tomlkit.parse(text)
+    except tomlkit.exceptions.ParseError as exc:
+        raise InitError(f"{config.shown} is not valid TOML ({exc}); {FIX}.") from exc
+
+
+def _depth(value: object) -> int:
+    """How deep tables and arrays nest in ``value``, counted without recursing."""
+    deepest = 0
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            depth += 1
+            deepest = max(deepest, depth)
+            stack.extend(
+                (each, depth) for each in (item.values() if isinstance(item, dict) else item)
+            )
+    return deepest
 
 
 def _too_deep(config: Config) -> str:
