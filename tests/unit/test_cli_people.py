@@ -219,7 +219,6 @@ DEEP_JSON = "[" * 20_000 + "]" * 20_000
         (["edit", "a.txt", "--ops", DEEP_JSON], "--operations/--ops"),
         (["multi-replace", "a.txt", "--edits", DEEP_JSON], "--edits"),
         (["notebook-edit", "a.ipynb", "--ops", DEEP_JSON], "--operations/--ops"),
-        (["rewind", "t1", "--paths", DEEP_JSON], "--paths"),
         (["write", "a.txt", "--params", DEEP_JSON], "--params"),
         (["write", "a.txt", "--params", "-"], "--params"),
     ],
