@@ -9,6 +9,8 @@ not measured). In the same process as the agent would be, measured ``--runs`` ti
   bridged call includes the editor's approval round trip.
 
     python bench/bridge_bench.py [--runs R]
+
+``bench/run`` takes :func:`figures`: each bridged call against the same call run locally.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR.parent / "language_server"))
+sys.path.insert(0, str(BENCH_DIR.parent))  # for bench.goals when run as a script
 
+from bench.goals import Goal  # noqa: E402
 from lsprotocol import types  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
 from pygls.uris import to_fs_path  # noqa: E402
@@ -135,6 +139,29 @@ async def measure(runs: int) -> dict[str, Any]:
         client.exit(None)
         await client.stop()
     return figures
+
+
+def figures(runs: int = 20) -> list[dict[str, Any]]:
+    measured = asyncio.run(measure(runs))
+    local = "the same call run locally (WAYMARK_BRIDGE=off)"
+    return [
+        {
+            "name": "waymark.read, 200-line file, through the editor bridge",
+            "runs": measured["read_editor"],
+            "baseline": local,
+            "baseline_runs": measured["read_local"],
+            # Far below an agent's model turn: the bridge must not be what an agent waits on.
+            "goals": [Goal("p50", "≤", 50, "ms")],
+        },
+        {
+            "name": "waymark.replace one line, through the bridge incl. the editor's approval "
+            "round trip",
+            "runs": measured["replace_editor"],
+            "baseline": local,
+            "baseline_runs": measured["replace_local"],
+            "goals": [Goal("p50", "≤", 50, "ms")],
+        },
+    ]
 
 
 def main() -> None:

@@ -33,8 +33,27 @@ PLATFORMS = {
     "darwin-x64": "macosx_11_0_x86_64",
     "darwin-arm64": "macosx_11_0_arm64",
 }
-# ELF e_machine -> the binutils strip for it (Debian: binutils, binutils-aarch64-linux-gnu).
-STRIP = {62: "x86_64-linux-gnu-strip", 183: "aarch64-linux-gnu-strip"}
+# ELF e_machine -> the binutils strip for it and the Debian package that has it.
+STRIP = {
+    62: ("x86_64-linux-gnu-strip", "binutils-x86-64-linux-gnu"),
+    183: ("aarch64-linux-gnu-strip", "binutils-aarch64-linux-gnu"),
+}
+# The ELF machine of each Linux target's libraries (macOS libraries are not stripped).
+MACHINE = {"linux-x64": 62, "linux-arm64": 183}
+
+
+def missing_tool(target: str) -> str | None:
+    """What this machine lacks to bundle ``target``, as the sentence that says how to get it."""
+    machine = MACHINE.get(target)
+    if machine is None:
+        return None
+    tool, package = STRIP[machine]
+    if shutil.which(tool) is not None:
+        return None
+    return (
+        f"{target} needs {tool} to strip its libraries; install it "
+        f"(Debian: sudo apt-get install {package})"
+    )
 
 
 def resolve(target: str, python: str, cache: Path) -> list[Path]:
@@ -86,12 +105,11 @@ def strip_libraries(libs: Path) -> None:
         if header[:4] != b"\x7fELF":
             continue
         (machine,) = struct.unpack_from("<H", header, 18)
-        tool = STRIP.get(machine)
-        if tool is None or shutil.which(tool) is None:
+        tool, package = STRIP.get(machine, ("strip", "binutils"))
+        if machine not in STRIP or shutil.which(tool) is None:
             raise SystemExit(
-                f"cannot strip {library.name} (ELF machine {machine}): install {tool or 'binutils'}"
-                " for that architecture (Debian: binutils-aarch64-linux-gnu, "
-                "binutils-x86-64-linux-gnu)"
+                f"cannot strip {library.name} (ELF machine {machine}): install {tool} "
+                f"(Debian: sudo apt-get install {package})"
             )
         before = library.stat().st_size
         subprocess.run([tool, "--strip-unneeded", str(library)], check=True)
@@ -103,7 +121,17 @@ def main() -> None:
     parser.add_argument("--target", required=True, choices=sorted(PLATFORMS))
     parser.add_argument("--cache", type=Path, default=EXTENSION / ".cache" / "wheels")
     parser.add_argument("--libs", type=Path, default=EXTENSION / "bundled" / "libs")
+    parser.add_argument(
+        "--check-tools",
+        action="store_true",
+        help="bundle nothing: exit 1 with what to install when a tool the target needs is missing",
+    )
     args = parser.parse_args()
+    if args.check_tools:
+        missing = missing_tool(args.target)
+        if missing:
+            print(missing, file=sys.stderr)
+        raise SystemExit(1 if missing else 0)
     bundle(args.target, args.cache, args.libs.resolve())
 
 

@@ -11,8 +11,9 @@ PACKAGES=(
   "@github/copilot@1.0.102"
   "opencode-ai@1.18.33"
   "cline@3.0.65"
+  "@zed-industries/codex-acp@0.16.0"
 )
-BINS=(claude qwen codex gemini copilot opencode cline)
+BINS=(claude qwen codex gemini copilot opencode cline codex-acp)
 mkdir -p .hosts
 [ -f .hosts/package.json ] || echo '{"private": true}' > .hosts/package.json
 npm install --prefix .hosts --no-save --no-audit --no-fund --loglevel=error "${PACKAGES[@]}"

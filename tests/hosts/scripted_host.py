@@ -72,6 +72,16 @@ def _text(content: Any) -> str:
     return ""
 
 
+def _blocks(text: str) -> str:
+    """An MCP result's text where codex-acp hands the model its content blocks as JSON."""
+    if text.strip().startswith("[{"):
+        try:
+            return _text(json.loads(text))
+        except ValueError:
+            return text
+    return text
+
+
 def cannot_run(host_bin: str) -> str | None:
     """Why a host cannot run offline here (the test then fails with it), or None."""
     if not (HOSTS_BIN / host_bin).exists():
@@ -344,7 +354,7 @@ def responses_reply(model: Model, body: dict[str, Any]) -> tuple[bytes, str]:
     if "mcp__waymark" in names:
         # Codex prefixes what a tool returned with "Wall time: …\nOutput:".
         results = [
-            re.sub(r"\AWall time: [^\n]*\nOutput:", "", _text(item.get("output")))
+            _blocks(re.sub(r"\AWall time: [^\n]*\nOutput:", "", _text(item.get("output"))))
             for item in body.get("input", [])
             if item.get("type") == "function_call_output"
         ]
@@ -578,12 +588,8 @@ def host_command(host: str, prompt: str, workspace: Path, home: str) -> list[str
     return [binary, "-p", prompt, "--auth-type", "openai", "--yolo", "--output-format", "json"]
 
 
-def main() -> int:
-    host, workspace, prompt, home = sys.argv[1], Path(sys.argv[2]), sys.argv[3], sys.argv[4]
-    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    model = Model(host, workspace)
-    server = serve(model)
-    base = f"http://127.0.0.1:{server.server_address[1]}"
+def host_env(base: str, home: str) -> dict[str, str]:
+    """The environment every host runs in: its model at ``base``, its home at ``home``."""
     env = {
         **os.environ,
         "HOME": home,
@@ -611,6 +617,16 @@ def main() -> int:
     # variables (no XDG_STATE_HOME, PYTHONPATH): the run is the same locally and in CI.
     for variable in ("GITHUB_SHA", "SURFACE"):
         env.pop(variable, None)
+    return env
+
+
+def main() -> int:
+    host, workspace, prompt, home = sys.argv[1], Path(sys.argv[2]), sys.argv[3], sys.argv[4]
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    model = Model(host, workspace)
+    server = serve(model)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    env = host_env(base, home)
     if host == "codex":
         codex_config(Path(home) / ".codex", workspace, base)
     if host == "gemini-cli":

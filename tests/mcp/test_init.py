@@ -35,7 +35,8 @@ def test_claude_code_merges_and_keeps_the_users_entries(workspace: Path) -> None
     assert ours["matcher"] == "Bash|Edit|Write|MultiEdit|NotebookEdit"
     assert ours["hooks"][0]["command"].endswith(
         "then waymark hook claude-code; else echo 'waymark: not installed here, so this hook "
-        "does nothing (pipx install waymark-edits to track edits)' >&2; fi"
+        "does nothing (to track edits, install it as the Install section of the Waymark README "
+        "says)' >&2; fi"
     )
     assert list(settings["hooks"]) == [
         "UserPromptSubmit",
@@ -161,7 +162,7 @@ def test_a_committed_hook_steps_aside_where_waymark_is_missing(workspace: Path) 
     assert (done.returncode, done.stdout) == (0, "")
     assert done.stderr == (
         "waymark: not installed here, so this hook does nothing "
-        "(pipx install waymark-edits to track edits)\n"
+        "(to track edits, install it as the Install section of the Waymark README says)\n"
     )
 
 

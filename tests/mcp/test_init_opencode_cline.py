@@ -18,7 +18,7 @@ pytestmark = pytest.mark.timeout(120)
 
 NOTICE = (
     "waymark: not installed here, so this hook does nothing "
-    "(pipx install waymark-edits to track edits)\n"
+    "(to track edits, install it as the Install section of the Waymark README says)\n"
 )
 
 

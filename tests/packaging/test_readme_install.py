@@ -108,12 +108,16 @@ def test_agent_hosts_pipx(user: dict[str, Path]) -> None:
     # Hooks go to the local (uncommitted) settings: a teammate without Waymark is not affected.
     settings = json.loads((project / ".claude" / "settings.local.json").read_text())
     hook = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-    # The config names the interpreter of the pipx install, not this test's.
-    pipx_python = user["home"] / ".local/share/pipx/venvs/waymark-edits/bin/python"
-    assert mcp["command"] in (str(pipx_python), str(user["home"] / ".local/bin/waymark"))
-    assert "hook claude-code" in hook
+    # The `waymark` pipx linked onto PATH, not the path of its private venv: a team commits
+    # .mcp.json, and every teammate's install answers to that name.
+    assert (mcp["command"], mcp["args"]) == ("waymark", ["mcp"])
+    assert "if command -v waymark " in hook and "then waymark hook claude-code;" in hook
+    pipx_venv = user["home"] / ".local/share/pipx/venvs/waymark-edits"
+    for config in (project / ".mcp.json", project / ".claude" / "settings.local.json"):
+        assert str(pipx_venv) not in config.read_text()
     answered = subprocess.run(
-        [mcp["command"], *mcp["args"][:-1], "--help"],
+        ["bash", "-c", "waymark --help"],
+        env={**os.environ, "PATH": f"{user['home'] / '.local/bin'}:/usr/bin:/bin"},
         capture_output=True,
         text=True,
         timeout=60,

@@ -93,3 +93,12 @@ def test_repository_paths_named_in_docs_exist() -> None:
             if named not in names:
                 missing.append(f"{doc.name}: {named}")
     assert missing == []
+
+
+def test_the_readme_lists_every_doc() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    listed = readme.split("## Documentation", 1)[1]
+    unlisted = [
+        p.name for p in sorted((ROOT / "docs").glob("*.md")) if f"](docs/{p.name})" not in listed
+    ]
+    assert unlisted == []

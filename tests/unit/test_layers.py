@@ -56,6 +56,9 @@ BAD_IMPORTS = [
     ("store/files.py", "import mcp", "No pygls, lsprotocol or MCP below the doors"),
     ("doors/hooks/handlers.py", "import lsprotocol", "Only the LSP door imports pygls"),
     ("doors/cli.py", "import mcp", "Only the MCP door imports the MCP SDK"),
+    # Through another door counts too: only the CLI's lazy verb imports are exceptions.
+    ("doors/run.py", "from waymark.doors import mcp_server", "Only the MCP door imports"),
+    ("doors/init.py", "from waymark.doors.lsp import server", "Only the LSP door imports pygls"),
     ("engine/anchors.py", "import os", "The engine does no I/O"),
 ]
 
@@ -75,7 +78,8 @@ def test_a_planted_bad_import_breaks_its_contract(
     config.write_text(_contracts(), encoding="utf-8")
     result = _lint(tmp_path, config, src)
     assert result.returncode == 1, result.stdout + result.stderr
-    broken = [ln for ln in result.stdout.splitlines() if ln.endswith(" BROKEN")]
+    # "<contract> BROKEN", or "<contract> BROKEN (2 ignored imports)" when it has exceptions.
+    broken = [ln for ln in result.stdout.splitlines() if re.search(r" BROKEN( \(.*\))?$", ln)]
     assert any(ln.startswith(contract) for ln in broken), result.stdout
 
 

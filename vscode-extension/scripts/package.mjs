@@ -23,9 +23,27 @@ const repository = JSON.parse(readFileSync(path.join(extensionRoot, "package.jso
 const repoUrl = repository.url.replace(/\.git$/, "");
 const links = ["--baseImagesUrl", `${repoUrl}/raw/HEAD/${repository.directory}`, "--baseContentUrl", `${repoUrl}/blob/HEAD/${repository.directory}`];
 const run = (command, args) => execFileSync(command, args, { cwd: extensionRoot, stdio: "inherit" });
+// Linux libraries are stripped with binutils of their architecture: a machine without the
+// other architecture's builds what it can and says what it skipped (and how to build it); a
+// target asked for by name fails before anything is built.
+const missing = new Map();
 for (const target of requested.length > 0 ? requested : TARGETS) {
+  try {
+    execFileSync(python, ["../scripts/bundle_server.py", "--target", target, "--check-tools"], { cwd: extensionRoot, stdio: ["ignore", "ignore", "pipe"] });
+  } catch (error) {
+    missing.set(target, String(error.stderr ?? error).trim());
+  }
+}
+if (requested.length > 0 && missing.size > 0) {
+  console.error([...missing.values()].join("\n"));
+  process.exit(1);
+}
+for (const target of TARGETS.filter((t) => (requested.length > 0 ? requested.includes(t) : !missing.has(t)))) {
   const out = `dist/waymark-${target}.vsix`;
   run(python, ["../scripts/bundle_server.py", "--target", target]);
   run("npx", ["--no-install", "vsce", "package", "--no-dependencies", "--allow-missing-repository", "--target", target, ...links, "-o", out]);
   console.log(`${out}: ${statSync(path.join(extensionRoot, out)).size} bytes`);
+}
+for (const reason of missing.values()) {
+  console.log(`skipped: ${reason}`);
 }

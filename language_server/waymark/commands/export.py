@@ -45,6 +45,9 @@ def command_spec(command: Command) -> dict[str, Any]:
         "description": command.description,
         "verb": command.verb,
         "toolDefaults": dict(command.tool_defaults),
+        "bridge": command.bridge,
+        "pathParams": list(command.path_params),
+        "cwdParam": command.cwd_param,
         "inputSchema": command.input_schema(),
     }
 
@@ -90,7 +93,12 @@ def typescript() -> str:
 /** Server command ids by API key; the language client registers these ids. */
 export const Commands = {_literal(commands)} as const;
 
-/** Every command in the server's order; `tool` is null for commands that are not tools. */
+/**
+ * Every command in the server's order; `tool` is null for commands that are not tools.
+ * `bridge`: where a terminal agent's call runs while an editor has the workspace open
+ * ("local", "editor", or "review": shown to the user first); `pathParams` name files or
+ * folders, relative to the caller's root; an absent `cwdParam` is the caller's root.
+ */
 export const COMMAND_SPECS = {_literal(data["commands"])} as const;
 
 /** The server's initializationOptions: type, allowed values and the default it applies. */

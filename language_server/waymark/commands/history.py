@@ -96,6 +96,13 @@ _Refusal = UnknownTurn | RewindRunning | UnknownOption | PlanMismatch
 def worded(exc: _Refusal) -> WaymarkError:
     """History's refusal in the contract's words (codes, wire field and command names)."""
     if isinstance(exc, UnknownTurn):
+        if exc.deleted:
+            return UnknownPrompt(
+                f"Turn {exc.prompt_id!r} is gone: this workspace's history was deleted since "
+                "(waymark history delete), with its backups, so it cannot be rewound",
+                {"promptId": exc.prompt_id, "known": exc.known[-10:], "historyDeleted": True},
+                next_step="turns",
+            )
         return UnknownPrompt(
             f"No snapshot has promptId {exc.prompt_id!r}",
             {"promptId": exc.prompt_id, "known": exc.known[-10:]},
@@ -284,9 +291,9 @@ def _chosen(
         key = os.fspath(ctx.workspace.resolve(path).real)
         if key not in tracked:
             raise InvalidParams(
-                f"{path} has no backup in the history, so there is nothing to rewind it to; "
-                "list the turns' files with waymark.turns.",
+                f"{path} has no backup in the history, so there is nothing to rewind it to",
                 {"field": "paths", "path": path},
+                next_step="turns",
             )
         keys.add(key)
     return frozenset(keys)

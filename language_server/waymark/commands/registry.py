@@ -12,7 +12,7 @@ import logging
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
@@ -39,13 +39,23 @@ log = logging.getLogger(__name__)
 
 Handler = Callable[[CommandContext, Any], "dict[str, Any] | Proposal"]
 
+Bridge = Literal["local", "editor", "review"]
+"""Where a call made in a terminal (``waymark mcp``, the CLI) runs while an editor has the
+workspace open (docs/editor-bridge.md): ``local`` always where it was made; ``editor`` in the
+editor, as it is (a read then sees the unsaved buffer); ``review`` in the editor, shown to the
+user for review first."""
+
 
 @dataclass(frozen=True)
 class Command:
     """One command. ``tool``/``description`` make it a model-facing tool (``title`` is its name
     in an IDE); ``verb`` a CLI verb whose positional arguments are ``args`` (every other field
     becomes a ``--flag``). ``tool_defaults`` are filled in by the IDE's language-model tools
-    when the model leaves them out."""
+    when the model leaves them out.
+
+    ``bridge`` is where a terminal's call runs while an editor has the workspace open;
+    ``path_params`` are the params naming a file or folder (a relative one means the caller's
+    root, which need not be the editor's); ``cwd_param``, when absent, is the caller's root."""
 
     id: str
     params: type[Any]
@@ -57,6 +67,9 @@ class Command:
     args: tuple[str, ...] = ()
     title: str | None = None
     tool_defaults: Mapping[str, Any] = field(default_factory=dict)
+    bridge: Bridge = "local"
+    path_params: tuple[str, ...] = ()
+    cwd_param: str | None = None
 
     def input_schema(self) -> dict[str, Any]:
         return object_schema(self.params)
@@ -94,6 +107,8 @@ _SPEC = (
         description=text.READ,
         verb="read",
         args=("path",),
+        bridge="editor",
+        path_params=("path",),
     ),
     Command(
         "waymark.edit",
@@ -105,6 +120,8 @@ _SPEC = (
         description=text.EDIT,
         verb="edit",
         args=("path",),
+        bridge="review",
+        path_params=("path", "file_path"),
     ),
     Command(
         "waymark.replace",
@@ -116,6 +133,8 @@ _SPEC = (
         description=text.REPLACE,
         verb="replace",
         args=("path", "old_string", "new_string"),
+        bridge="review",
+        path_params=("path",),
     ),
     Command(
         "waymark.multiReplace",
@@ -127,6 +146,8 @@ _SPEC = (
         description=text.MULTI_REPLACE,
         verb="multi-replace",
         args=("path",),
+        bridge="review",
+        path_params=("path",),
     ),
     Command(
         "waymark.write",
@@ -138,6 +159,8 @@ _SPEC = (
         description=text.WRITE,
         verb="write",
         args=("path",),
+        bridge="review",
+        path_params=("path",),
     ),
     Command(
         "waymark.sed",
@@ -149,6 +172,9 @@ _SPEC = (
         description=text.SED,
         verb="sed",
         args=("command",),
+        bridge="review",
+        path_params=("cwd",),
+        cwd_param="cwd",
     ),
     Command(
         "waymark.patch",
@@ -160,6 +186,9 @@ _SPEC = (
         description=text.PATCH,
         verb="patch",
         args=("patch",),
+        bridge="review",
+        path_params=("cwd",),
+        cwd_param="cwd",
     ),
     Command(
         "waymark.notebookEdit",
@@ -171,6 +200,8 @@ _SPEC = (
         description=text.NOTEBOOK_EDIT,
         verb="notebook-edit",
         args=("path",),
+        bridge="review",
+        path_params=("path",),
     ),
     Command(
         "waymark.snapshot",
@@ -214,6 +245,8 @@ _SPEC = (
         description=text.REWIND,
         verb="rewind",
         args=("promptId",),
+        # Its per-file outcomes are confirmed through workspace/applyEdit, not a review.
+        bridge="editor",
     ),
     Command("waymark.applyPending", approval.ApplyParams, approval.apply_pending, mutating=True),
     Command(

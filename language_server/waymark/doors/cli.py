@@ -35,7 +35,7 @@ from waymark.commands.schema import (
     object_schema,
     without_none,
 )
-from waymark.doors import cli_args, history_admin
+from waymark.doors import acp, cli_args, history_admin
 from waymark.doors import run as shell_run
 from waymark.doors.bridge.client import execute_via_editor_or_local
 from waymark.doors.entry import open_door
@@ -80,6 +80,8 @@ def _kind(cls: type[Any], field: attrs.Attribute[Any]) -> Callable[[str], Any] |
     annotation, _ = without_none(typing.get_type_hints(cls)[field.name])
     if annotation is bool:
         return None
+    if annotation == list[str]:
+        return cli_args.words
     if annotation is int:
         return cli_args.whole_number(minimum(field), maximum(field))
     if annotation is float:
@@ -121,6 +123,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--keep", action="store_true", help="keep the demo workspace")
     history_admin.add_parser(sub)
     shell_run.add_parser(sub)
+    acp.add_parser(sub)
     mcp = sub.add_parser("mcp", help="serve the tools over MCP on stdio")
     mcp.add_argument(
         "--workspace", type=cli_args.folder, help="workspace folder (default: the current one)"
@@ -143,9 +146,14 @@ def _parser() -> argparse.ArgumentParser:
         p = sub.add_parser(
             verb,
             help=(command.title or command.id).lower(),
-            description=(command.description or "").split(". ")[0].rstrip(".") + ".",
+            description=cli_args.in_cli_verbs(
+                (command.description or "").split(". ")[0].rstrip(".") + "."
+            ),
         )
-        described = object_schema(command.params)["properties"]
+        described = {
+            name: {**schema, "description": cli_args.in_cli_verbs(schema.get("description", ""))}
+            for name, schema in object_schema(command.params)["properties"].items()
+        }
         for field in attrs.fields(command.params):
             if field.name not in command.args:
                 continue
@@ -163,6 +171,16 @@ def _parser() -> argparse.ArgumentParser:
             if kind is None:
                 p.add_argument(
                     *names, dest=f"p_{field.name}", action="store_true", default=None, help=doc
+                )
+            elif kind is cli_args.words:
+                # Plain words (`--paths a.py b.py`), as a shell lists file names.
+                p.add_argument(
+                    *names,
+                    dest=f"p_{field.name}",
+                    nargs="+",
+                    action="extend",
+                    metavar=cli_args.metavar_of(field.name),
+                    help=doc,
                 )
             else:
                 choices = described[field.name].get("enum")
@@ -241,6 +259,9 @@ def _params(args: argparse.Namespace, command: Command) -> dict[str, Any]:
             raise BadArgument("--params", 'must be a JSON object, e.g. \'{"path": "a.txt"}\'')
         params.update(loaded)
     fields = attrs.fields_dict(command.params)
+    required = object_schema(command.params).get("required", [])
+    # A deprecated alias given in --params (edit's file_path) stands in for the argument.
+    alias = any(is_hidden(f) and f.name in params for f in fields.values())
     for name in command.args:
         value = getattr(args, name)
         if is_cli_file(fields[name]) and name not in params:
@@ -248,6 +269,8 @@ def _params(args: argparse.Namespace, command: Command) -> dict[str, Any]:
             value = _read_input(cli_args.metavar_of(name), value)
         if value is not None:
             params[name] = value
+        elif name in required and name not in params and not alias:
+            raise BadArgument(cli_args.metavar_of(name), "is required")
     for field, _ in _flags(command):
         value = getattr(args, f"p_{field.name}")
         if value is not None:
@@ -288,7 +311,8 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     if door.ctx.warnings:
         result.setdefault("warnings", []).extend(door.ctx.warnings)
     if not result.get("ok") and isinstance(result.get("message"), str):
-        result["message"] = cli_args.in_cli_terms(result["message"], _terms(command))
+        worded = cli_args.in_cli_terms(result["message"], _terms(command))
+        result["message"] = cli_args.in_cli_verbs(worded)
     return result
 
 
@@ -434,7 +458,16 @@ def main(argv: list[str] | None = None) -> None:
     if not (sys.argv[1:] if argv is None else argv):
         parser.print_help(sys.stderr)
         raise SystemExit(2)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        if args.verb in VERBS and VERBS[args.verb].args == ("command",):
+            # `waymark sed sed -i 's/a/b/' f` unquoted: the shell split the line into words.
+            verb = args.verb
+            _verb_parser(parser, verb).error(
+                f"takes the whole {verb} line as one argument: quote it, e.g. "
+                f"waymark {verb} \"{verb} -i 's/old/new/' FILE\""
+            )
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.verb == "serve":
         from waymark.doors.lsp.server import main as serve
 
@@ -461,6 +494,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(history_admin.main(args))
     if args.verb == "run":
         raise SystemExit(shell_run.main(args))
+    if args.verb == "acp":
+        raise SystemExit(acp.main(args))
     try:
         result = asyncio.run(_run(args))
     except BadArgument as exc:

@@ -14,7 +14,19 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from waymark.commands.registry import COMMANDS
+from waymark.doors.wire_guard import MAX_DEPTH, too_deep
 from waymark.store.session import SESSION_ID_RULE, valid_session_id
+
+# Each command id and tool name as the CLI's verb: help and messages shared with the other
+# doors name `waymark_read` or `waymark.turns`, which a person types as `waymark read`.
+_VERBS = {
+    name: f"waymark {c.verb}"
+    for c in COMMANDS.values()
+    if c.verb is not None
+    for name in (c.id, c.tool)
+    if name is not None
+}
 
 
 def flag_of(name: str) -> str:
@@ -102,9 +114,14 @@ def number(value: str) -> float:
 
 
 def json_value(value: str) -> Any:
-    """JSON text (arrays and objects of a param)."""
+    """JSON text (arrays and objects of a param), nested no deeper than a request may be over
+    the wire: Python's parser recurses once per level, and 20,000 levels were a traceback."""
+    if too_deep(text(value).encode("utf-8"), MAX_DEPTH)[0]:
+        raise argparse.ArgumentTypeError(
+            f"is JSON nested deeper than {MAX_DEPTH} levels, which no parameter takes"
+        )
     try:
-        return json.loads(text(value))
+        return json.loads(value)
     except ValueError as exc:
         where = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else exc
         raise argparse.ArgumentTypeError(
@@ -115,3 +132,20 @@ def json_value(value: str) -> Any:
 def in_cli_terms(message: str, terms: Mapping[str, str]) -> str:
     """A command's sentence with each `param` it names spelled as the CLI takes it."""
     return re.sub(r"`(\w+)(?=[`\[.])", lambda m: "`" + terms.get(m.group(1), m.group(1)), message)
+
+
+def words(value: str) -> str:
+    """A list param taken as plain words (``--paths a.py b.py``): file names, as they are."""
+    return value
+
+
+def in_cli_verbs(text: str) -> str:
+    """``text`` with every command id or tool name it mentions spelled as the CLI's verb
+    (``waymark_read(hashes=true)``: ``waymark read --hashes``)."""
+
+    def verb(m: re.Match[str]) -> str:
+        if m[1] not in _VERBS:
+            return m[0]
+        return _VERBS[m[1]] + (f" {flag_of(m[2])}" if m[2] else "")
+
+    return re.sub(r"\b(waymark[._][A-Za-z_]+)\b(?:\((\w+)=true\))?", verb, text)

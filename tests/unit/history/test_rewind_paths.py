@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from test_history_doors import Door
@@ -90,10 +89,10 @@ def test_cli_rewinds_one_file(workspace: Path) -> None:
         assert cli(workspace, "read", f"{name}.txt")["ok"]
         done = cli(workspace, "replace", f"{name}.txt", f"{name}1", "x")
         assert done["ok"], done
-    result = cli(workspace, "rewind", "t0", "--paths", json.dumps(["a.txt"]))
+    result = cli(workspace, "rewind", "t0", "--paths", "a.txt")
     assert result["restored"] == ["a.txt"], result
     assert (workspace / "a.txt").read_bytes() == b"a1\n"
     assert (workspace / "b.txt").read_bytes() == b"x\n"
-    undone = cli(workspace, "rewind", result["undoPromptId"], "--paths", '["a.txt"]')
+    undone = cli(workspace, "rewind", result["undoPromptId"], "--paths", "a.txt")
     assert undone["restored"] == ["a.txt"]
     assert (workspace / "a.txt").read_bytes() == b"x\n"

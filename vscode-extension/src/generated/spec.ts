@@ -24,7 +24,12 @@ export const Commands = {
   "modelText": "waymark.modelText"
 } as const;
 
-/** Every command in the server's order; `tool` is null for commands that are not tools. */
+/**
+ * Every command in the server's order; `tool` is null for commands that are not tools.
+ * `bridge`: where a terminal agent's call runs while an editor has the workspace open
+ * ("local", "editor", or "review": shown to the user first); `pathParams` name files or
+ * folders, relative to the caller's root; an absent `cwdParam` is the caller's root.
+ */
 export const COMMAND_SPECS = [
   {
     "id": "waymark.read",
@@ -37,6 +42,11 @@ export const COMMAND_SPECS = [
     "toolDefaults": {
       "hashes": true
     },
+    "bridge": "editor",
+    "pathParams": [
+      "path"
+    ],
+    "cwdParam": null,
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -85,6 +95,12 @@ export const COMMAND_SPECS = [
     "description": "Edit one file by line anchors from waymark_read(hashes=true). Pass the HASH part of LINE#HASH (e.g. \"a1b2c3\" or \"a1b2c3.2\"); optionally pass the line number as `line`.\n\nOperations (all resolve against the file as it was when you read it; the batch is atomic):\n- replace_line {hash, content}: replace one line with content (one or more lines).\n- replace_range {start_hash, end_hash, content}: replace lines start..end inclusive.\n- insert_after {hash, content} / insert_before {hash, content}: add lines next to a line.\n- delete_line {hash}: delete one line.\n- delete_range {start_hash, end_hash}: delete lines start..end inclusive.\nSingle-line ops also take occurrence (1-based, among lines sharing the hash) and line (advisory tie-breaker: used only when the hash names several lines and one is exactly there).\n\nRules: content is split on newlines after dropping one trailing newline; new lines take the file's line ending; write content without line numbers or hashes. Single-line ops refuse low-quality lines (anchor_low_entropy lists nearby good anchors; use a range from one to the other). Operations in one batch must not touch the same line or insert at the same point (operations_overlap): merge them. A range whose start equals its end is invalid_range_order; a reversed range is swapped and reported in auto_corrections. Edits that unbalance brackets or create an identical adjacent duplicate line are refused (safety_check_failed).\n\nFreshness: after success, re-read from details.must_refresh_from_line before editing the same file again; anchor_stale means the line changed: re-read the file. Several files: finish read -> edit for one file before reading the next. Line numbers are advisory; the hash is the identity. preview=true returns the diff without writing.",
     "verb": "edit",
     "toolDefaults": {},
+    "bridge": "review",
+    "pathParams": [
+      "path",
+      "file_path"
+    ],
+    "cwdParam": null,
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -340,6 +356,11 @@ export const COMMAND_SPECS = [
     "description": "Replace exact text in a file: old_string must occur exactly expected_replacements times (default 1), matched literally, whitespace included. Read the file first (waymark_read) in this session; if it changed since that read the call fails with file_changed_since_read: read it again. Make old_string long enough to be unique. When not found, the error suggests close matches. preview=true returns the diff without writing.",
     "verb": "replace",
     "toolDefaults": {},
+    "bridge": "review",
+    "pathParams": [
+      "path"
+    ],
+    "cwdParam": null,
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -388,6 +409,11 @@ export const COMMAND_SPECS = [
     "description": "Apply several exact-text replacements to one file atomically, in order, each on the result of the previous one; each old_string must occur exactly its expected_replacements times (default 1). All succeed or nothing is written. Read the file first; a file changed since that read fails with file_changed_since_read.",
     "verb": "multi-replace",
     "toolDefaults": {},
+    "bridge": "review",
+    "pathParams": [
+      "path"
+    ],
+    "cwdParam": null,
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -447,6 +473,11 @@ export const COMMAND_SPECS = [
     "description": "Create a file or replace its whole content. An existing file must have been read in this session and be unchanged since (otherwise read_required / file_changed_since_read); prefer waymark_edit or waymark_replace for changes to existing files. Returns action created|updated and a diff.",
     "verb": "write",
     "toolDefaults": {},
+    "bridge": "review",
+    "pathParams": [
+      "path"
+    ],
+    "cwdParam": null,
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -484,6 +515,11 @@ export const COMMAND_SPECS = [
     "description": "Run an in-place sed edit as a tracked edit: pass the whole shell line, e.g. sed -i 's/old/new/g' path. Only forms provably identical to GNU sed are simulated (s with g/N/p/I, addresses N $ /re/ ranges ! first~step, d p a i c y q { } n N D P h H g G x b t, -n, -E, several -e, several files, * and ? globs in file names, -i.bak backups); the answer then has simulated:true and a diff per file like waymark_edit. Anything else (pipes, variables, [...] or ** globs, r/w/e, ...) answers simulated:false with a reason and changes nothing: run the command in your shell instead.",
     "verb": "sed",
     "toolDefaults": {},
+    "bridge": "review",
+    "pathParams": [
+      "cwd"
+    ],
+    "cwdParam": "cwd",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -516,6 +552,11 @@ export const COMMAND_SPECS = [
     "description": "Apply a unified diff (diff -u or git diff output) to one or more files as one atomic, reviewable change: every hunk of every file applies or nothing is written. Prefer it over anchored edits when you already have a diff (a review, a patch file, your own diff of several files) or change many files at once; prefer waymark_edit for a few lines of one file you just read. Each hunk must match the file's current lines exactly (context and removed lines), at its stated line or the nearest unambiguous offset (reported in patched[].offsets); there is no fuzzy matching. Created (--- /dev/null), deleted (+++ /dev/null), renamed and copied files (git headers) are supported; binary diffs are refused. A hunk that does not match answers patch_failed naming the file, the hunk and the first mismatching line with the file's actual text: read the file and redo the diff against it. Line endings, encoding and BOM of each file are kept. Paths are relative to cwd (default: the workspace); git's a/ b/ prefixes are stripped automatically. preview=true returns the diff without writing.",
     "verb": "patch",
     "toolDefaults": {},
+    "bridge": "review",
+    "pathParams": [
+      "cwd"
+    ],
+    "cwdParam": "cwd",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -553,6 +594,11 @@ export const COMMAND_SPECS = [
     "description": "Edit a Jupyter notebook (.ipynb) cell by cell; read it with waymark_read first (it shows each cell's index and id). Operations, all against the notebook as read, atomic as a batch:\n- replace_cell {cell, source, cell_type?}: the cell's whole new source (and type).\n- insert_cell {cell?, source, cell_type?}: a new cell (default code) after `cell`, or first when `cell` is omitted; several after one cell keep their order.\n- delete_cell {cell}.\n`cell` is the cell's id (nbformat 4.5+) or its 0-based index. A code cell whose source changes loses its outputs and execution count (it has not run). Two operations on one cell are refused (operations_overlap); a missing cell is cell_not_found; nothing is written on any refusal. Every other cell, the metadata and the file's formatting stay byte for byte. preview=true returns the diff without writing.",
     "verb": "notebook-edit",
     "toolDefaults": {},
+    "bridge": "review",
+    "pathParams": [
+      "path"
+    ],
+    "cwdParam": null,
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -630,6 +676,9 @@ export const COMMAND_SPECS = [
     "description": "Mark the start of a conversation turn: record the state of every file Waymark has tracked under promptId, so the code can later be rewound to this point.",
     "verb": "snapshot",
     "toolDefaults": {},
+    "bridge": "local",
+    "pathParams": [],
+    "cwdParam": null,
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -657,6 +706,9 @@ export const COMMAND_SPECS = [
     "description": "List the recorded turns: promptId, label, timestamp, files, and whether each can be restored.",
     "verb": "turns",
     "toolDefaults": {},
+    "bridge": "local",
+    "pathParams": [],
+    "cwdParam": null,
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -689,6 +741,9 @@ export const COMMAND_SPECS = [
     "description": "What rewinding to the start of the turn promptId would undo: files changed, lines inserted and deleted, and per file its status (modified, created, deleted) and counts. Writes nothing.",
     "verb": "diff-stats",
     "toolDefaults": {},
+    "bridge": "local",
+    "pathParams": [],
+    "cwdParam": null,
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -712,6 +767,9 @@ export const COMMAND_SPECS = [
     "description": "Restore tracked files to their state at the start of the turn promptId. option: code (files), conversation (only notify the host to truncate the chat) or both. Files changed by someone else since the agent's last write are reported as conflicts and left alone unless force=true. The current state is snapshotted first and returned as undoPromptId, so a rewind can be undone. preview=true lists what would change.",
     "verb": "rewind",
     "toolDefaults": {},
+    "bridge": "editor",
+    "pathParams": [],
+    "cwdParam": null,
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -763,6 +821,9 @@ export const COMMAND_SPECS = [
     "description": null,
     "verb": null,
     "toolDefaults": {},
+    "bridge": "local",
+    "pathParams": [],
+    "cwdParam": null,
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -788,6 +849,9 @@ export const COMMAND_SPECS = [
     "description": null,
     "verb": null,
     "toolDefaults": {},
+    "bridge": "local",
+    "pathParams": [],
+    "cwdParam": null,
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -810,6 +874,9 @@ export const COMMAND_SPECS = [
     "description": null,
     "verb": "describe-tools",
     "toolDefaults": {},
+    "bridge": "local",
+    "pathParams": [],
+    "cwdParam": null,
     "inputSchema": {
       "type": "object",
       "properties": {},
@@ -826,6 +893,9 @@ export const COMMAND_SPECS = [
     "description": null,
     "verb": null,
     "toolDefaults": {},
+    "bridge": "local",
+    "pathParams": [],
+    "cwdParam": null,
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -834,6 +904,7 @@ export const COMMAND_SPECS = [
           "description": "The tool whose result it is, e.g. waymark_write."
         },
         "result": {
+          "type": "object",
           "description": "The result object the tool's command answered."
         }
       },

@@ -139,7 +139,7 @@ async function main(): Promise<void> {
       await modifiedLine(p, "TIMEOUT = 30").waitFor({ timeout: 10_000 });
       await p.locator(".codelens-decoration").filter({ hasText: "Reject this change" }).first().waitFor({ timeout: 30_000 });
       await p.waitForTimeout(500);
-      await screenshot(p, "bridge-proposal.png");
+      await screenshot(p, "bridge-proposal.png", "bridge-proposal.png");
     });
 
     await step("reject the first hunk with its lens", async () => {
@@ -155,7 +155,7 @@ async function main(): Promise<void> {
       await p.keyboard.type(USER_TIMEOUT, { delay: 5 });
       await modifiedLine(p, USER_TIMEOUT).waitFor({ timeout: 10_000 });
       await p.waitForTimeout(500);
-      await screenshot(p, "bridge-review.png");
+      await screenshot(p, "bridge-review.png", "bridge-review.png");
     });
 
     const result = await step("accept; the agent's result carries the user's version", async () => {

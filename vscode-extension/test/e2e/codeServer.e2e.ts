@@ -11,7 +11,8 @@
  * without approval; a second proposal, rejected, leaves it as it was.
  * Then a terminal agent (a separate `waymark mcp` process) makes a turn; the Turns view shows it
  * without a refresh, opens a file's diff, rewinds that one file and undoes the rewind, checking
- * the bytes on disk; its pictures go to docs/images. Everything started here is stopped by PID
+ * the bytes on disk; its pictures go to test-artifacts/ (and to docs/images with
+ * WAYMARK_UPDATE_DOCS_IMAGES=1). Everything started here is stopped by PID
  * at the end, whatever happened.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
@@ -402,7 +403,11 @@ async function main(): Promise<void> {
         throw new Error("the notebook proposal opened in a text diff, not in VS Code's notebook diff editor");
       }
       await notebookDiff.locator(".view-line").filter({ hasText: "areas = [h * w for w, h in sizes]" }).first().waitFor({ timeout: 10_000 });
-      await screenshot(p, "notebook-proposal.png");
+      const crumbs = await p.locator(".breadcrumbs-control").first().innerText();
+      if (!crumbs.includes("areas.ipynb") || /[0-9a-f]{16}/.test(crumbs)) {
+        throw new Error(`the notebook proposal's breadcrumb should read its path only, got: ${crumbs}`);
+      }
+      await screenshot(p, "notebook-proposal.png", "vscode-notebook-diff.png");
       await p.locator('.editor-actions .action-label[aria-label^="Accept Proposal"]').first().click();
       expectOk(await toolAnswer(lmOut, answers++));
       await waitFor(`${NOTEBOOK} to hold the CLI's bytes`, () => readFileSync(notebook).equals(notebookExpected), 10_000);

@@ -75,11 +75,17 @@ export async function waitFor(what: string, check: () => boolean | Promise<boole
 /** The repository's docs/images: pictures the docs and the extension README show. */
 export const DOCS_IMAGES = path.resolve(EXTENSION_ROOT, "../docs/images");
 
-/** Saves `name` in the test artifacts and, given `docsName`, as docs/images/`docsName` too. */
+/** Set to 1 to refresh the docs' pictures from a run; otherwise a run leaves the tree clean. */
+export const UPDATE_DOCS_IMAGES = "WAYMARK_UPDATE_DOCS_IMAGES";
+
+/**
+ * Saves `name` in the test artifacts (gitignored) and, given `docsName` and only when
+ * WAYMARK_UPDATE_DOCS_IMAGES=1, as docs/images/`docsName` too.
+ */
 export async function screenshot(page: Page, name: string, docsName?: string): Promise<string> {
   const file = path.join(ARTIFACTS, name);
   await page.screenshot({ path: file });
-  if (docsName) {
+  if (docsName && process.env[UPDATE_DOCS_IMAGES] === "1") {
     copyFileSync(file, path.join(DOCS_IMAGES, docsName));
   }
   return file;

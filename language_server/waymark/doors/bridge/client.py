@@ -8,7 +8,7 @@ import os
 from typing import Any
 
 from waymark.commands.context import CommandContext
-from waymark.commands.registry import execute
+from waymark.commands.registry import Command, execute
 from waymark.doors.bridge import registry, wire
 from waymark.engine.errors import IoError
 from waymark.store.session import Session
@@ -38,16 +38,16 @@ class NoReply(Exception):
     """The call was sent and the editor did not answer in time: it may still run there."""
 
 
-def _absolute(ctx: CommandContext, command: str, params: dict[str, Any]) -> dict[str, Any]:
+def _absolute(ctx: CommandContext, command: Command, params: dict[str, Any]) -> dict[str, Any]:
     """Relative paths mean the caller's root, which need not be the editor's first folder."""
     root = ctx.workspace.folders[0]
     params = dict(params)
-    for key in ("path", "file_path"):
+    for key in command.path_params:
         value = params.get(key)
         if isinstance(value, str) and not os.path.isabs(value):
             params[key] = str(root / value)
-    if command in ("waymark.sed", "waymark.patch") and not params.get("cwd"):
-        params["cwd"] = str(root)
+    if command.cwd_param is not None and not params.get(command.cwd_param):
+        params[command.cwd_param] = str(root)
     return params
 
 
@@ -128,7 +128,7 @@ def _silent(pid: int, seconds: float) -> str:
 def routable(command: str, params: object) -> bool:
     """Previews stay local: their token must be applied where it was made."""
     return (
-        command in wire.ROUTED
+        wire.route(command) is not None
         and wire.SUPPORTED
         and os.environ.get(ENV_OFF, "").lower() != "off"
         and not (isinstance(params, dict) and params.get("preview"))
@@ -146,18 +146,19 @@ async def execute_via_editor_or_local(
     here, a change never runs in both places.
     """
     entry = None
+    routed = wire.route(command)
     if routable(command, params) and isinstance(params, dict) and ctx.workspace.folders:
         entry = await asyncio.to_thread(registry.find, ctx.workspace.folders[0])
     notes: list[str] = []
-    if entry is not None:
-        mutating = command in wire.MUTATING
+    if entry is not None and routed is not None:
+        mutating = routed.mutating
         timeout, bad_setting = review_timeout() if mutating else (READ_TIMEOUT, None)
         if bad_setting:
             notes.append(bad_setting)
         request = {
             "token": entry.token,
             "command": command,
-            "params": _absolute(ctx, command, params),  # type: ignore[arg-type]
+            "params": _absolute(ctx, routed, params),  # type: ignore[arg-type]
             "session": {"id": ctx.session.id, "records": ctx.session.to_json()},
             "origin": origin,
         }
@@ -201,7 +202,7 @@ async def execute_via_editor_or_local(
             result: dict[str, Any] = reply["result"]
             return _routed(result, notes, wire.outcome(result) if mutating else None)
     result = await execute(ctx, command, params)
-    if command in wire.ROUTED:
+    if routed is not None:
         result["via"] = "local"
     if notes:
         result.setdefault("warnings", []).extend(notes)

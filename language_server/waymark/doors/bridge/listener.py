@@ -65,9 +65,6 @@ def _peer_uid(writer: asyncio.StreamWriter) -> int | None:
 # ``accepted`` (result: the applyPending result), ``rejected`` or ``failed``.
 Review = Callable[[dict[str, Any], str], Awaitable[dict[str, Any]]]
 
-# Rewinds keep their per-file outcomes: they are confirmed through workspace/applyEdit.
-REVIEWED = wire.MUTATING - {"waymark.rewind"}
-
 
 class Listener:
     """The server's bridge socket and its registry entry."""
@@ -134,7 +131,8 @@ class Listener:
             return {"ready": True}
         server_ctx = self.context()
         command = request.get("command")
-        if server_ctx is None or command not in wire.ROUTED:
+        routed = wire.route(command)
+        if server_ctx is None or routed is None:
             refused = InvalidParams(
                 f"The editor does not take {command!r} over the bridge; run it locally.",
                 {"field": "command"},
@@ -153,10 +151,10 @@ class Listener:
         log.info("%s from %s", command, origin)
         params = request.get("params")
         review = self.review()
-        if review is not None and command in REVIEWED and isinstance(params, dict):
-            result = await reviewed(ctx, command, params, review, origin)
+        if review is not None and routed.bridge == "review" and isinstance(params, dict):
+            result = await reviewed(ctx, routed.id, params, review, origin)
         else:
-            result = await execute(ctx, command, params)
+            result = await execute(ctx, routed.id, params)
         return {"result": result, "records": session.to_json()}
 
 

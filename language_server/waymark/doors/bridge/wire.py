@@ -13,7 +13,7 @@ import json
 import os
 from typing import Any
 
-from waymark.commands.registry import COMMANDS
+from waymark.commands.registry import COMMANDS, Command
 from waymark.doors.wire_guard import MAX_DEPTH, too_deep
 
 # Unix sockets and per-user runtime dirs: POSIX only (on Windows every call runs locally).
@@ -22,13 +22,12 @@ SUPPORTED = os.name == "posix"
 # A write's content travels inside one line: allow large files, not unbounded ones.
 LINE_LIMIT = 256 * 1024 * 1024
 
-# Changes run in the editor when one is there; a preview's token is applied where it was made.
-MUTATING = frozenset(
-    c.id for c in COMMANDS.values() if c.mutating and c.id != "waymark.applyPending"
-)
-# Reads too: the agent then sees the editor's unsaved buffer, which its next edit is checked
-# against.
-ROUTED = MUTATING | {"waymark.read"}
+
+def route(command: object) -> Command | None:
+    """The command a terminal's call sends to the editor (its record's ``bridge`` policy), or
+    ``None`` when it runs where it was made."""
+    record = COMMANDS.get(command) if isinstance(command, str) else None
+    return record if record is not None and record.bridge != "local" else None
 
 
 def encode(message: dict[str, Any]) -> bytes:

@@ -100,3 +100,11 @@ def _no_project(start: Path, home: Path, temp: Path | None, host: Host) -> Path:
         f"{start} is in no project (no .git, pyproject.toml, package.json or other marker "
         f"up to the home directory) and the host set no {variables}"
     )
+
+
+def refused_folder(folder: Path, environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether ``folder`` (a real path) is one no door may track whole: the root, ``$HOME``
+    or above it, the temp directory, a system folder."""
+    home = Path(os.path.realpath(environ.get("HOME") or os.path.expanduser("~")))
+    temp = Path(os.path.realpath(environ["TMPDIR"])) if environ.get("TMPDIR") else None
+    return _refused(folder, home, temp)

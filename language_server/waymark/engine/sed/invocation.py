@@ -28,7 +28,7 @@ _WRAPPERS = {
     "time": "time wraps the command",
     "nohup": "nohup wraps the command",
     "busybox": "busybox sed is not GNU sed",
-    "gsed": "only the program named sed is simulated",
+    "gsed": "only the program named sed is simulated, not gsed",
 }
 _LONG_OPTIONS = (
     "binary",
@@ -179,7 +179,7 @@ def parse_command_line(line: str, home_of: HomeOf | None = None) -> SedInvocatio
         base = program.rsplit("/", 1)[-1]
         reason = _WRAPPERS.get(base)
         if reason:
-            raise SedDecline(f"{reason}, so the line is not simulated")
+            raise SedDecline(reason)
         raise SedDecline(f"the command is {program!r}, not sed")
     in_place = quiet = False
     extended = False

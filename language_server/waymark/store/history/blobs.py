@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from waymark.store.files import digest as content_digest
-from waymark.store.private import make_private_dir, open_private
+from waymark.store.private import DIR_MODE, open_private
 
 _TMP_MARK = ".tmp-"
 
@@ -39,7 +39,6 @@ class BlobStore:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._ready = False
 
     def path_for(self, digest: str) -> Path:
         return self.root / digest
@@ -55,14 +54,11 @@ class BlobStore:
                 return
         except FileNotFoundError:
             pass
-        if not self._ready:
-            make_private_dir(self.root)
-            self._ready = True
         # Written in place, not via a temp file and a rename: a torn blob cannot pass for a
         # good one, since put() checks the size and get() the digest. That halves the
         # metadata operations of a backup.
         try:
-            fd = open_private(final, os.O_WRONLY | os.O_EXCL)
+            fd = self._create(final)
         except FileExistsError:
             self._replace(final, digest, data)
             return
@@ -79,6 +75,25 @@ class BlobStore:
                 if os.stat(final).st_ino == inode:
                     os.unlink(final)
             raise
+
+    def _create(self, final: Path) -> int:
+        """A new blob file; the store's directory is made when it is missing.
+
+        Missing is asked of the filesystem each time, never remembered: a history deleted
+        under a long-lived process and started afresh has no ``blobs/`` yet. Only ``blobs/``
+        itself is made: a history directory that is gone is no place for a backup.
+        """
+        try:
+            return open_private(final, os.O_WRONLY | os.O_EXCL)
+        except FileNotFoundError:
+            try:
+                os.mkdir(self.root, DIR_MODE)
+            except FileExistsError:
+                pass
+            else:
+                # mkdir's mode is cut by the umask.
+                os.chmod(self.root, DIR_MODE)
+            return open_private(final, os.O_WRONLY | os.O_EXCL)
 
     def _replace(self, final: Path, digest: str, data: bytes) -> None:
         """Swap out a torn blob of the wrong size."""

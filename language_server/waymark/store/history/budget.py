@@ -120,12 +120,12 @@ def maybe_compact(ledger: Ledger, *, force: bool = False) -> None:
         return
     try:
         size = ledger.journal.rewrite(record_json([r]) for r in records)
-        st = os.stat(ledger.journal.path)
     except OSError as exc:
         log_warning("history journal %s could not be compacted: %s", ledger.dir, exc)
         ledger.live_bytes = ledger.offset
         return
-    ledger.inode, ledger.offset, ledger.lines = st.st_ino, size, len(records)
+    ledger.pin_journal()
+    ledger.offset, ledger.lines = size, len(records)
     ledger.live_bytes = size
     ledger.compactions += 1
 

@@ -8,12 +8,16 @@ class HistoryError(Exception):
 
 
 class UnknownTurn(HistoryError):
-    """No live turn has ``prompt_id``; ``known`` lists the live ones, oldest first."""
+    """No live turn has ``prompt_id``; ``known`` lists the live ones, oldest first.
 
-    def __init__(self, prompt_id: str, known: list[str]) -> None:
+    ``deleted``: the turn was in a history deleted under this process (its backups are gone).
+    """
+
+    def __init__(self, prompt_id: str, known: list[str], *, deleted: bool = False) -> None:
         super().__init__(prompt_id)
         self.prompt_id = prompt_id
         self.known = known
+        self.deleted = deleted
 
 
 class RewindRunning(HistoryError):

@@ -44,7 +44,6 @@ class Replay:
 
     warnings: list[str] = field(default_factory=list)
     offset: int = 0
-    inode: int | None = None
     records: int = 0
 
 
@@ -72,7 +71,6 @@ class Journal:
         try:
             with open(self.path, "rb") as handle:
                 st = os.fstat(handle.fileno())
-                out.inode = st.st_ino
                 if st.st_size < offset:
                     offset = out.offset = 0
                 handle.seek(offset)

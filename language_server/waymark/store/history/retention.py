@@ -11,10 +11,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
+from waymark.store.history.sync import same_file
 from waymark.store.private import open_private
 
 # Histories of workspaces nobody opened for this long are removed when a history opens.
 RETENTION_DAYS: Final = 30
+# A history being deleted is renamed to this prefix first (see :func:`delete_history`).
+DELETING: Final = ".deleting-"
 
 
 def workspace_dir(history_root: Path, folders: Sequence[Path]) -> Path:
@@ -33,6 +36,10 @@ def remove_stale(root: Path, *, keep: Path, days: int = RETENTION_DAYS) -> list[
     except OSError:
         return removed
     for entry in entries:
+        if entry.name.startswith(DELETING):
+            # Left over by a removal that was cut short.
+            _remove_tree(Path(entry.path))
+            continue
         if not entry.name.startswith("ws-") or entry.path == os.fspath(keep):
             continue
         if not entry.is_dir(follow_symlinks=False):
@@ -53,9 +60,15 @@ def _last_used(directory: Path) -> float:
 
 
 def delete_history(directory: Path, *, wait: bool = True) -> bool:
-    """Remove one workspace history, under its lock; False if another process holds it."""
+    """Remove one workspace history, under its lock; False if another process holds it.
+
+    The directory is first renamed out of the way, in one step, and removed from there: a
+    long-lived process working in it notices at its next operation that its lock file is
+    gone and starts a fresh history at ``directory``, which this removal never reaches.
+    """
+    lock = directory / "lock"
     try:
-        fd = open_private(directory / "lock", os.O_RDWR | os.O_NOFOLLOW)
+        fd = open_private(lock, os.O_RDWR | os.O_NOFOLLOW)
     except FileNotFoundError:
         return False
     except OSError:
@@ -66,11 +79,31 @@ def delete_history(directory: Path, *, wait: bool = True) -> bool:
                 fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
             except BlockingIOError:
                 return False
-        # Loaded here: every hook call opens a history, hardly any removes one.
-        import shutil
-
-        shutil.rmtree(directory, ignore_errors=True)
+            if not _still_there(fd, lock):
+                # Someone deleted it while this waited: what is there now is a newer history.
+                return True
+        doomed = directory.with_name(f"{DELETING}{directory.name}-{os.urandom(4).hex()}")
+        try:
+            os.rename(directory, doomed)
+        except OSError:
+            doomed = directory
+        _remove_tree(doomed)
         return True
     finally:
         if fd >= 0:
             os.close(fd)
+
+
+def _still_there(fd: int, path: Path) -> bool:
+    try:
+        there = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    return same_file(fd, there)
+
+
+def _remove_tree(path: Path) -> None:
+    # Loaded here: every hook call opens a history, hardly any removes one.
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)

@@ -169,7 +169,7 @@ def plan_rewind(
 ) -> RewindPlan:
     """What a rewind to ``prompt_id`` would do to each tracked file; writes nothing."""
     model = h.ledger.model
-    snap = require(model, prompt_id)
+    snap = require(h.ledger, prompt_id)
     return RewindPlan(
         prompt_id,
         force,
@@ -288,7 +288,7 @@ def _rewind(
     only: AbstractSet[str] | None,
 ) -> RewindResult:
     ledger, backups = h.ledger, h.backups
-    target = require(ledger.model, prompt_id)
+    target = require(ledger, prompt_id)
     if plan is not None:
         force = plan.force
     # Eviction waits until the end so the turn being restored keeps its blobs meanwhile.

@@ -56,7 +56,7 @@ def diff_stats(ledger: Ledger, lock: HistoryLock, prompt_id: str, limit: int) ->
     """
     with lock:
         model = ledger.model
-        snap = require(model, prompt_id)
+        snap = require(ledger, prompt_id)
         jobs = [(key, model.target(snap, key), expected(model, key)) for key in sorted(model.first)]
     blobs = ledger.blobs
     counted = bounded_map(lambda job: _stat_file(blobs, limit, *job), jobs)

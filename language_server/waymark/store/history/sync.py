@@ -3,7 +3,13 @@
 Every process working in a workspace (editor server, CLI, MCP server, hooks) opens the same
 history directory. Each operation holds an advisory ``flock`` on its ``lock`` file and first
 catches up with what other processes appended to the journal (or replays from the start when
-one compacted it: a new inode), so all of them see one history. See docs/history.md.
+one compacted it: another file), so all of them see one history. See docs/history.md.
+
+A long-lived process (``waymark mcp``, ``waymark-ls``, the hook server) may outlive the history
+it opened: ``waymark history delete`` removes the directory under it, and another process may
+create a new one. A ``flock`` on a lock file that is no longer the one at ``lock`` excludes
+nobody, so every operation checks, once it holds the lock, that the file it locked is still
+there; if not, it forgets all it knew and starts afresh on what is there now.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from waymark.store.history.journal import Journal
 from waymark.store.history.model import Model
 from waymark.store.history.snapshots import SnapshotRecord, record_json
 from waymark.store.locks import DEFAULT_LOCK_TIMEOUT, locked
-from waymark.store.private import open_private
+from waymark.store.private import make_private_dir, open_private
 
 if TYPE_CHECKING:
     from waymark.store.history.store import History
@@ -33,8 +39,11 @@ if TYPE_CHECKING:
 class Ledger:
     """The state every process shares: the model folded over the journal, and the blobs.
 
-    ``offset``/``lines``/``inode`` say how far this process has read the journal;
+    ``offset``/``lines`` say how far this process has read the journal, which it holds open
+    meanwhile (``_journal_pin``): the file's inode then never becomes another file's, so a
+    journal another process compacted, however often, is never taken for the one read;
     ``usable`` is false when the directory could not be created (nothing is journaled then).
+    ``lost`` names the turns of a history that was deleted under this process.
     """
 
     def __init__(self, directory: Path, *, max_snapshots: int, max_bytes: int) -> None:
@@ -46,22 +55,83 @@ class Ledger:
         self.model = Model()
         self.warnings: list[str] = []
         self.usable = True
-        self.inode: int | None = None
         self.offset = 0
         self.lines = 0
         self.live_bytes = 0
         self.replay_evicted = False
         # How many times this process rewrote the journal (the soak checks it compacts).
         self.compactions = 0
+        self.lost: set[str] = set()
         self._lock_fd: int | None = None
+        self._journal_pin: int | None = None
 
     def lock_files(self) -> None:
         if not self.usable:
             return
-        if self._lock_fd is None:
-            self._lock_fd = open_private(self.dir / "lock", os.O_RDWR | os.O_NOFOLLOW)
-        fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+        while True:
+            if self._lock_fd is None:
+                try:
+                    self._lock_fd = open_private(self.dir / "lock", os.O_RDWR | os.O_NOFOLLOW)
+                except FileNotFoundError:
+                    if not self._make_dir():
+                        return
+                    continue
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            if self._holds_current_lock():
+                break
+            # Deleted (``waymark history delete``) or replaced since: this lock excludes no
+            # one, and the model, the journal's offset and its descriptor describe a history
+            # that is gone. Start afresh, as a process opening the workspace now would.
+            self._drop_lock()
+            self._forget()
         self.catch_up()
+
+    def _make_dir(self) -> bool:
+        """Create the history's directory again (it was deleted); False if it cannot be."""
+        try:
+            make_private_dir(self.dir)
+        except OSError as exc:
+            self.usable = False
+            log_warning("history directory %s could not be created again: %s", self.dir, exc)
+            return False
+        return True
+
+    def _holds_current_lock(self) -> bool:
+        """Whether the file this process locked is still the history's ``lock``.
+
+        Its descriptor keeps the old file's inode alive, so a new file at that path never has
+        the same device and inode.
+        """
+        assert self._lock_fd is not None
+        try:
+            there = os.stat(self.dir / "lock", follow_symlinks=False)
+        except OSError:
+            return False
+        return same_file(self._lock_fd, there)
+
+    def _forget(self) -> None:
+        """Drop everything read from a history that is gone; its turns are ``lost``."""
+        self.lost.update(self.model.snaps)
+        self.model = Model()
+        self.offset = self.lines = self.live_bytes = 0
+        self.replay_evicted = False
+        self._unpin_journal()
+        self.journal.close()
+        self.journal = Journal(self.journal.path)
+
+    def pin_journal(self) -> None:
+        """Hold the journal now at its path as the one this process has read (or written)."""
+        self._unpin_journal()
+        with contextlib.suppress(OSError):
+            self._journal_pin = os.open(
+                self.journal.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+            )
+
+    def _unpin_journal(self) -> None:
+        if self._journal_pin is not None:
+            fd, self._journal_pin = self._journal_pin, None
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
     def unlock_files(self) -> None:
         if self._lock_fd is not None:
@@ -72,21 +142,22 @@ class Ledger:
         try:
             st = os.stat(self.journal.path)
         except FileNotFoundError:
-            st = None
-        if st is not None and st.st_ino == self.inode and st.st_size == self.offset:
+            if self._journal_pin is not None:
+                # Deleted by hand, without the rest of the directory.
+                self._forget()
             return
-        if (st is None and self.inode is None) or (st is not None and not S_ISREG(st.st_mode)):
-            # Nothing to catch up with; a journal that is not a file is no one's new state.
+        if not S_ISREG(st.st_mode):
+            # A journal that is not a file is no one's new state.
             return
-        if st is None or st.st_ino != self.inode or st.st_size < self.offset:
+        same = self._journal_pin is not None and same_file(self._journal_pin, st)
+        if same and st.st_size == self.offset:
+            return
+        if not same or st.st_size < self.offset:
             self.model = Model()
             self.offset = self.lines = 0
             self.journal.close()
-            if st is None:
-                self.inode = None
-                return
+            self.pin_journal()
         replay = self.journal.replay(self._fold, offset=self.offset, number=self.lines)
-        self.inode = replay.inode
         self.offset = replay.offset
         self.lines += replay.records
         self.warnings.extend(replay.warnings)
@@ -112,10 +183,9 @@ class Ledger:
         if written:
             self.offset += written
             self.lines += 1
-            try:
-                self.inode = os.stat(self.journal.path).st_ino
-            except OSError:
-                self.inode = None
+            if self._journal_pin is None:
+                # This append created the journal.
+                self.pin_journal()
         return bool(written)
 
     def commit(self, record: SnapshotRecord) -> bool:
@@ -131,10 +201,23 @@ class Ledger:
     def close(self) -> None:
         """Release the journal's and the lock's descriptors."""
         self.journal.close()
+        self._unpin_journal()
+        self._drop_lock()
+
+    def _drop_lock(self) -> None:
         if self._lock_fd is not None:
             fd, self._lock_fd = self._lock_fd, None
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+
+def same_file(fd: int, st: os.stat_result) -> bool:
+    """Whether the open ``fd`` is the file ``st`` describes (same device and inode)."""
+    try:
+        held = os.fstat(fd)
+    except OSError:
+        return False
+    return (held.st_dev, held.st_ino) == (st.st_dev, st.st_ino)
 
 
 @dataclass

@@ -118,9 +118,11 @@ def listing(model: Model) -> list[Turn]:
     ]
 
 
-def require(model: Model, prompt_id: str) -> Snapshot:
+def require(ledger: Ledger, prompt_id: str) -> Snapshot:
     """The live turn ``prompt_id``; :class:`UnknownTurn` when there is none."""
+    model = ledger.model
     snap = model.snaps.get(prompt_id)
     if snap is None:
-        raise UnknownTurn(prompt_id, [s.prompt_id for s in model.ordered()])
+        known = [s.prompt_id for s in model.ordered()]
+        raise UnknownTurn(prompt_id, known, deleted=prompt_id in ledger.lost)
     return snap

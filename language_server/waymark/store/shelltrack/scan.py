@@ -64,6 +64,9 @@ class FolderScan:
     # After a watched command: the paths the index copy was asked about and its answer
     # (reused by the diff, never saved).
     index_known: tuple[set[str], dict[str, tuple[str, str]]] | None = None
+    # git only, before the command: what git ignored, relative to ``root`` (a directory
+    # ends in "/", its files unlisted). Such a file existed though ``dirty`` lacks it.
+    ignored: list[str] = field(default_factory=list)
 
 
 class GitUnavailable(Exception):
@@ -76,7 +79,7 @@ def git_paths(folder: Path) -> tuple[Path, Path] | None:
     if plain is not None:
         return plain
     try:
-        out = _git(folder, "rev-parse", "--show-toplevel", "--git-path", "index")
+        out = git_out(folder, "rev-parse", "--show-toplevel", "--git-path", "index")
     except GitUnavailable:
         return None
     lines = out.decode("utf-8", "surrogateescape").splitlines()
@@ -107,11 +110,11 @@ def _plain_repository(folder: Path) -> tuple[Path, Path] | None:
     return Path(os.path.realpath(folder)), dot_git / "index"
 
 
-def _git(cwd: Path, *args: str, stdin: bytes | None = None, index: Path | None = None) -> bytes:
-    return _git_run(cwd, *args, stdin=stdin, index=index).stdout
+def git_out(cwd: Path, *args: str, stdin: bytes | None = None, index: Path | None = None) -> bytes:
+    return run_git(cwd, *args, stdin=stdin, index=index).stdout
 
 
-def _git_run(
+def run_git(
     cwd: Path, *args: str, stdin: bytes | None = None, index: Path | None = None
 ) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, **_GIT_ENV}
@@ -135,15 +138,21 @@ def _git_run(
 
 
 def scan_git(
-    folder: Path, root: Path, index: Path, pathspecs: list[str] | None = None
+    folder: Path,
+    root: Path,
+    index: Path,
+    pathspecs: list[str] | None = None,
+    *,
+    ignored: bool = False,
 ) -> FolderScan:
     """git's view of ``folder`` (inside the work tree at ``root``); never writes ``.git``.
 
     ``pathspecs`` (relative to ``folder``) limit it to those paths and what is under them;
     submodules are then not looked for (a command adds one by ``git`` verbs, which move the
-    index and so make the caller scan everything)."""
+    index and so make the caller scan everything). ``ignored``: list what git ignores too
+    (the same walk: git stops at an ignored directory either way)."""
     result = FolderScan(root, True, folder, index=index, index_sig=lstat_signature(index))
-    done = _git_run(
+    done = run_git(
         folder,
         "status",
         "--porcelain=v1",
@@ -151,11 +160,14 @@ def scan_git(
         "--no-renames",
         "--untracked-files=all",
         "--ignore-submodules=all",
+        *(["--ignored=matching"] if ignored else []),
         "--",
         *(pathspecs if pathspecs is not None else ["."]),
     )
     for item in done.stdout.split(b"\0"):
-        if len(item) > 3:
+        if item.startswith(b"!! "):
+            result.ignored.append(os.fsdecode(item[3:]))
+        elif len(item) > 3:
             path = os.fsdecode(item[3:])
             try:
                 sig: Signature | None = signature(os.lstat(root / path))
@@ -213,7 +225,7 @@ def _submodules(root: Path, folder: Path) -> list[str]:
     if not os.path.exists(root / ".gitmodules"):
         return []
     try:
-        out = _git(
+        out = git_out(
             root, "config", "-z", "-f", ".gitmodules", "--get-regexp", r"^submodule\..*\.path$"
         )
     except GitUnavailable:
@@ -235,11 +247,11 @@ def index_blobs(
     ``paths`` (relative to the top level) limits the listing; None lists the whole folder.
     """
     if paths is None:
-        listing = _git(scan.scope, "ls-files", "-s", "-z", "--full-name", "--", ".", index=index)
+        listing = git_out(scan.scope, "ls-files", "-s", "-z", "--full-name", "--", ".", index=index)
     else:
         # Candidates are few; chunks keep a long list under the argument size limit.
         listing = b"".join(
-            _git(scan.root, "ls-files", "-s", "-z", "--", *paths[i : i + 500], index=index)
+            git_out(scan.root, "ls-files", "-s", "-z", "--", *paths[i : i + 500], index=index)
             for i in range(0, len(paths), 500)
         )
     out: dict[str, tuple[str, str]] = {}
@@ -289,7 +301,7 @@ def walk(
                 _unscannable(result, relative, exc)
                 continue
             if stat.S_ISDIR(st.st_mode):
-                if not _not_descended(workspace, entry.name, relative):
+                if not not_descended(workspace, entry.name, relative):
                     stack.append(relative)
                 continue
             if len(result.dirty) >= max_files:
@@ -299,7 +311,7 @@ def walk(
     return result
 
 
-def _not_descended(workspace: Workspace, name: str, relative: str) -> bool:
+def not_descended(workspace: Workspace, name: str, relative: str) -> bool:
     return name in SKIP_DIRS or relative in workspace.host_state
 
 
@@ -315,7 +327,7 @@ def walk_paths(
         if any(
             os.path.join(folder, p) in private
             or matches_any_glob(p, workspace.protected)
-            or (p != relative and _not_descended(workspace, p.rpartition("/")[2], p))
+            or (p != relative and not_descended(workspace, p.rpartition("/")[2], p))
             for p in prefixes
         ):
             continue
@@ -326,87 +338,8 @@ def walk_paths(
             continue
         if not stat.S_ISDIR(st.st_mode):
             result.dirty[relative] = signature(st)
-        elif not _not_descended(workspace, parts[-1], relative):
+        elif not not_descended(workspace, parts[-1], relative):
             walk(folder, workspace, max_files, start=relative, into=result)
     if len(result.dirty) > max_files:
         result.cut_short = True
     return result
-
-
-class WalkPolicy:
-    """The directories :func:`walk` skips, for the watches of a folder without git."""
-
-    def __init__(self, folder: Path, workspace: Workspace) -> None:
-        self.folder = folder
-        self.workspace = workspace
-        self._private = {os.fspath(d) for d in workspace.protected_dirs}
-        self._key = (
-            "walk",
-            os.fspath(folder),
-            tuple(workspace.protected),
-            tuple(sorted(self._private)),
-            tuple(workspace.host_state),
-        )
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, WalkPolicy) and other._key == self._key
-
-    def __hash__(self) -> int:
-        return hash(self._key)
-
-    def excluded(self, relative: str) -> bool:
-        if not relative:
-            return False
-        return (
-            os.path.join(self.folder, relative) in self._private
-            or matches_any_glob(relative, self.workspace.protected)
-            or _not_descended(self.workspace, relative.rpartition("/")[2], relative)
-        )
-
-    def held_back(self, relative: str) -> bool:
-        return False
-
-    def released(self, held: list[str]) -> list[str]:
-        return []
-
-
-class GitPolicy:
-    """What ``git status`` looks into, for the watches of a work tree's top level: all but
-    ``.git``; the usual tool directories (``node_modules`` …) only where git does not
-    ignore them or tracks a file inside."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, GitPolicy) and other.root == self.root
-
-    def __hash__(self) -> int:
-        return hash(("git", self.root))
-
-    def excluded(self, relative: str) -> bool:
-        return relative.rpartition("/")[2] == ".git"
-
-    def held_back(self, relative: str) -> bool:
-        return relative.rpartition("/")[2] in SKIP_DIRS
-
-    def released(self, held: list[str]) -> list[str]:
-        if not held:
-            return []
-        try:
-            ignored_out = _git_run(
-                self.root, "check-ignore", "-z", "--stdin", stdin=_nul_list(held)
-            ).stdout
-        except GitUnavailable:
-            ignored_out = b""  # exit 1: none of them is ignored
-        ignored = {os.fsdecode(p).rstrip("/") for p in ignored_out.split(b"\0") if p}
-        out = [d for d in held if d not in ignored]
-        if ignored:
-            tracked = _git(self.root, "ls-files", "-z", "--", *sorted(ignored))
-            names = [os.fsdecode(p) for p in tracked.split(b"\0") if p]
-            out += [d for d in sorted(ignored) if any(n.startswith(d + "/") for n in names)]
-        return out
-
-
-def _nul_list(paths: list[str]) -> bytes:
-    return b"".join(os.fsencode(p) + b"\0" for p in paths)

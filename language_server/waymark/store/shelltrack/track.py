@@ -16,7 +16,6 @@ import itertools
 import os
 import shutil
 import stat
-import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,22 +28,29 @@ from waymark.store.history import History
 from waymark.store.history.backups import read_tracked
 from waymark.store.private import FILE_MODE
 from waymark.store.shelltrack import watch
+from waymark.store.shelltrack.afterwards import (
+    git_ignored,
+    index_before,
+    key_prefix,
+    other_names,
+    same_repository,
+    watched,
+)
+from waymark.store.shelltrack.policies import GitPolicy, WalkPolicy
 from waymark.store.shelltrack.preimages import Preimages, Unreachable, git_blobs
 from waymark.store.shelltrack.scan import (
     DEFAULT_MAX_FILES,
     SYMLINK_MODE,
     FolderScan,
-    GitPolicy,
     GitUnavailable,
     Signature,
-    WalkPolicy,
     git_paths,
     index_blobs,
     lstat_signature,
     scan_git,
     walk,
-    walk_paths,
 )
+from waymark.store.shelltrack.unseen import Unseen, clock
 
 # Repositories inside the workspace scanned on their own (each costs a git status).
 _MAX_REPOSITORIES = 50
@@ -139,6 +145,7 @@ def begin(
     (reported if it changes them) and copied by the next ones.
     """
     deadline = time.monotonic() + backup_seconds
+    started = clock()
     with history.lock:
         cache = _cache(history)
         scans: list[FolderScan] = []
@@ -161,7 +168,7 @@ def begin(
                 scan.index_copy = cache.pending_path(name, f"{number}.index")
                 shutil.copyfile(scan.index, scan.index_copy)
                 os.chmod(scan.index_copy, FILE_MODE)
-            root = _prefix(scan.root)
+            root = key_prefix(scan.root)
             for rel, sig in scan.dirty.items():
                 if sig is None:
                     continue
@@ -193,6 +200,7 @@ def begin(
                 "backups": backups,
                 "skipped": skipped,
                 "named": _named_paths(history, scans, command, cwd) if command else {},
+                "started": started,
             },
         )
 
@@ -216,32 +224,35 @@ def finish(history: History, name: str) -> Report | None:
         backups: dict[str, str] = pending["backups"]
         skipped: dict[str, str] = pending["skipped"]
         befores = [_scan_from_state(raw) for raw in pending["scans"]]
+        # A command begun by an older Waymark did not say when: every file its scans could
+        # not see may have changed.
+        started: int = pending.get("started", 0)
         scopes = {os.fspath(b.scope) for b in befores}
-        for before in befores:
+        seen = [watched(history.workspace, before) for before in befores]
+        for before, seen_after in zip(befores, other_names(befores, seen), strict=True):
             if before.cut_short:
                 unreached[os.fspath(before.root)] = "scan_cut_short"
-            after = _watched(history, before) or _scan(
-                history, before.scope, before, DEFAULT_MAX_FILES
-            )
+            after = seen_after or _scan(history, before.scope, before, DEFAULT_MAX_FILES)
             for rel, why in {**before.unscanned, **after.unscanned}.items():
                 unreached[os.fspath(before.root / rel)] = why
             if after.git != before.git or after.root != before.root:
                 unreached[os.fspath(before.scope)] = "scan_failed"
             else:
                 _adopt_new_repositories(history, before, after, scopes, unreached)
-                _diff(history, cache, before, after, backups, skipped, changes, unreached)
+                unseen = Unseen(before, started)
+                _diff(history, cache, before, after, backups, skipped, changes, unreached, unseen)
             if before.index_copy is not None:
                 with contextlib.suppress(OSError):
                     before.index_copy.unlink()
         # A named file the scans did not see change, though it did: git ignores it (asked
         # only now, of the few that changed; a tracked file is never ignored).
-        unseen = [
+        unnoticed = [
             Path(path)
             for path, reason in named.items()
             if reason == _MAYBE_IGNORED and path not in changes and path not in unreached
         ]
         roots = [b.root for b in befores if b.git]
-        unreached.update({os.fspath(p): "ignored" for p in _ignored(roots, unseen)})
+        unreached.update({os.fspath(p): "ignored" for p in git_ignored(roots, unnoticed)})
         for key, (old, new) in sorted(changes.items()):
             display = history.display(key)
             kind = report.created if old is None else report.deleted if new is None else None
@@ -265,78 +276,12 @@ def _arm(history: History, folder: Path) -> tuple[list[object] | None, tuple[Pat
     return watches.arm(folder, policy), paths
 
 
-def _watched(history: History, before: FolderScan) -> FolderScan | None:
-    """The folder after the command from what the watch saw touched, or None: scan it all."""
-    watches = watch.active()
-    if before.watch is None or watches is None:
-        return None
-    touched = watches.touched(before.watch)
-    if touched is None:
-        return None
-    if before.git:
-        if before.index is None or _same_repository(before) is None:
-            return None
-        after = _watched_git(before, touched)
-        if after is None:
-            return None
-    else:
-        after = walk_paths(before.root, history.workspace, sorted(touched.paths))
-    below = tuple(f"{d}/" for d in touched.directories)
-    kept = {
-        rel: sig
-        for rel, sig in before.dirty.items()
-        if rel not in touched.paths and not (below and rel.startswith(below))
-    }
-    after.dirty = {**kept, **after.dirty}
-    if not before.git and len(after.dirty) > DEFAULT_MAX_FILES:
-        after.cut_short = True
-    return after
-
-
-def _watched_git(before: FolderScan, touched: watch.Touched) -> FolderScan | None:
-    """git's view after the command of the paths it touched, asking git as little as it can.
-
-    A file git showed before (changed or untracked) is as dirty as a stat says: if it went
-    back to its index bytes, the diff finds that by content. A file in the index copy was
-    clean: the diff compares its bytes with its blob. Any other file that exists is new,
-    unless git ignores it. A directory made, removed or moved is git's to list (status).
-    """
-    root, index = before.root, before.index
-    assert index is not None
-    directories = sorted(touched.directories)
-    if directories:
-        try:
-            after = scan_git(before.scope, root, index, directories)
-        except GitUnavailable:
-            return None
-    else:
-        after = FolderScan(root, True, before.scope, index=index, index_sig=lstat_signature(index))
-    files = [p for p in touched.paths if p not in touched.directories and p not in after.dirty]
-    unknown = sorted(p for p in files if p not in before.dirty)
-    try:
-        listing = _index_blobs(before, unknown)
-    except GitUnavailable:
-        return None
-    before.index_known = (set(unknown), listing)
-    new: dict[str, Signature] = {}
-    for rel in files:
-        sig = lstat_signature(root / rel)
-        if rel in before.dirty or rel in listing:
-            after.dirty[rel] = sig
-        elif sig is not None:
-            new[rel] = sig
-    ignored = {os.fspath(p) for p in _ignored([root], [root / rel for rel in new])}
-    prefix = _prefix(root)
-    after.dirty.update({rel: sig for rel, sig in new.items() if prefix + rel not in ignored})
-    return after
-
-
 def _scan_with_nested(
     history: History, folder: Path, max_files: int, paths: tuple[Path, Path] | None
 ) -> list[FolderScan]:
     """``folder``'s scan, then one per repository inside it (nested ones, submodules): git
     shows each as one entry of the outer status, and what they hold only to their own."""
-    scans = [_scan_at(history, folder, paths, max_files)]
+    scans = [_scan_at(history, folder, paths, max_files, ignored=True)]
     queue = list(scans[0].nested)
     while queue:
         inner = queue.pop(0)
@@ -377,32 +322,27 @@ def _adopt_new_repositories(
 
 
 def _scan(history: History, folder: Path, before: FolderScan | None, max_files: int) -> FolderScan:
-    """git's view when ``folder`` is in a work tree (and was before), else a bounded walk."""
+    """git's view when ``folder`` is in a work tree (and was before), else a bounded walk;
+    ``before`` None: the scan before the command."""
     git = before is None or before.git
-    paths = (_same_repository(before) or git_paths(folder)) if git else None
-    return _scan_at(history, folder, paths, max_files)
+    paths = (same_repository(before) or git_paths(folder)) if git else None
+    return _scan_at(history, folder, paths, max_files, ignored=before is None)
 
 
 def _scan_at(
-    history: History, folder: Path, paths: tuple[Path, Path] | None, max_files: int
+    history: History,
+    folder: Path,
+    paths: tuple[Path, Path] | None,
+    max_files: int,
+    *,
+    ignored: bool = False,
 ) -> FolderScan:
-    """git's view of ``folder`` in the work tree at ``paths`` (top level, index), or a walk."""
+    """git's view of ``folder`` in the work tree at ``paths`` (top level, index), or a walk;
+    ``ignored``: with what git ignores (before the command, where the rules may change)."""
     if paths is not None:
         with contextlib.suppress(GitUnavailable):
-            return scan_git(folder, *paths)
+            return scan_git(folder, *paths, ignored=ignored)
     return walk(folder, history.workspace, max_files)
-
-
-def _same_repository(before: FolderScan | None) -> tuple[Path, Path] | None:
-    """begin's top level and index again, without a ``git rev-parse``, when they cannot have
-    moved: the folder is the top level of an ordinary repository, whose ``.git`` directory is
-    still there (``rev-parse`` would answer the same)."""
-    if before is None or before.scope != before.root or before.index is None:
-        return None
-    dot_git = before.root / ".git"
-    if before.index != dot_git / "index" or not stat.S_ISDIR((lstat_signature(dot_git) or (0,))[0]):
-        return None
-    return before.root, before.index
 
 
 def _diff(
@@ -414,14 +354,15 @@ def _diff(
     skipped: dict[str, str],
     changes: dict[str, tuple[bytes | None, str | None]],
     unreached: dict[str, str],
+    unseen: Unseen,
 ) -> None:
     limit = history.workspace.max_file_size
-    root = _prefix(before.root)
+    root = key_prefix(before.root)
     candidates = set(before.dirty) | set(after.dirty)
     old_index: dict[str, tuple[str, str]] | None = None
     if before.git and after.index_sig != before.index_sig:
         # The command changed the index: every entry that moved is a candidate too.
-        old_index = _index_blobs(before, None)
+        old_index = index_before(before, None)
         assert after.index is not None
         new_index = index_blobs(after, after.index, None)
         changed = old_index.keys() | new_index.keys()
@@ -439,6 +380,9 @@ def _diff(
             if was is not None and key not in backups:
                 unreached[key] = skipped.get(key, "unreadable")
                 continue
+        elif unseen.why(rel) is not None and unseen.unchanged(now):
+            # It existed where the scan could not see, and the command left it as it was.
+            continue
         why = _refusal(history, key, now) if now is not None else _policy(history, key)
         if why is not None:
             unreached[key] = why
@@ -455,14 +399,21 @@ def _diff(
             was_clean.append(rel)
     if old_index is None:
         known = before.index_known
-        asked = known is not None and known[0].issuperset(was_clean)
-        old_index = known[1] if known is not None and asked else _index_blobs(before, was_clean)
+        if known is not None and known[0].issuperset(was_clean):
+            old_index = known[1]
+        else:
+            old_index = index_before(before, was_clean)
     clean: dict[str, str] = {}
     for rel in was_clean:
         key = root + rel
         if rel not in old_index:
-            # In no index and not dirty before: the file did not exist.
-            _note(key, None, changes, unreached, limit)
+            existed = unseen.why(rel)
+            if existed is None:
+                # In no index and listed nowhere before, where the scan saw: it did not exist.
+                _note(key, None, changes, unreached, limit)
+            elif existed == "ignored":
+                unreached[key] = existed
+            # Else it lies where the scan could not see: its folder is listed.
         elif old_index[rel][0] == SYMLINK_MODE:
             unreached[key] = "symlink"
         else:
@@ -476,23 +427,10 @@ def _diff(
         _note(key, blobs[blob_id], changes, unreached, limit)
 
 
-def _prefix(root: Path) -> str:
-    """``root`` as the start of its files' keys (a join per file costs a walk's time)."""
-    text = os.fspath(root)
-    return text if text.endswith("/") else text + "/"
-
-
 def _as_file(sig: Signature | None) -> Signature | None:
     """A directory where a file is tracked means the file is absent: what the directory
     holds is tracked file by file (a command may swap a file for a directory)."""
     return None if sig is not None and stat.S_ISDIR(sig[0]) else sig
-
-
-def _index_blobs(before: FolderScan, paths: list[str] | None) -> dict[str, tuple[str, str]]:
-    """Blob ids in the index as it was before the command (its copy)."""
-    if before.index_copy is None or (paths is not None and not paths):
-        return {}
-    return index_blobs(before, before.index_copy, paths)
 
 
 def _note(
@@ -587,32 +525,6 @@ def _candidates(text: str, pattern: bool, bases: list[Path]) -> list[Path]:
     return matched or paths
 
 
-def _ignored(roots: list[Path], paths: list[Path]) -> list[Path]:
-    """Which of ``paths`` git ignores, each asked of the innermost repository holding it
-    (git refuses a whole batch that has a path inside a submodule)."""
-    by_root: dict[Path, list[Path]] = {}
-    for path in dict.fromkeys(paths):
-        holding = [r for r in roots if path.is_relative_to(r)]
-        if holding:
-            by_root.setdefault(max(holding, key=lambda r: len(r.parts)), []).append(path)
-    out: list[Path] = []
-    for root, group in by_root.items():
-        try:
-            done = subprocess.run(
-                ["git", "check-ignore", "-z", "--stdin"],
-                cwd=root,
-                input=b"".join(os.fsencode(p) + b"\0" for p in group),
-                capture_output=True,
-                env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
-                timeout=30,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        out.extend(Path(os.fsdecode(p)) for p in done.stdout.split(b"\0") if p)
-    return out
-
-
 def _scan_state(scan: FolderScan) -> dict[str, Any]:
     return {
         "root": os.fspath(scan.root),
@@ -626,6 +538,7 @@ def _scan_state(scan: FolderScan) -> dict[str, Any]:
         "nested": scan.nested,
         "unscanned": scan.unscanned,
         "watch": scan.watch,
+        "ignored": scan.ignored,
     }
 
 
@@ -640,4 +553,5 @@ def _scan_from_state(raw: dict[str, Any]) -> FolderScan:
     scan.nested = list(raw.get("nested", []))
     scan.unscanned = dict(raw.get("unscanned", {}))
     scan.watch = raw.get("watch")
+    scan.ignored = list(raw.get("ignored", []))
     return scan
