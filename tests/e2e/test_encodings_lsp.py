@@ -90,6 +90,22 @@ async def test_an_open_buffer_is_written_back_in_the_files_encoding(auto: Sessio
         auto.editor.close(uri)
 
 
+async def test_a_buffer_the_editor_decoded_another_way_still_reads(auto: Session) -> None:
+    MAKE.install(auto.root)
+    path = auto.root / "shift_jis.bas"
+    # An editor that opened Shift_JIS as UTF-8 shows U+FFFD where it could not decode.
+    shown = MAKE.FILES["shift_jis.bas"][0].decode("utf-8", "replace")
+    uri = auto.editor.open(path, shown)
+    try:
+        read = await auto("read", path="shift_jis.bas")
+        assert read["ok"], read
+        assert read["version"] == 1
+        assert "\ufffd" in read["lines"][1]["text"]
+        assert path.read_bytes() == MAKE.FILES["shift_jis.bas"][0]
+    finally:
+        auto.editor.close(uri)
+
+
 async def test_the_editors_files_encoding_decides_what_nothing_else_does(eucjp: Session) -> None:
     MAKE.install(eucjp.root)
     read = await eucjp("read", path="undecided.txt")

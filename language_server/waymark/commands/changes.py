@@ -20,7 +20,7 @@ from typing import Any
 
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import DECLINED
-from waymark.commands.encoding import declared_for, encode_as
+from waymark.commands.encoding import buffer_bytes, declared_for, encode_as
 from waymark.engine.anchors import changed_anchors, render
 from waymark.engine.diff import EditTarget, FileDiff, diff_file
 from waymark.engine.encodings import canonical, canonical_bom
@@ -98,7 +98,7 @@ def load(
         return Loaded(resolved, disk, disk, None, uri, declared)
     # The buffer has no encoding of its own: it is saved the way the file on disk is encoded.
     like = TextFile.decode(disk, declared) if disk is not None else TextFile((), ())
-    data = like.encode_text(document.text)
+    data = buffer_bytes(like, document.text)
     return Loaded(resolved, disk, data, document.version, document.uri, declared)
 
 

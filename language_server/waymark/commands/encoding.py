@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from waymark.engine.encodings import SUPPORTED, canonical
-from waymark.engine.errors import InvalidParams
+from waymark.engine.errors import InvalidParams, UnrepresentableCharacter
 from waymark.store.declared_encoding import declared_encoding
 
 if TYPE_CHECKING:
@@ -47,3 +47,14 @@ def encode_as(like: TextFile, text: str, field: str) -> bytes:
             f"(e.g. a lone surrogate at offset {exc.start}); send valid Unicode.",
             {"field": field, "offset": exc.start},
         ) from exc
+
+
+def buffer_bytes(disk: TextFile, text: str) -> bytes:
+    """An open buffer's text as bytes of the file, encoded the way the file on disk is."""
+    try:
+        return disk.encode_text(text)
+    except UnrepresentableCharacter:
+        # The editor decoded the file another way (U+FFFD where it could not): the buffer is
+        # text this encoding cannot hold, taken as UTF-8 as before, so it still reads (and,
+        # differing from the disk, is edited through the editor, never under it on disk).
+        return text.encode("utf-8", "surrogateescape")
