@@ -294,8 +294,8 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         history_dir=Path(args.history_dir) if args.history_dir else None,
         checkpointing=not args.no_history,
         max_history_bytes=args.max_history_bytes,
+        names=_names(),
     )
-    door.ctx.names = _names()
     if command.mutating:
         sweep_temp_files(door.ctx.workspace.folders[0], recursive=False)
     # An editor running Waymark on this workspace reviews the call (docs/editor-bridge.md).
