@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from helpers_commands import init
-from waymark.doors import init as init_door
+from waymark.doors import init_entries as init_door
 from waymark.engine.errors import IoError
 
 pytestmark = pytest.mark.timeout(120)
