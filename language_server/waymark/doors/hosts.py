@@ -2,9 +2,9 @@
 
 The hooks (which events mean what, where the envelope keeps each field, which tools to
 track and where their input names the file, how an answer is written), ``waymark init``
-(hook events, timeouts, matchers) and the CLI's choices all read this table; no handler
-branches on a host's name. Adding a host is adding a record (CONTRIBUTING.md, "Adding a
-host").
+(its plan, hook events, timeouts, matchers, what it says after) and the CLI's choices all
+read this table; no handler branches on a host's name. Adding a host is adding a record
+(CONTRIBUTING.md, "Adding a host").
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-# Read here by the hook door, with the records they read through.
+# The hook door reads a call through a host record: both from here.
 from waymark.doors.host_calls import Call as Call
 from waymark.doors.host_calls import read_call as read_call
 
@@ -148,6 +148,8 @@ class Setup:
 @dataclass(frozen=True)
 class Host:
     name: str
+    # What ``waymark init`` writes for the host and says after.
+    setup: Setup
     # Shell tool → the input key holding its command line (tracked; a sed -i simulated).
     shell: dict[str, str] = field(default_factory=dict)
     # The host's own file-writing tools (backed up before, recorded after).
@@ -173,7 +175,6 @@ class Host:
     # The host has no prompt hook that runs before the model's tools: a session's first
     # tracked tool call opens the turn, named and labelled after the session.
     session_turns: bool = False
-    setup: Setup | None = None
 
     @property
     def has_hooks(self) -> bool:

@@ -86,7 +86,6 @@ def main(host: str, workspace: str | None, show: bool, user: bool = False) -> in
         return 2
     record = HOSTS[host]
     setup = record.setup
-    assert setup is not None
     if user and setup.user_plan is None:
         print(
             f"waymark init: {host} reads Waymark's server from the project; run init without "

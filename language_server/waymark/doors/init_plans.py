@@ -83,7 +83,7 @@ def _claude_code(root: Path, host: Host) -> list[Config]:
 
 def _settings_json(root: Path, host: Host) -> list[Config]:
     """A trusted ``mcpServers.waymark`` and the hooks, both in the host's settings file."""
-    assert host.setup is not None and host.setup.settings is not None
+    assert host.setup.settings is not None
     command = waymark_command()
     config = open_config(root, host.setup.settings)
     settings = load_json(config)
