@@ -176,8 +176,8 @@ def begin(
             kept = ignored.expand(scan.root, scan.ignored, budget)
             scan.bulky.update(kept.bulky)
             prefix = key_prefix(scan.root)
-            for rel, sig in kept.files.items():
-                scan.dirty.setdefault(rel, sig)
+            for rel, file_sig in kept.files.items():
+                scan.dirty.setdefault(rel, file_sig)
             skipped.update({prefix + rel: why for rel, why in kept.refused.items()})
         for number, scan in enumerate(scans):
             # A walk of the one folder skipped protected paths itself and follows no link, so
