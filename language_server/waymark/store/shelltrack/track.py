@@ -71,9 +71,8 @@ REASONS = {
     "too_many_repositories": f"a nested repository past the first {_MAX_REPOSITORIES} scanned",
     "not_backed_up_yet": "not backed up yet (the first commands in a big folder without git "
     "copy it a part at a time)",
-    ignored.BULKY: "a bulky or regenerable tree, not backed up",
-    ignored.TOO_LARGE: f"ignored by git and over {ignored.FILE_LIMIT // (1024 * 1024)} MiB, "
-    "not backed up",
+    ignored.BULKY: "a bulky or regenerable tree, never backed up",
+    ignored.TOO_LARGE: f"ignored by git and over {ignored.FILE_LIMIT // (1024 * 1024)} MiB",
     ignored.OVER_BUDGET: "ignored by git, past the history's budget for ignored files",
 }
 
