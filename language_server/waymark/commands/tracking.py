@@ -70,10 +70,16 @@ def open_turn(ctx: CommandContext, prompt_id: str, label: str | None) -> tuple[S
 
 
 def outside_refusal(
-    ctx: CommandContext, command: str, cwd: Path | None, allowed: list[str] | None = None
+    ctx: CommandContext,
+    command: str,
+    cwd: Path | None,
+    allowed: list[str] | None = None,
+    *,
+    allow_with: str | None = None,
 ) -> str | None:
     """The sentence refusing ``command`` when it would delete or overwrite files outside the
-    workspace (but in the folders ``allowed``, the setting's and the temp directory's)."""
+    workspace (but in the folders ``allowed``, the setting's and the temp directory's);
+    ``allow_with`` words how the door allows a folder (else the setting)."""
     from waymark.store.shelltrack.reach import ALLOW_ENV, allowed_outside, outside
 
     base = cwd or (ctx.workspace.folders[0] if ctx.workspace.folders else Path.cwd())
@@ -84,7 +90,7 @@ def outside_refusal(
     return (
         f"Waymark blocked this command: it would delete or overwrite {listed}, outside the "
         "workspace, where no rewind can bring it back; ask the user to run it themselves, "
-        f"or to allow that folder by adding it to the {ALLOW_ENV} environment variable."
+        f"or to allow that folder {allow_with or f'by adding it to {ALLOW_ENV}'}."
     )
 
 
@@ -121,10 +127,16 @@ def warned_before(ctx: CommandContext, command: str, cwd: Path | None) -> bool:
     return noted(ctx.history.dir / "shell", command, cwd or Path.cwd())
 
 
-def unsaved_notice(at_risk: dict[str, str], *, retry: bool) -> str:
+def unsaved_notice(at_risk: dict[str, str], *, retry: bool, flag: str | None = None) -> str:
     """What the model (or the user, asked by the host) reads before a command that may
-    destroy files with no backup; ``retry``: the host cannot ask, the model runs it again."""
+    destroy files with no backup; ``retry``: the host cannot ask, the model runs it again;
+    ``flag``: the door's option that runs it anyway."""
     listed = _listed([f"{path} ({why})" for path, why in at_risk.items()])
+    if flag is not None:
+        return (
+            f"This command may delete or overwrite {listed}, which Waymark cannot back up, so "
+            f"no rewind would bring it back; run it again with {flag} to go ahead."
+        )
     if retry:
         return (
             f"Waymark stopped this command once: it may delete or overwrite {listed}, which "
