@@ -21,7 +21,8 @@ from waymark.engine.shellwords import _has_pattern, _parser, _unquote
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-Kind = Literal["delete", "overwrite"]
+# "matching": some files under it go (``find … -delete``), not the folder as a whole.
+Kind = Literal["delete", "overwrite", "matching"]
 
 _DELETE = frozenset({"rm", "rmdir", "unlink", "shred", "srm"})
 _COPY = frozenset({"cp", "install", "ln", "rsync"})
@@ -199,7 +200,7 @@ def _kinds(
             if word is None or word.startswith(("-", "(", "!")):
                 break
             starts += 1
-        out[: min(starts, count)] = ["delete"] * min(starts, count)
+        out[: min(starts, count)] = ["matching"] * min(starts, count)
     elif program == "sed" and any(_sed_in_place(w) for w in words if w is not None):
         # Without -e or -f the first operand is the script.
         scripted = any(w in ("-e", "--expression", "-f", "--file") for w in words)

@@ -85,8 +85,14 @@ def unsaved(
     found = reach(command)
     covered: dict[str, str] = {}
     for target in found.targets:
+        # What ``find`` deletes matches its expression: never the repository's own folder.
+        among = (
+            candidates
+            if target.kind != "matching"
+            else {k: r for k, r in candidates.items() if r != GIT_DIRECTORY}
+        )
         for real in _resolve(target, cwd):
-            _cover(os.fspath(real), target.kind == "delete", candidates, covered)
+            _cover(os.fspath(real), target.kind != "overwrite", among, covered)
     for discard in found.git:
         _git_discard(discard, cwd, roots, candidates, covered)
     return covered
