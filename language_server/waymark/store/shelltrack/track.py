@@ -48,6 +48,7 @@ from waymark.store.shelltrack.scan import (
     index_blobs,
     lstat_signature,
     scan_git,
+    signature,
     walk,
 )
 from waymark.store.shelltrack.unseen import Unseen, clock
@@ -393,9 +394,8 @@ def _diff(
     was_clean: list[str] = []
     for rel in sorted(candidates):
         key = root + rel
-        now = _as_file(
-            after.dirty[rel] if rel in after.dirty else lstat_signature(before.root / rel)
-        )
+        # A string key, not a Path join: ignored files make this thousands of stats.
+        now = _as_file(after.dirty[rel] if rel in after.dirty else _stat(key))
         if rel in before.dirty:
             was = _as_file(before.dirty[rel])
             if was == now:
@@ -448,6 +448,13 @@ def _diff(
             unreached[key] = "too_large" if blob_id in oversized else "unreadable"
             continue
         _note(key, blobs[blob_id], changes, unreached, limit)
+
+
+def _stat(key: str) -> Signature | None:
+    try:
+        return signature(os.lstat(key))
+    except OSError:
+        return None
 
 
 def _as_file(sig: Signature | None) -> Signature | None:
