@@ -287,6 +287,15 @@ def test_bulky_trees_are_named_not_copied(ws: Path, env: dict[str, str]) -> None
     put(ws, {"node_modules/pkg/index.js": b"module.exports = 1\n"})
     event = HOSTS["claude-code"]
     hook("claude-code", ws, env, event(ws, "prompt", "", 0))
+    # A file appearing in one (an install, a build) is no loss: not named.
+    grow = "python3 -c \"open('node_modules/pkg/new.js', 'w').write('x')\""
+    hook("claude-code", ws, env, event(ws, "pre", grow, 0))
+    subprocess.run(["bash", "-c", grow], cwd=ws, check=True)
+    answer = hook("claude-code", ws, env, event(ws, "post", grow, 0))
+    assert answer is not None
+    assert answer["hookSpecificOutput"]["additionalContext"] == (
+        "Waymark saw no file changes in the workspace from this command."
+    )
     hook("claude-code", ws, env, event(ws, "pre", "rm -rf node_modules .env.local", 1))
     subprocess.run(["rm", "-rf", "node_modules", ".env.local"], cwd=ws, check=True)
     answer = hook("claude-code", ws, env, event(ws, "post", "rm -rf node_modules .env.local", 1))

@@ -75,6 +75,7 @@ REASONS = {
     ignored.BULKY: "a bulky or regenerable tree, never backed up",
     ignored.TOO_LARGE: f"ignored by git and over {ignored.FILE_LIMIT // (1024 * 1024)} MiB",
     ignored.OVER_BUDGET: "ignored by git, past the history's budget for ignored files",
+    "git_directory": "the repository's own .git, which rewinds read from",
 }
 
 # What one command's PreToolUse may spend copying files that have no other copy: a folder
@@ -256,9 +257,7 @@ def finish(history: History, name: str) -> Report | None:
             after = seen_after or _scan(history, before.scope, before, DEFAULT_MAX_FILES)
             for rel, why in {**before.unscanned, **after.unscanned}.items():
                 unreached[os.fspath(before.root / rel)] = why
-            for rel, sig in before.bulky.items():
-                if lstat_signature(before.root / rel) != (tuple(sig) if sig else None):
-                    unreached[os.fspath(before.root / rel)] = ignored.BULKY
+            _bulky_changed(before, named, unreached)
             if after.git != before.git or after.root != before.root:
                 unreached[os.fspath(before.scope)] = "scan_failed"
             else:
@@ -286,6 +285,21 @@ def finish(history: History, name: str) -> Report | None:
         report.unreached = {history.display(k): r for k, r in unreached.items()}
         report.warnings = history.track_shell(changes, unreached)
         return report
+
+
+def _bulky_changed(before: FolderScan, named: dict[str, str], unreached: dict[str, str]) -> None:
+    """Name the bulky trees the command removed or replaced, or changed a path it named in
+    (those paths then go under the tree's name). Files appearing in one (``__pycache__``,
+    a build) are no loss and are not named."""
+    for rel, sig in before.bulky.items():
+        key = os.fspath(before.root / rel)
+        now = lstat_signature(Path(key))
+        inside = [p for p in named if p == key or p.startswith(key + "/")]
+        if now is None or sig is None or now[1:3] != tuple(sig)[1:3] or inside:
+            for path in inside:
+                named.pop(path)
+                unreached.pop(path, None)
+            unreached[key] = ignored.BULKY
 
 
 def _arm(history: History, folder: Path) -> tuple[list[object] | None, tuple[Path, Path] | None]:
