@@ -884,6 +884,7 @@ export const COMMAND_SPECS = [
           "description": "The tool whose result it is, e.g. waymark_write."
         },
         "result": {
+          "type": "object",
           "description": "The result object the tool's command answered."
         }
       },
