@@ -18,7 +18,8 @@ def targets(command: str) -> list[tuple[str, str, tuple[str, ...]]]:
         ("rm .env.local", [(".env.local", "delete", ())]),
         ("rm -rf -- build -x", [("build", "delete", ()), ("-x", "delete", ())]),
         (": > .env.local", [(".env.local", "overwrite", ())]),
-        ("echo a 2>&1 >> log", [("log", "overwrite", ())]),
+        ("echo a 2>&1 >> log", [("log", "append", ())]),
+        ("echo a &> log", [("log", "overwrite", ())]),
         ("mv notes.txt .env.local", [("notes.txt", "delete", ()), (".env.local", "overwrite", ())]),
         (
             "mv -t ../out a b",

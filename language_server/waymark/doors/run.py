@@ -59,7 +59,7 @@ def add_parser(sub: Any) -> None:
         action="append",
         default=[],
         metavar="FOLDER",
-        type=cli_args.text,
+        type=cli_args.folder,
         help="let the command delete or overwrite files in FOLDER, outside the workspace",
     )
     parser.add_argument(

@@ -21,8 +21,9 @@ from waymark.engine.shellwords import _has_pattern, _parser, _unquote
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-# "matching": some files under it go (``find … -delete``), not the folder as a whole.
-Kind = Literal["delete", "overwrite", "matching"]
+# "matching": some files under it go (``find … -delete``), not the folder as a whole;
+# "append": written to, its bytes kept (``>> f``).
+Kind = Literal["delete", "overwrite", "matching", "append"]
 
 _DELETE = frozenset({"rm", "rmdir", "unlink", "shred", "srm"})
 _COPY = frozenset({"cp", "install", "ln", "rsync"})
@@ -110,8 +111,9 @@ def _redirect(node: Node, cds: list[str], found: Reach) -> None:
     if target is None or not operators & _REDIRECTS or target.type == "number":
         return
     word = _unquote(target)
+    kind: Kind = "append" if operators & {">>", "&>>"} else "overwrite"
     if word is not None and word != "-":
-        found.targets.append(Target(word, "overwrite", _has_pattern(target), tuple(cds)))
+        found.targets.append(Target(word, kind, _has_pattern(target), tuple(cds)))
 
 
 def _command(node: Node, cds: list[str], found: Reach, depth: int) -> None:

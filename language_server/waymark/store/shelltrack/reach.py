@@ -85,6 +85,8 @@ def unsaved(
     found = reach(command)
     covered: dict[str, str] = {}
     for target in found.targets:
+        if target.kind == "append":
+            continue  # the bytes there stay
         # What ``find`` deletes matches its expression: never the repository's own folder.
         among = (
             candidates
@@ -189,7 +191,7 @@ def _resolve(target: Target, cwd: Path) -> list[Path]:
     out = []
     for one in paths:
         name = os.path.basename(one)
-        if target.kind == "overwrite" or one.endswith("/") or name in ("", ".", ".."):
+        if target.kind in ("overwrite", "append") or one.endswith("/") or name in ("", ".", ".."):
             out.append(Path(os.path.realpath(one)))
         else:
             out.append(Path(os.path.realpath(os.path.dirname(one))) / name)
@@ -197,7 +199,7 @@ def _resolve(target: Target, cwd: Path) -> list[Path]:
 
 
 def _allowed(real: Path, target: Target, allowed: list[tuple[Path, bool]]) -> bool:
-    if target.kind == "overwrite" and real.is_relative_to("/dev"):
+    if target.kind in ("overwrite", "append") and real.is_relative_to("/dev"):
         return True  # > /dev/null, 2> /dev/stderr
     return any(
         real.is_relative_to(folder) and (itself or real != folder) for folder, itself in allowed
