@@ -340,3 +340,17 @@ def test_waymark_run_rewinds_refuses_and_names(
     assert (ws / "big.bin").exists()
     done = waymark(ws, env, "run", "--allow-unsaved", "--", "rm", "big.bin")
     assert done.returncode == 0 and not (ws / "big.bin").exists()
+
+
+def test_removing_the_repository_itself_is_asked_about(ws: Path, env: dict[str, str]) -> None:
+    """A clean file's pre-image is its blob in ``.git``: a command removing ``.git`` takes
+    every such pre-image with it."""
+    event = HOSTS["claude-code"]
+    hook("claude-code", ws, env, event(ws, "prompt", "", 0))
+    for n, command in enumerate(["rm -rf .git", "cd .. && rm -rf ws"], 1):
+        answer = hook("claude-code", ws, env, event(ws, "pre", command, n))
+        assert refusal("claude-code", answer, ws) == (
+            "This command may delete or overwrite .git (a folder, the repository's own .git, "
+            "which rewinds read from), which Waymark cannot back up, so no rewind would bring "
+            "it back; run it only if the user agrees."
+        ), command
