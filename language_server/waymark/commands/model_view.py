@@ -83,6 +83,8 @@ def _read_text(result: dict[str, Any]) -> str:
         )
     elif not shown:
         text = f"({result['path']} has {result['totalLines']} lines; none in this range)\n"
+    if "encodingNote" in result:
+        text = f"(encoding: {result['encodingNote']})\n" + text
     return text
 
 
