@@ -1,4 +1,5 @@
-"""A hook call's JSON read through its host's :class:`~waymark.doors.hosts.Envelope`."""
+"""A hook call's JSON read through its host's :class:`~waymark.doors.hosts.Envelope`, and
+an answer filled in from the host's templates (:class:`~waymark.doors.hosts.Answers`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,31 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from waymark.doors.hosts import Host
+
+
+Template = Any
+"""A JSON value in which the strings ``"$event"`` (the host's name of the event answered),
+``"$text"`` (what the model should read) and ``"$input"`` (a tool's new input) stand for
+those values; see :func:`fill`."""
+
+
+def fill(template: Template, **values: Any) -> Any:
+    """``template`` with each placeholder string replaced by its value (any JSON value)."""
+    if isinstance(template, str) and template.startswith("$") and template[1:] in values:
+        return values[template[1:]]
+    if isinstance(template, dict):
+        return {key: fill(item, **values) for key, item in template.items()}
+    if isinstance(template, list):
+        return [fill(item, **values) for item in template]
+    return template
+
+
+def render(template: Template, **values: Any) -> dict[str, Any]:
+    """A hook's answer: ``template`` filled in, which must make a JSON object."""
+    answer = fill(template, **values)
+    if not isinstance(answer, dict):
+        raise TypeError(f"an answer template makes {type(answer).__name__}, not an object")
+    return answer
 
 
 def _at(data: Any, path: str) -> Any:

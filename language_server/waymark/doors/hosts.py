@@ -10,11 +10,13 @@ read this table; no handler branches on a host's name. Adding a host is adding a
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Literal
 
-# The hook door reads a call through a host record: both from here.
+# The hook door reads a call and writes its answer through a host record: all from here.
 from waymark.doors.host_calls import Call as Call
+from waymark.doors.host_calls import Template
 from waymark.doors.host_calls import read_call as read_call
+from waymark.doors.host_calls import render as render
 
 # The events Waymark acts on, whatever a host calls them.
 PROMPT = "prompt"  # the user sent a prompt: open a turn
@@ -30,30 +32,6 @@ CLAUDE_EVENTS = {
     "PostToolUse": POST_TOOL,
     "PostToolUseFailure": POST_TOOL_FAILURE,
 }
-
-Template = Any
-"""A JSON value in which the strings ``"$event"`` (the host's name of the event answered),
-``"$text"`` (what the model should read) and ``"$input"`` (a tool's new input) stand for
-those values; see :func:`fill`."""
-
-
-def fill(template: Template, **values: Any) -> Any:
-    """``template`` with each placeholder string replaced by its value (any JSON value)."""
-    if isinstance(template, str) and template.startswith("$") and template[1:] in values:
-        return values[template[1:]]
-    if isinstance(template, dict):
-        return {key: fill(item, **values) for key, item in template.items()}
-    if isinstance(template, list):
-        return [fill(item, **values) for item in template]
-    return template
-
-
-def render(template: Template, **values: Any) -> dict[str, Any]:
-    """A hook's answer: ``template`` filled in, which must make a JSON object."""
-    answer = fill(template, **values)
-    if not isinstance(answer, dict):
-        raise TypeError(f"an answer template makes {type(answer).__name__}, not an object")
-    return answer
 
 
 @dataclass(frozen=True)
