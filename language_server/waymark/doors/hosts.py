@@ -147,6 +147,8 @@ class Host:
     project_env: tuple[str, ...] = ()
     # A hook answers well within this or lets the tool run; None: the host runs no hooks.
     hook_timeout: int | None = None
+    # Seconds in one unit of ``hook_timeout`` (the unit the host's config takes).
+    timeout_unit: float = 1.0
     # Whether the host's matchers are unanchored regexes (then "edit" would also match
     # mcp__waymark__waymark_edit, so init anchors them).
     regex_matchers: bool = False
@@ -164,6 +166,10 @@ class Host:
     @property
     def has_hooks(self) -> bool:
         return self.hook_timeout is not None
+
+    @property
+    def hook_seconds(self) -> float | None:
+        return None if self.hook_timeout is None else self.hook_timeout * self.timeout_unit
 
     def matcher(self, tools: list[str]) -> str:
         """A hook matcher selecting exactly ``tools``, in the host's syntax."""
@@ -222,7 +228,8 @@ HOSTS: dict[str, Host] = {
         # Qwen Code's PreToolUse takes no updatedInput: a refusal carries the result.
         answers=replace(CLAUDE_ANSWERS, rewrite=None, simulated="deny"),
         project_env=("CLAUDE_PROJECT_DIR", "QWEN_PROJECT_DIR"),
-        hook_timeout=10_000,  # milliseconds
+        hook_timeout=10_000,
+        timeout_unit=0.001,  # milliseconds
         regex_matchers=True,
         setup=Setup(
             "settings",
@@ -270,7 +277,8 @@ HOSTS: dict[str, Host] = {
             rewrite={"hookSpecificOutput": {"hookEventName": "$event", "tool_input": "$input"}},
         ),
         project_env=("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
-        hook_timeout=10_000,  # milliseconds
+        hook_timeout=10_000,
+        timeout_unit=0.001,  # milliseconds
         regex_matchers=True,
         setup=Setup(
             "settings",
