@@ -22,17 +22,16 @@ If the server stops after it began acting on a call, the relay's own run finds t
 once-per-call record and answers what the record says instead of running it again.
 
 The wire: the server greets with :data:`GREETING`; the client sends length-prefixed fields
-(host, cwd, umask, environment, stdin, start time in ``time.monotonic_ns()``); the server
-answers :data:`ANSWERED` with the exit code, stdout and stderr, or :data:`DECLINED` with a
-reason (its code is older than the files on disk; none for a host it does not know), and the
-client runs the call itself.
+(host, cwd, umask, environment, stdin, and the hook's start in ``time.monotonic()``
+nanoseconds); the server answers :data:`ANSWERED` with the exit code, stdout and stderr, or
+:data:`DECLINED` with a reason (its code is older than the files on disk; none for a host it
+does not know), and the client runs the call itself.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import time
 import zlib
 
 from waymark.store.state_home import state_dir
@@ -96,10 +95,10 @@ def peer_uid(sock: object) -> int:
     return int.from_bytes(creds[4:8], sys.byteorder)
 
 
-def relay(host_name: str, stdin: bytes) -> int | None:
+def relay(host_name: str, stdin: bytes, started: float) -> int | None:
     """The hook's exit code as the server answered it (its output written), or None: the
-    caller runs the hook itself."""
-    started = time.monotonic_ns()
+    caller runs the hook itself. ``started``: when the hook process began
+    (``time.monotonic()``)."""
     if not enabled():
         return None
     import _socket
@@ -119,7 +118,14 @@ def relay(host_name: str, stdin: bytes) -> int | None:
         environ = b"\0".join(k + b"=" + v for k, v in os.environb.items())
         umask = os.umask(0)
         os.umask(umask)
-        fields = (host_name.encode(), os.getcwdb(), b"%d" % umask, environ, stdin, b"%d" % started)
+        fields = (
+            host_name.encode(),
+            os.getcwdb(),
+            b"%d" % umask,
+            environ,
+            stdin,
+            b"%d" % int(started * 1e9),
+        )
         sock.sendall(b"".join(frame(f) for f in fields))
         kind = read_exact(sock, 1)
         if kind != ANSWERED:

@@ -92,6 +92,6 @@ def _run(host_name: str, stdin: bytes, stdout: TextIO, stderr: TextIO) -> int:
     return 0
 
 
-def main(host_name: str, stdin: bytes | None = None) -> int:
+def main(host_name: str, stdin: bytes | None = None, started: float | None = None) -> int:
     data = sys.stdin.buffer.read() if stdin is None else stdin
-    return run(host_name, data, sys.stdout, sys.stderr)
+    return run(host_name, data, sys.stdout, sys.stderr, started=started)
