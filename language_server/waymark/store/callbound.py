@@ -2,10 +2,11 @@
 
 A host gives each hook call a timeout; past it the host kills the hook process (or the relay of
 a resident hook server) and runs the tool itself. So a hook call waits on no lock past its
-``until`` (set below that timeout), and before each write asks :func:`before_acting`, which
-raises :class:`CallOver` once its caller is gone or ``until`` has passed: the call then
-declines instead of acting late, and the host's own run of the tool is the only one. The
-first write of a call also runs what the call registered with :func:`on_first_act` (the
+``until`` (set below that timeout), and each time it holds the history's lock, or its
+files' write locks, asks :func:`before_acting` (no write comes before), which raises
+:class:`CallOver` once its caller is gone or ``until`` has passed: the call then declines
+instead of acting late, and the host's own run of the tool is the only one. The first such
+moment of a call also runs what the call registered with :func:`on_first_act` (the
 once-per-call record notes that the call began acting, so it is never run a second time).
 
 Outside a hook call (editor, CLI, MCP) nothing is bound and every wait is as it was. One call
@@ -63,7 +64,7 @@ def bounded(until: float, gone: Callable[[], bool]) -> Iterator[None]:
 
 
 def on_first_act(callback: Callable[[], None]) -> None:
-    """Run ``callback`` right before the call's first write (not at all outside a call)."""
+    """Run ``callback`` before the call may first write (not at all outside a call)."""
     if _call is not None:
         _call.first_act.append(callback)
 

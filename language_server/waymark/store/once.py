@@ -5,7 +5,7 @@ processes may run at once. Each call has a key; :func:`claim` under the director
 (:func:`waymark.store.locks.locked`) either hands the call to this process, or returns the
 answer the first delivery recorded with :func:`settle`, waiting while it is still at work.
 A claim whose process is gone (killed by the host's timeout, crashed) is taken over, unless
-that process had begun acting (:func:`begin`, before its first write): its changes may be on
+that process had begun acting (:func:`begin`, before it may first write): its changes may be on
 disk, so the call is never run again and gets the answer it left for that case.
 
 One small file per key, named by its hash; the directory keeps the newest :data:`KEEP`

@@ -15,7 +15,7 @@ runs old code, nor old and new mixed. Its pid is in the state directory
 (``hook-server-<key>.pid``).
 
 A call is bound as in the hook process (:func:`waymark.doors.hooks.run`): its waits end by
-the host's timeout counted from the relay's start, and before each write it checks that the
+the host's timeout counted from the relay's start, and before it writes it checks that the
 relay is still connected: the host kills the relay at its timeout and runs the tool itself,
 so a call whose relay is gone must not act.
 """
