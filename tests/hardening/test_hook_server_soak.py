@@ -6,8 +6,9 @@ locked for a while, or (the ``history_deleted`` case) the history is deleted mea
 
 After each round: no call acted twice (the sed applied once when the host's answer says so or
 the host ran it itself, at most once when the call was cut), none acted after its caller was
-gone (nothing of the workspace or its history written after the hook was killed), and
-rewinding the round's turn undoes every change it recorded, with no conflict and no failure.
+gone (nothing of the workspace or its history written after the hook was killed), rewinding
+the round's turn undoes every change it recorded, with no conflict and no failure, and no
+server the soak did not kill went away.
 Bounded by :data:`ROUNDS` and :data:`BUDGET_S`; ``WAYMARK_SOAK_SEED`` replays a run.
 """
 
@@ -63,6 +64,8 @@ SED = "sed -i s/$/y/ s.txt"
 SHELL = "printf z >> g.txt"
 FILES = {"s.txt": b"x\n", "g.txt": b""}
 CHAOS = ("none", "host gives up", "server killed", "history locked")
+# The servers the soak killed: any other one that is gone died of what it was asked.
+KILLED: set[int] = set()
 
 
 @dataclass
@@ -89,9 +92,10 @@ def idle(env: dict[str, str]) -> None:
         sock.settimeout(30)
         try:
             sock.connect(hook_relay.address(server_key(env)))
-        except (ConnectionRefusedError, FileNotFoundError):
-            return
-        assert sock.recv(len(hook_relay.GREETING)) == hook_relay.GREETING
+            greeting = sock.recv(len(hook_relay.GREETING))
+        except (ConnectionRefusedError, ConnectionResetError, FileNotFoundError):
+            return  # none, or one that went away: checked after the round
+        assert greeting == hook_relay.GREETING
 
 
 def server_key(env: dict[str, str]) -> str:
@@ -143,6 +147,7 @@ def call(
         pid = server_pid(state)
         time.sleep(at_random)
         if pid is not None:
+            KILLED.add(pid)
             os.kill(pid, signal.SIGKILL)
             wait_gone(pid)
     elif chaos == "history deleted":
@@ -235,6 +240,8 @@ def test_hook_calls_act_once_in_time_and_rewind_whatever_goes_wrong(
     servers: Servers, tmp_path: Path, history_deleted: bool
 ) -> None:
     rng = random.Random(SEED)
+    KILLED.clear()
+    servers_seen: set[int] = set()
     ws, env = project(tmp_path, "ws", FILES)
     chaos_kinds = (*CHAOS, "history deleted") if history_deleted else CHAOS
     seen: dict[str, int] = dict.fromkeys(chaos_kinds, 0)
@@ -254,6 +261,8 @@ def test_hook_calls_act_once_in_time_and_rewind_whatever_goes_wrong(
         else:
             _, shell_rewound = shell_round(rng, ws, env, n, chaos)
             sed_rewound = (ws / "s.txt").read_bytes()
+        servers_seen.add(server_pid(state_of(env)) or 0)
+        assert [p for p in servers_seen - KILLED - {0} if not is_server(p)] == [], where
         rewind = cli(ws, "rewind", f"p{n}", env=env)
         if history_deleted and rewind.get("error") == "unknown_prompt":
             continue  # the turn went with the history

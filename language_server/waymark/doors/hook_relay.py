@@ -18,7 +18,7 @@ hook's once-per-call record.
 Nor may a call act late or twice. The relay sends when it started, so the server bounds the
 call's waits by the host's timeout as the hook process would, and the server writes nothing
 for a call whose relay is gone (the host killed it at its timeout and runs the tool itself).
-If the server stops after it began acting on a call, the relay's own run finds the call's
+If the server stops after it began simulating a sed -i, the relay's own run finds the call's
 once-per-call record and answers what the record says instead of running it again.
 
 The wire: the server greets with :data:`GREETING`; the client sends length-prefixed fields

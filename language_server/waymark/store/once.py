@@ -5,8 +5,8 @@ processes may run at once. Each call has a key; :func:`claim` under the director
 (:func:`waymark.store.locks.locked`) either hands the call to this process, or returns the
 answer the first delivery recorded with :func:`settle`, waiting while it is still at work.
 A claim whose process is gone (killed by the host's timeout, crashed) is taken over, unless
-that process had begun acting (:func:`begin`, before it may first write): its changes may be on
-disk, so the call is never run again and gets the answer it left for that case.
+that process had begun a call that must not run twice (:func:`begin`, before it may first
+write): its changes may be on disk, so the call gets the answer it left for that case.
 
 One small file per key, named by its hash; the directory keeps the newest :data:`KEEP`
 within :data:`MAX_AGE_S`, so it stays bounded however long the workspace is used.

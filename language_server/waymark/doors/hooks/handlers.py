@@ -68,8 +68,10 @@ def handle_once(host: Host, call: Call, root: Path) -> str:
             file=sys.stderr,
         )
         return ""
-    # Once this process writes, a delivery after it stopped must not run the call again.
-    callbound.on_first_act(lambda: once.begin(claim, cut_answer(host, call)))
+    cut = cut_answer(host, call)
+    if cut:
+        # Once this process may write, a delivery after it stopped must not run it again.
+        callbound.on_first_act(lambda: once.begin(claim, cut))
     printed = ""
     try:
         printed = _printed(handle(host, call, root))
@@ -91,10 +93,13 @@ def call_key(host: Host, call: Call) -> str | None:
 
 
 def cut_answer(host: Host, call: Call) -> str:
-    """What to answer for a call whose process began acting and stopped before answering.
+    """What to answer for a call whose process began acting and stopped before answering
+    (empty: the call is safe to run again, and another delivery does).
 
     A sed -i it simulates may be on disk already: the host must not run it again, and the
-    model learns to look. Anything else the host runs (or ran) itself, untracked: no answer.
+    model learns to look. Every other call only records: a Pre takes its baseline and
+    backups afresh, a Post finds its Pre's record once (a second run records nothing), a
+    prompt's turn opens once.
     """
     tool = call.tool or ""
     if call.event != PRE_TOOL or tool not in host.shell:
