@@ -91,16 +91,20 @@ def _read(path: Path) -> dict[str, Any] | None:
     try:
         record = json.loads(data)
     except ValueError:
-        return {}  # torn by a crash mid-write: nobody is at work on it
+        return {}  # not a record Waymark wrote (it renames whole ones in): nobody's
     return record if isinstance(record, dict) else {}
 
 
 def _write(path: Path, record: dict[str, Any]) -> None:
-    # Held under the lock, so no reader sees it half-written; the answer may quote a
-    # file's diff, so only the owner reads it.
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    with os.fdopen(fd, "wb") as f:
+    # Written aside and renamed over: a process killed mid-write (a hook server killed as it
+    # records its answer) leaves the record it had, never an empty one that reads as
+    # abandoned and lets another delivery run the call again. The answer may quote a file's
+    # diff, so only the owner reads it.
+    aside = path.with_name(path.name + ".new")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    with os.fdopen(os.open(aside, flags, 0o600), "wb") as f:
         f.write(json.dumps(record, ensure_ascii=False).encode("utf-8"))
+    os.replace(aside, path)
 
 
 def _abandoned(record: dict[str, Any]) -> bool:
