@@ -37,6 +37,8 @@ class Options:
     maxSnapshots: int = DEFAULT_MAX_SNAPSHOTS
     maxHistoryBytes: int = DEFAULT_MAX_BYTES
     maxFileSize: int = DEFAULT_MAX_FILE_SIZE
+    # The language server records changes by other programs as turns.
+    watch: bool = True
 
 
 # What an option must be beyond its type; load_options applies these and the extension gets
