@@ -944,6 +944,10 @@ export const SERVER_OPTIONS = {
   "maxFileSize": {
     "type": "integer",
     "default": 20971520
+  },
+  "watch": {
+    "type": "boolean",
+    "default": true
   }
 } as const;
 
