@@ -4,6 +4,8 @@ byte for byte; Waymark's own writes never recorded twice; ``watch: false`` turns
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import os
 import re
 import subprocess
@@ -30,9 +32,13 @@ class Server:
         self.logs: list[str] = []
 
     async def __call__(self, verb: str, /, **params: Any) -> dict[str, Any]:
-        result: dict[str, Any] = await self.client.workspace_execute_command_async(
+        asked = self.client.workspace_execute_command_async(
             types.ExecuteCommandParams(command=f"waymark.{verb}", arguments=[params])
         )
+        try:
+            result: dict[str, Any] = await asyncio.wait_for(asked, WAIT_S)
+        except TimeoutError:
+            raise AssertionError(f"waymark.{verb} got no answer; logs: {self.logs}") from None
         return result
 
     async def until(self, what: str, ready: Callable[[], Any]) -> Any:
@@ -64,8 +70,10 @@ class Server:
 
 @asynccontextmanager
 async def serve(
-    root: Path, history: Path, *, ready: bool = True, **options: Any
+    root: Path, history: Path | None, *, ready: bool = True, **options: Any
 ) -> AsyncIterator[Server]:
+    """The server on ``root``; its history in ``history`` (None: under XDG_STATE_HOME, where
+    the hooks keep it too)."""
     client = LanguageClient("watch-test", "1")
     server = Server(client)
 
@@ -75,20 +83,28 @@ async def serve(
 
     await client.start_io(sys.executable, "-m", "waymark", "serve")
     try:
-        await client.initialize_async(
-            types.InitializeParams(
-                capabilities=types.ClientCapabilities(),
-                workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
-                initialization_options={"historyDir": str(history), **options},
-            )
+        await asyncio.wait_for(
+            client.initialize_async(
+                types.InitializeParams(
+                    capabilities=types.ClientCapabilities(),
+                    workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+                    initialization_options={
+                        **({"historyDir": str(history)} if history else {}),
+                        **options,
+                    },
+                )
+            ),
+            WAIT_S,
         )
         client.initialized(types.InitializedParams())
         if ready:
             await server.until("the watch", lambda: any(READY in m for m in server.logs))
         yield server
-        await asyncio.wait_for(client.shutdown_async(None), WAIT_S)
-        client.exit(None)
     finally:
+        # Also after a failure: a server never told to exit is never waited for in vain.
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(client.shutdown_async(None), WAIT_S)
+        client.exit(None)
         await client.stop()
 
 
@@ -205,3 +221,36 @@ async def test_watch_false_records_nothing(tmp_path: Path) -> None:
         await asyncio.sleep(3)
         assert await server.turns() == []
         assert not any(READY in m for m in server.logs)
+
+
+def claude_hook(root: Path, event: dict[str, Any]) -> None:
+    """Claude Code's hook, as it runs it: a process with the hook JSON on stdin."""
+    subprocess.run(
+        [sys.executable, "-m", "waymark", "hook", "claude-code"],
+        input=json.dumps({"cwd": str(root), "session_id": "claude", **event}).encode(),
+        cwd=root,
+        env={**os.environ, "CLAUDE_PROJECT_DIR": str(root)},
+        check=True,
+        timeout=WAIT_S,
+        capture_output=True,
+    )
+
+
+async def test_a_hooked_shell_command_is_recorded_by_its_hook_alone(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "keep.txt").write_bytes(b"before\n")
+    command = "rm keep.txt; echo made > made.txt"
+    call = {"tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "t1"}
+    async with serve(root, None) as server:
+        claude_hook(root, {"hook_event_name": "UserPromptSubmit", "prompt": "tidy up"})
+        claude_hook(root, {"hook_event_name": "PreToolUse", **call})
+        other_program(command, root)
+        # The command runs on past the watch's quiet period before its Post.
+        await asyncio.sleep(3)
+        claude_hook(root, {"hook_event_name": "PostToolUse", **call, "tool_response": {}})
+        other_program("echo sentinel > s.txt", root)
+        await server.turn_with("s.txt")
+        turns = [(t["label"], sorted(t["edited"])) for t in await server.turns()]
+    assert turns[0] == ("tidy up", ["keep.txt", "made.txt"]), turns
+    assert [edited for label, edited in turns[1:] if OTHERS.fullmatch(label)] == [["s.txt"]]
