@@ -29,8 +29,12 @@ QUIET_S = 1.0
 LONGEST_S = 60.0
 # Logged once the first scan is done (clients and tests wait for it).
 READY = "watching the workspace for changes by other programs"
-# While files are still to be copied, a quiet workspace gets a bracket this often.
-TOP_UP_S = 2.0
+# While files are still to be copied, a quiet workspace gets a bracket this often (each
+# copies for a second, then lets other writers have the history's lock).
+TOP_UP_S = 0.1
+# Logged once every file git cannot give back has its copy.
+FILLED = "every file of the workspace has its pre-image"
+
 
 
 class Watcher:
@@ -83,6 +87,8 @@ class Watcher:
             if not watches.wait(TOP_UP_S if behind else 0.5):
                 if behind:
                     name, behind = self._flush(name, time.time(), time.time())
+                    if not behind:
+                        log.info("%s", FILLED)
                 continue
             first = last = time.time()
             while not self._stop.is_set() and last - first < LONGEST_S:
