@@ -39,6 +39,9 @@ class Options:
     maxFileSize: int = DEFAULT_MAX_FILE_SIZE
     # The language server records changes by other programs as turns.
     watch: bool = True
+    # The editor's files.encoding: a file's encoding when neither a BOM nor the project
+    # declares one (docs/files-and-encodings.md).
+    filesEncoding: str | None = None
 
 
 # What an option must be beyond its type; load_options applies these and the extension gets

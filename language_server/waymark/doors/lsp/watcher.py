@@ -36,7 +36,6 @@ TOP_UP_S = 0.1
 FILLED = "every file of the workspace has its pre-image"
 
 
-
 class Watcher:
     """Other programs' changes to ``ctx``'s workspace, recorded into its history."""
 
