@@ -254,3 +254,21 @@ async def test_a_hooked_shell_command_is_recorded_by_its_hook_alone(tmp_path: Pa
         turns = [(t["label"], sorted(t["edited"])) for t in await server.turns()]
     assert turns[0] == ("tidy up", ["keep.txt", "made.txt"]), turns
     assert [edited for label, edited in turns[1:] if OTHERS.fullmatch(label)] == [["s.txt"]]
+
+
+async def test_an_ignored_file_another_program_removes_comes_back(tmp_path: Path) -> None:
+    root, history = workspace(tmp_path)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True, timeout=WAIT_S)
+    (root / ".gitignore").write_bytes(b".env.local\nbuild/\n")
+    (root / ".env.local").write_bytes(b"SECRET=1\r\n")
+    (root / "build").mkdir()
+    (root / "build" / "out.o").write_bytes(b"\x7fELF\x00object")
+    async with serve(root, history) as server:
+        other_program("rm .env.local && rm -r build", root)
+        turn = await server.turn_with(".env.local")
+        assert OTHERS.fullmatch(turn["label"]), turn
+        assert sorted(turn["edited"]) == [".env.local", "build/out.o"]
+        rewound = await server("rewind", promptId=turn["promptId"])
+        assert rewound["ok"], rewound
+    assert (root / ".env.local").read_bytes() == b"SECRET=1\r\n"
+    assert (root / "build" / "out.o").read_bytes() == b"\x7fELF\x00object"

@@ -35,7 +35,7 @@ def begin(ctx: CommandContext, name: str) -> int:
     are still to be copied (a later bracket copies them)."""
     if ctx.history is None:
         return 0
-    skipped = track.begin(ctx.history, name)
+    skipped = track.begin(ctx.history, name).skipped
     return sum(1 for why in skipped.values() if why == "not_backed_up_yet")
 
 

@@ -92,6 +92,13 @@ class Answers:
     # command printing Waymark's result instead, which the model reads as the command's
     # output (a success); "deny": the host only has a refusal to carry the result.
     simulated: Literal["rewrite", "deny"] = "rewrite"
+    # Hand the call to the user to approve, the model reading the reason; None: the host
+    # has no such answer (the refusal then stops it once, and the model asks the user).
+    ask: Template | None = None
+    # How a shell command Waymark refuses is kept from running. "deny": the refusal above;
+    # "rewrite": the command is replaced by one printing the reason and failing (a host
+    # whose refusal would end the whole task).
+    refuse: Literal["deny", "rewrite"] = "deny"
 
 
 # Claude Code's answers (Qwen Code and Codex read the same).
@@ -241,6 +248,16 @@ HOSTS: dict[str, Host] = {
             "NotebookEdit": Editor(path=("notebook_path",)),
         },
         events=CLAUDE_EVENTS,
+        answers=replace(
+            CLAUDE_ANSWERS,
+            ask={
+                "hookSpecificOutput": {
+                    "hookEventName": "$event",
+                    "permissionDecision": "ask",
+                    "permissionDecisionReason": "$text",
+                }
+            },
+        ),
         project_env=("CLAUDE_PROJECT_DIR",),
         hook_timeout=10,  # seconds
         foreign_env={"COPILOT_CLI": "copilot-cli"},
@@ -352,6 +369,7 @@ HOSTS: dict[str, Host] = {
             # Cline's only refusal cancels the whole task; the message says why.
             deny={"cancel": True, "errorMessage": "$text"},
             rewrite={"overrideInput": "$input"},
+            refuse="rewrite",
         ),
         hook_timeout=10,
         session_turns=True,

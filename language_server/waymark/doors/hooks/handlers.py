@@ -112,7 +112,7 @@ def _handle(door: Door, host: Host, call: Call, cwd: str) -> dict[str, Any] | No
             )
             # A command that runs after all: its file changes are tracked around it.
             if answer is None:
-                shell.before(door.ctx, call, command)
+                answer = shell.before(door.ctx, host, call, command)
             return answer
         if call.event in (POST_TOOL, POST_TOOL_FAILURE):
             return shell.after(door.ctx, host, call)
