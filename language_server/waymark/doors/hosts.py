@@ -2,16 +2,21 @@
 
 The hooks (which events mean what, where the envelope keeps each field, which tools to
 track and where their input names the file, how an answer is written), ``waymark init``
-(hook events, timeouts, matchers) and the CLI's choices all read this table; no handler
-branches on a host's name. Adding a host is adding a record (CONTRIBUTING.md, "Adding a
-host").
+(its plan, hook events, timeouts, matchers, what it says after) and the CLI's choices all
+read this table; no handler branches on a host's name. Adding a host is adding a record
+(CONTRIBUTING.md, "Adding a host").
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Literal
+
+# The hook door reads a call and writes its answer through a host record: all from here.
+from waymark.doors.host_calls import Call as Call
+from waymark.doors.host_calls import Template
+from waymark.doors.host_calls import read_call as read_call
+from waymark.doors.host_calls import render as render
 
 # The events Waymark acts on, whatever a host calls them.
 PROMPT = "prompt"  # the user sent a prompt: open a turn
@@ -27,30 +32,6 @@ CLAUDE_EVENTS = {
     "PostToolUse": POST_TOOL,
     "PostToolUseFailure": POST_TOOL_FAILURE,
 }
-
-Template = Any
-"""A JSON value in which the strings ``"$event"`` (the host's name of the event answered),
-``"$text"`` (what the model should read) and ``"$input"`` (a tool's new input) stand for
-those values; see :func:`fill`."""
-
-
-def fill(template: Template, **values: Any) -> Any:
-    """``template`` with each placeholder string replaced by its value (any JSON value)."""
-    if isinstance(template, str) and template.startswith("$") and template[1:] in values:
-        return values[template[1:]]
-    if isinstance(template, dict):
-        return {key: fill(item, **values) for key, item in template.items()}
-    if isinstance(template, list):
-        return [fill(item, **values) for item in template]
-    return template
-
-
-def render(template: Template, **values: Any) -> dict[str, Any]:
-    """A hook's answer: ``template`` filled in, which must make a JSON object."""
-    answer = fill(template, **values)
-    if not isinstance(answer, dict):
-        raise TypeError(f"an answer template makes {type(answer).__name__}, not an object")
-    return answer
 
 
 @dataclass(frozen=True)
@@ -132,8 +113,28 @@ class Editor:
 
 
 @dataclass(frozen=True)
+class Setup:
+    """What ``waymark init <host>`` writes and what it says after (doors/init.py)."""
+
+    # The plan writing the project's configs: a key of ``PLANS`` in doors/init_plans.py.
+    plan: str
+    # The settings file, for a plan several hosts share ("settings").
+    settings: str | None = None
+    # The plan for the per-user file the host reads MCP servers from, run with ``--user``.
+    user_plan: str | None = None
+    # Files written for one person, which git must not list: the repository's info/exclude
+    # gets them (doors/git_exclude.py).
+    personal: tuple[str, ...] = ()
+    # What the user must still do in the host, which init cannot do from outside; ``{root}``
+    # is the project, ``{settings}`` Cline's MCP settings file.
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class Host:
     name: str
+    # What ``waymark init`` writes for the host and says after.
+    setup: Setup
     # Shell tool → the input key holding its command line (tracked; a sed -i simulated).
     shell: dict[str, str] = field(default_factory=dict)
     # The host's own file-writing tools (backed up before, recorded after).
@@ -176,67 +177,6 @@ class Host:
         return next((name for name, c in self.events.items() if c == canonical), None)
 
 
-def _at(data: Any, path: str) -> Any:
-    for key in path.split("."):
-        if isinstance(data, list) and key.isdigit():
-            data = data[int(key)] if int(key) < len(data) else None
-        elif isinstance(data, dict):
-            data = data.get(key)
-        else:
-            return None
-    return data
-
-
-def _first(data: dict[str, Any], paths: tuple[str, ...]) -> Any:
-    return next((v for v in (_at(data, p) for p in paths) if v not in (None, "")), None)
-
-
-@dataclass(frozen=True)
-class Call:
-    """One hook call read through its host's :class:`Envelope`: what handlers work on."""
-
-    event: str | None  # canonical; None: an event Waymark does not act on
-    event_name: str  # the host's own name, echoed in answers
-    tool: str | None
-    tool_input: dict[str, Any]
-    call_id: str | None
-    prompt: str
-    prompt_id: str | None
-    session: str | None
-    cwd: str | None
-    transcript: str | None
-    timestamp: str | None
-
-
-def read_call(host: Host, raw: dict[str, Any]) -> Call:
-    env = host.envelope
-
-    def text(paths: tuple[str, ...]) -> str | None:
-        value = _first(raw, paths)
-        return value if isinstance(value, str) else None
-
-    name = text(env.event) or ""
-    tool_input = _first(raw, env.tool_input)
-    if isinstance(tool_input, str):
-        try:
-            tool_input = json.loads(tool_input)
-        except ValueError:
-            tool_input = None
-    return Call(
-        event=host.events.get(name),
-        event_name=name,
-        tool=text(env.tool),
-        tool_input=tool_input if isinstance(tool_input, dict) else {},
-        call_id=text(env.call_id),
-        prompt=text(env.prompt) or "",
-        prompt_id=text(env.prompt_id),
-        session=text(env.session),
-        cwd=text(env.cwd),
-        transcript=text(env.transcript),
-        timestamp=text(env.timestamp),
-    )
-
-
 HOSTS: dict[str, Host] = {
     "claude-code": Host(
         "claude-code",
@@ -261,6 +201,16 @@ HOSTS: dict[str, Host] = {
         project_env=("CLAUDE_PROJECT_DIR",),
         hook_timeout=10,  # seconds
         foreign_env={"COPILOT_CLI": "copilot-cli"},
+        setup=Setup(
+            "claude-code",
+            personal=(".claude/settings.local.json",),
+            note=(
+                "Claude Code: the hooks are in .claude/settings.local.json, which stays out of git "
+                "(in a repository init lists it in .git/info/exclude; .mcp.json is for the team). "
+                "Start claude in {root} once and trust the folder, so it runs the hooks and allows "
+                "the mcp__waymark tools; in -p mode pass --allowedTools mcp__waymark."
+            ),
+        ),
     ),
     "qwen-code": Host(
         "qwen-code",
@@ -274,6 +224,14 @@ HOSTS: dict[str, Host] = {
         project_env=("CLAUDE_PROJECT_DIR", "QWEN_PROJECT_DIR"),
         hook_timeout=10_000,  # milliseconds
         regex_matchers=True,
+        setup=Setup(
+            "settings",
+            settings=".qwen/settings.json",
+            note=(
+                "Qwen Code runs project hooks only in a trusted folder: trust {root} when qwen "
+                "asks (or with /trust)."
+            ),
+        ),
     ),
     "codex": Host(
         "codex",
@@ -287,6 +245,15 @@ HOSTS: dict[str, Host] = {
         hook_timeout=10,  # seconds
         regex_matchers=True,
         state_dirs=(".codex",),
+        setup=Setup(
+            "codex",
+            note=(
+                "Codex reads .codex/config.toml and .codex/hooks.json only from a trusted project: "
+                "trust {root} when codex asks at its first start, then review and trust the hooks "
+                "with /hooks (codex exec runs untrusted hooks only with "
+                "--dangerously-bypass-hook-trust). Keep CODEX_HOME outside the project."
+            ),
+        ),
     ),
     "gemini-cli": Host(
         "gemini-cli",
@@ -305,6 +272,15 @@ HOSTS: dict[str, Host] = {
         project_env=("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
         hook_timeout=10_000,  # milliseconds
         regex_matchers=True,
+        setup=Setup(
+            "settings",
+            settings=".gemini/settings.json",
+            note=(
+                "Gemini CLI runs a project's hooks and MCP servers only in a trusted folder: trust "
+                "{root} when gemini asks (or with /permissions); it then warns at each start that "
+                "the project has hooks."
+            ),
+        ),
     ),
     # Copilot's own hook files (.github/hooks/*.json) with Claude's event names: then it
     # sends Claude's envelope (tool names Bash, Write, Edit; no tool-use ids) and reads
@@ -317,6 +293,15 @@ HOSTS: dict[str, Host] = {
         project_env=("COPILOT_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
         hook_timeout=10,  # seconds
         regex_matchers=True,
+        setup=Setup(
+            "copilot-cli",
+            note=(
+                "GitHub Copilot CLI: trust {root} when copilot asks at its first start (in -p mode "
+                "pass --trust-folder); it reads the server from .mcp.json and the hooks from "
+                ".github/hooks/waymark.json. It also runs Claude Code's hooks, which step aside "
+                "under Copilot."
+            ),
+        ),
     ),
     "opencode": Host(
         "opencode",
@@ -344,6 +329,14 @@ HOSTS: dict[str, Host] = {
             context={"context": "$text"}, deny={"deny": "$text"}, rewrite={"args": "$input"}
         ),
         hook_timeout=10,  # seconds, the plugin's bound on one hook call
+        setup=Setup(
+            "opencode",
+            note=(
+                "opencode loads the plugin when it starts in {root}. Offline, set "
+                "npm_config_offline=true: opencode otherwise tries for about a minute to install "
+                "its plugin package before it starts."
+            ),
+        ),
     ),
     "cline": Host(
         "cline",
@@ -373,6 +366,16 @@ HOSTS: dict[str, Host] = {
         ),
         hook_timeout=10,
         session_turns=True,
+        setup=Setup(
+            "cline",
+            user_plan="cline-user",
+            note=(
+                "Cline reads MCP servers only from {settings}: run `waymark init cline --user` to "
+                "add Waymark's server for {root} there (one per user: it serves the last project "
+                "named). The hooks in .clinerules/hooks run in every Cline task in {root}; each "
+                "task is one turn, labelled with its task id."
+            ),
+        ),
     ),
 }
 

@@ -23,13 +23,14 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 
-import { type Browser, type BrowserServer, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 
 import { resolveExecutable } from "../../src/launchCheck";
-import { ARTIFACTS, CHROMIUM_ARGS, EXTENSION_ROOT, VSIX, freePort, requireTool, screenshot, started, step, steps, waitFor, waymarkLogs } from "./harness";
+import { CodeServer, codeServerBinary } from "./codeServerLaunch";
+import { ARTIFACTS, EXTENSION_ROOT, VSIX, requireTool, screenshot, started, step, steps, waitFor, waymarkLogs } from "./harness";
 import { Agent } from "./mcpAgent";
-import { killTree, start } from "./processes";
-import { notificationText, pickRow, quickPickRow, runPaletteCommand, waitForQuickInputClosed, waitForWorkbench } from "./workbench";
+import { killTree } from "./processes";
+import { notificationText, pickRow, quickPickRow, runPaletteCommand, waitForQuickInputClosed } from "./workbench";
 
 const TARGET = "src/greet.py";
 const ORIGINAL_LINE = '    message = "Hello, " + name';
@@ -206,7 +207,7 @@ async function main(): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const chromiumPath = requireTool("chromium", "run scripts/install-code-server.sh (apt-get install chromium)");
   const waymarkCli = requireTool("waymark", "the notebook step compares with `waymark notebook-edit` and the Turns view steps need a real `waymark mcp` (pip install -e <repo>)");
-  const codeServer = execFileSync(path.join(EXTENSION_ROOT, "scripts/install-code-server.sh"), { encoding: "utf8" }).trim().split("\n").pop() as string;
+  const binary = codeServerBinary();
   if (!existsSync(VSIX)) {
     throw new Error(`${VSIX} is missing: run npm run package first`);
   }
@@ -219,34 +220,17 @@ async function main(): Promise<void> {
 
   const root = mkdtempSync(path.join(tmpdir(), "waymark-e2e-"));
   const workspace = path.join(root, "workspace");
-  const userData = path.join(root, "user-data");
-  const extensions = path.join(root, "extensions");
   cpSync(path.join(EXTENSION_ROOT, "test/e2e/fixture-workspace"), workspace, { recursive: true });
   writeFileSync(path.join(workspace, LM_TARGET), LM_ORIGINAL);
   for (const [file, text] of Object.entries(OTHER_BEFORE)) {
     writeFileSync(path.join(workspace, file), text);
   }
   const lmOut = path.join(root, "lm-answers.jsonl");
-  mkdirSync(path.join(userData, "User"), { recursive: true });
-  writeFileSync(
-    path.join(userData, "User/settings.json"),
-    JSON.stringify({
-      "security.workspace.trust.enabled": false,
-      "workbench.startupEditor": "none",
-      "workbench.tips.enabled": false,
-      "update.mode": "none",
-      "telemetry.telemetryLevel": "off",
-      "extensions.ignoreRecommendations": true,
-      "extensions.autoUpdate": false,
-      "files.autoSave": "off",
-      "window.zoomLevel": 0,
-      "waymark.approval": "diff",
-      // Where `waymark mcp` keeps it too (its XDG_STATE_HOME below): one history for both.
-      "waymark.historyDir": path.join(root, "xdg-state", "waymark"),
-      // Accept all / Reject all and the per-hunk lenses in the diff editor.
-      "diffEditor.codeLens": true,
-    }),
-  );
+  const codeServer = new CodeServer(binary, root, {
+    "waymark.approval": "diff",
+    // Where `waymark mcp` keeps it too (its XDG_STATE_HOME below): one history for both.
+    "waymark.historyDir": path.join(root, "xdg-state", "waymark"),
+  });
   const env = {
     ...process.env,
     PATH: bareEnvPath,
@@ -257,49 +241,23 @@ async function main(): Promise<void> {
     WAYMARK_E2E_LM_OUT: lmOut,
     WAYMARK_E2E_OTHER_OUT: path.join(root, "other-writes.txt"),
   };
-  const serverArgs = ["--user-data-dir", userData, "--extensions-dir", extensions];
   const target = path.join(workspace, TARGET);
   const original = readFileSync(target);
 
-  let server: ReturnType<typeof start> | undefined;
-  let browserServer: BrowserServer | undefined;
-  let browser: Browser | undefined;
   let page: Page | undefined;
-  let serverLog = "";
   let agentProcess: ChildProcess | undefined;
   let agentLog = "";
   try {
     await step("install the .vsix into a fresh extensions dir", async () => {
-      execFileSync(codeServer, [...serverArgs, "--install-extension", VSIX], { env, encoding: "utf8", stdio: "pipe" });
-      execFileSync(codeServer, [...serverArgs, "--install-extension", packageLmDriver(root)], { env, encoding: "utf8", stdio: "pipe" });
-      execFileSync(codeServer, [...serverArgs, "--install-extension", packageOtherWriter(root)], { env, encoding: "utf8", stdio: "pipe" });
+      codeServer.install(env, VSIX);
+      codeServer.install(env, packageLmDriver(root));
+      codeServer.install(env, packageOtherWriter(root));
     });
 
-    const port = await freePort();
-    writeFileSync(path.join(root, "config.yaml"), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
-    await step("start code-server on 127.0.0.1 with auth none", async () => {
-      server = start(
-        codeServer,
-        ["--config", path.join(root, "config.yaml"), ...serverArgs, "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", workspace],
-        { env },
-        (text) => (serverLog += text),
-      );
-      await waitFor("code-server /healthz", async () => {
-        try {
-          return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
-        } catch {
-          return false;
-        }
-      }, 60_000);
-    });
+    const port = await step("start code-server on 127.0.0.1 with auth none", () => codeServer.start(workspace, env));
 
     const p = await step("open the fixture workspace in Debian chromium", async () => {
-      // launchServer (not launch) so the browser's PID is known and can be killed by PID.
-      browserServer = await chromium.launchServer({ executablePath: chromiumPath, args: CHROMIUM_ARGS, headless: true });
-      browser = await chromium.connect(browserServer.wsEndpoint());
-      page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
-      await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-      await waitForWorkbench(page);
+      page = await codeServer.open(chromiumPath, port, workspace);
       return page;
     });
 
@@ -655,26 +613,19 @@ async function main(): Promise<void> {
     }
     throw error;
   } finally {
-    const logs = waymarkLogs(userData);
+    const logs = waymarkLogs(codeServer.userData);
     writeFileSync(path.join(ARTIFACTS, "waymark-output.log"), logs);
-    writeFileSync(path.join(ARTIFACTS, "code-server.log"), serverLog);
+    writeFileSync(path.join(ARTIFACTS, "code-server.log"), codeServer.log);
     for (const line of logs.split("\n").filter((l) => /activated in|server started in/.test(l))) {
       console.log(`  log: ${line.trim()}`);
     }
     writeFileSync(path.join(ARTIFACTS, "mcp-agent.log"), agentLog);
-    await browser?.close().catch(() => undefined);
     const leftovers: number[] = [];
     if (agentProcess?.pid) {
       agentProcess.stdin?.end();
       leftovers.push(...(await killTree(agentProcess.pid)));
     }
-    const browserPid = browserServer?.process().pid;
-    if (browserPid) {
-      leftovers.push(...(await killTree(browserPid)));
-    }
-    if (server?.pid) {
-      leftovers.push(...(await killTree(server.pid)));
-    }
+    leftovers.push(...(await codeServer.stop()));
     if (leftovers.length > 0) {
       console.log(`  ✘ processes still alive after cleanup: ${leftovers.join(", ")}`);
       process.exitCode = 1;
