@@ -17,7 +17,6 @@ from waymark.commands.descriptions import PATH, PREVIEW
 from waymark.commands.params import BadFields, register_hook, structure_item
 from waymark.commands.schema import param
 from waymark.engine.errors import InvalidParams
-from waymark.engine.notebook import CellOp, NotebookInvalid, plan_notebook_edit
 
 MAX_OPERATIONS = 1_000
 _OPS = ("replace_cell", "insert_cell", "delete_cell")
@@ -115,6 +114,9 @@ def _fresh_id() -> str:
 
 
 def notebook_edit(ctx: CommandContext, params: NotebookEditParams) -> Proposal:
+    # Loaded with the first notebook edit, not at every door's start.
+    from waymark.engine.notebook import CellOp, NotebookInvalid, plan_notebook_edit
+
     ops = [
         CellOp(i, o.op, o.cell, _source(o.source), o.cell_type)
         for i, o in enumerate(params.operations)

@@ -12,8 +12,6 @@ from waymark.commands.descriptions import PATH
 from waymark.commands.params import require
 from waymark.commands.schema import param
 from waymark.engine.anchors import annotate, render
-from waymark.engine.notebook import NotebookInvalid, parse_notebook
-from waymark.engine.notebook_view import render_cells
 
 
 @attrs.define(kw_only=True)
@@ -74,6 +72,10 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
 def _notebook(loaded: Loaded, params: ReadParams) -> dict[str, Any] | None:
     """The notebook's cells as a model reads them, paged by view lines; None: not a notebook
     that parses, read as text (its JSON may need repair)."""
+    # Notebooks are few: their parser loads with the first one read, not at every start.
+    from waymark.engine.notebook import NotebookInvalid, parse_notebook
+    from waymark.engine.notebook_view import render_cells
+
     assert loaded.data is not None
     try:
         nb = parse_notebook(loaded.data)
