@@ -11,7 +11,7 @@ from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import PATH
 from waymark.commands.params import require
 from waymark.commands.schema import param
-from waymark.engine.anchors import annotate, render
+from waymark.engine.anchors import annotate_range, render
 
 
 @attrs.define(kw_only=True)
@@ -48,7 +48,7 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
     stop = len(tf.lines) if params.limit is None else min(len(tf.lines), start + params.limit)
     lines: list[dict[str, Any]]
     if params.hashes:
-        shown = annotate(tf)[start:stop]
+        shown = annotate_range(tf, start, stop)
         lines = [a._asdict() for a in shown]
         text = render(shown)
     else:

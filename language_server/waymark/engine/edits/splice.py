@@ -24,15 +24,15 @@ class Splice:
 
 
 def apply_splices(
-    tf: TextFile, hashes: list[str], splices: list[Splice]
-) -> tuple[TextFile, list[str]]:
+    tf: TextFile, hashes: list[int], splices: list[Splice]
+) -> tuple[TextFile, list[int]]:
     """Apply non-overlapping splices in one pass; the same bytes as :meth:`TextFile.splice`
     applied bottom-up, one by one (at one start the region first, so that an insert at that
     point lands before the region's new lines), without copying the file per splice."""
     eol = tf.eol
     eols = tf.eols
     override: dict[int, str] = {}  # terminators of untouched lines that a splice changed
-    chunks: list[tuple[Sequence[str], Sequence[str], Sequence[str]]] = []  # reversed tail
+    chunks: list[tuple[Sequence[str], Sequence[str], Sequence[int]]] = []  # reversed tail
     tail = 0  # lines after ``cursor`` in the file as edited so far
     cursor = len(tf.lines)
 
@@ -71,7 +71,7 @@ def apply_splices(
     keep(0, cursor)
     lines: list[str] = []
     new_eols_all: list[str] = []
-    new_hashes: list[str] = []
+    new_hashes: list[int] = []
     for chunk_lines, chunk_eols, chunk_hashes in reversed(chunks):
         lines.extend(chunk_lines)
         new_eols_all.extend(chunk_eols)
