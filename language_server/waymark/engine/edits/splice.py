@@ -42,7 +42,11 @@ def apply_splices(
     def keep(start: int, stop: int) -> None:
         nonlocal tail
         if stop > start:
-            kept = [eol_at(i) for i in range(start, stop)]
+            # A slice in C; the few terminators a splice changed are patched in after.
+            kept = list(eols[start:stop])
+            for i, value in override.items():
+                if start <= i < stop:
+                    kept[i - start] = value
             chunks.append((tf.lines[start:stop], kept, hashes[start:stop]))
             tail += stop - start
 
