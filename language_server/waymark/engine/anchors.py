@@ -21,12 +21,11 @@ from __future__ import annotations
 import gc
 import re
 import string
-from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import partial
-from itertools import compress, count, filterfalse, repeat
+from functools import cached_property, partial
+from itertools import compress, count, repeat
 from operator import itemgetter, not_, or_, rshift
 from typing import NamedTuple
 
@@ -70,7 +69,6 @@ _make_line = partial(tuple.__new__, AnchoredLine)
 # bits: no 200k hex strings and slices to count, and integer keys hash for free. Hex is made
 # for the lines a result shows.
 _P6_SHIFT = 40
-PLUS_ONE = (1).__add__
 _SCANS_BEFORE_TABLE = 8
 _prefix6 = itemgetter(slice(0, 6))
 
@@ -139,7 +137,6 @@ class LineIndex:
         # counting those alone skips most of a large file.
         self.text_count = Counter(map(lines.__getitem__, self.shared))
         self._ctx: dict[int, str] | None = None
-        self._ctx_groups: dict[int, dict[str, list[int]]] = {}
         self._p6_groups: dict[int, list[int]] | None = None
         self._p6_pos: dict[int, int] | None = None
         self._scans = 0
@@ -168,20 +165,17 @@ class LineIndex:
         wanted = self.repeated_lines
         if not wanted:
             return {}
-        # A blank line is empty or all whitespace (isspace is strip's own test, without the
-        # copy strip makes of every indented line).
-        blank = set(_where(map(not_, lines)))
-        blank.update(_where(map(str.isspace, lines)))
-        nonblank = list(filterfalse(blank.__contains__, range(len(lines))))
-        # The nearest non-blank line before and after each wanted one, "" past either end:
-        # bisect finds them in C, and padded[k] is the k-th non-blank line's text, 1-based.
-        padded = ["", *map(lines.__getitem__, nonblank), ""]
-        prevs = map(padded.__getitem__, map(bisect_left, repeat(nonblank), wanted))
-        after = map(bisect_right, repeat(nonblank), wanted)
-        nexts = map(padded.__getitem__, map(PLUS_ONE, after))
-        texts = map("\n".join, zip(prevs, map(lines.__getitem__, wanted), nexts, strict=True))
-        encoded = map(str.encode, texts, repeat("utf-8"), repeat("surrogateescape"))
-        return dict(zip(wanted, map(xxh3_64_hexdigest, encoded), strict=True))
+        nonblank = _where(map(str.strip, lines))
+        out: dict[int, str] = {}
+        k = 0  # nonblank[k] is the first non-blank index >= i
+        for i in wanted:
+            while k < len(nonblank) and nonblank[k] < i:
+                k += 1
+            prev = lines[nonblank[k - 1]] if k > 0 else ""
+            j = k + 1 if k < len(nonblank) and nonblank[k] == i else k
+            nxt = lines[nonblank[j]] if j < len(nonblank) else ""
+            out[i] = context_hash(prev, lines[i], nxt)
+        return out
 
     def p6_of(self, token: str) -> int:
         """How many lines' hashes start with the token's first 6 chars."""
@@ -226,18 +220,25 @@ class LineIndex:
         found = self._line_candidates(token)
         if found:
             return found
-        if len(token) in _PREFIX_LENGTHS:
-            return list(self.ctx_group(len(token)).get(token, ()))
+        if len(token) >= 6:
+            return self.ctx_matches(token)
         return [i for i, h in self.ctx.items() if h.startswith(token)]
 
-    def ctx_group(self, n: int) -> dict[str, list[int]]:
-        """Repeated lines by the ``n``-char prefix of their context hash, in file order."""
-        groups = self._ctx_groups.get(n)
-        if groups is None:
-            groups = {}
-            for i, h in self.ctx.items():
-                groups.setdefault(h[:n], []).append(i)
-            self._ctx_groups[n] = groups
+    def ctx_matches(self, token: str) -> list[int]:
+        """Repeated lines whose context hash starts with ``token`` (6 chars or more), in file
+        order: a longer token filters its 6-char group, so only that table is built."""
+        group = self.ctx_group6.get(token[:6], ())
+        if len(token) == 6:
+            return list(group)
+        ctx = self.ctx
+        return [j for j in group if ctx[j].startswith(token)]
+
+    @cached_property
+    def ctx_group6(self) -> dict[str, list[int]]:
+        """Repeated lines by the 6-char prefix of their context hash, in file order."""
+        groups: dict[str, list[int]] = {}
+        for i, h in self.ctx.items():
+            groups.setdefault(h[:6], []).append(i)
         return groups
 
     def display(self, i: int) -> str:
@@ -255,7 +256,7 @@ class LineIndex:
         for n in _PREFIX_LENGTHS:
             if self._line_candidates(c[:n]):
                 continue  # the ladder would stop at those lines first
-            if len(self.ctx_group(n)[c[:n]]) == 1:
+            if len(self.ctx_matches(c[:n])) == 1:
                 return c[:n]
         return self._with_rank(c, i)
 
@@ -281,11 +282,11 @@ def annotate(tf: TextFile) -> list[AnchoredLine]:
     """Every line of ``tf`` with its display anchor and quality."""
     lines = tf.lines
     index = LineIndex(lines)
-    displays = list(map(format, index.p6, repeat("06x")))
+    displays = list(map("%06x".__mod__, index.p6))
     qualities = [HIGH] * len(lines)
     repeated = index.repeated_lines
     if repeated:
-        ctx, groups, p6_count = index.ctx, index.ctx_group(6), index.p6_count
+        ctx, groups, p6_count = index.ctx, index.ctx_group6, index.p6_count
         # Columns in C (map, and list.__setitem__ to scatter), Python only for the few
         # tokens that are not a unique 6-char context prefix and for each distinct text.
         shown = list(map(_prefix6, map(ctx.__getitem__, repeated)))
