@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The runtime dependencies at the lowest versions pyproject allows: a fresh venv with every
 # `>=` bound installed exactly (a constraints file made from pyproject), then the MCP door,
-# the commands, one LSP end-to-end file, shell tracking (tree-sitter) and init (tomlkit) against
-# them. Run by scripts/test.sh.
+# the commands, one LSP end-to-end file, shell tracking (tree-sitter), init (tomlkit) and the
+# encoding decisions (charset-normalizer) against them. Run by scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=$(mktemp -d)/venv
@@ -20,4 +20,4 @@ echo "lower bounds: $(tr '\n' ' ' <"$venv/lower.txt")"
 # The venv on PATH as an install puts it there: init writes `waymark` when it finds it.
 PATH="$venv/bin:$PATH" PYTHONPATH= "$venv/bin/python" -m pytest -q -p no:cacheprovider \
   tests/mcp/test_mcp_protocol.py tests/unit/test_commands.py tests/e2e/test_commands.py \
-  tests/unit/shelltrack tests/mcp/test_init.py
+  tests/unit/shelltrack tests/mcp/test_init.py tests/unit/test_encodings.py

@@ -20,8 +20,9 @@ from helpers_hook_server import stop_servers, wait_server
 
 pytestmark = pytest.mark.timeout(120)
 
-# Nobody's hook call needs these: the servers' SDKs, the params converter, the patch parser.
-NEVER = ("mcp", "pygls", "lsprotocol", "cattrs", "unidiff")
+# Nobody's hook call needs these: the servers' SDKs, the params converter, the patch parser,
+# the encoding detector (only a file that is not UTF-8 loads it).
+NEVER = ("mcp", "pygls", "lsprotocol", "cattrs", "unidiff", "charset_normalizer")
 SED = "waymark.engine.sed"
 # What no prompt and no non-sed shell call uses: rewind and diff stats (with the diff engine
 # and the thread pool behind them), attrs, logging (for warnings hardly ever logged), and

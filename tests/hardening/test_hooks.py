@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +36,12 @@ def environment(project: Path | str | None = None, home: Path | None = None) -> 
     return env
 
 
-def start(event: dict[str, Any], cwd: Path | str, env: dict[str, str]) -> subprocess.Popen[str]:
+def start(
+    event: dict[str, Any],
+    cwd: Path | str,
+    env: dict[str, str],
+    preexec_fn: Callable[[], None] | None = None,
+) -> subprocess.Popen[str]:
     process = subprocess.Popen(
         [sys.executable, "-m", "waymark", "hook", "claude-code"],
         cwd=cwd,
@@ -42,6 +50,7 @@ def start(event: dict[str, Any], cwd: Path | str, env: dict[str, str]) -> subpro
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=preexec_fn,
     )
     assert process.stdin is not None
     process.stdin.write(json.dumps({"cwd": str(cwd), **event}))
@@ -152,6 +161,43 @@ def test_a_project_found_by_its_marker_is_tracked_from_a_subfolder(
     assert [t["promptId"] for t in cli(workspace, "turns")["turns"]] == ["p1"]
     assert cli(workspace, "rewind", "p1")["ok"] is True
     assert f.read_bytes() == b"one\n"
+
+
+# -- issue 38, class 7: a hook's answer carries the warnings of what it did -----------------------
+
+
+def _small_files_only() -> None:
+    # Writes past 64 KiB fail with EFBIG (as tests/unit/test_faults.py makes them): the
+    # sed's small result lands, the backup of its large original does not.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
+
+
+def test_a_simulated_sed_whose_backup_failed_promises_no_rewind(workspace: Path) -> None:
+    f = workspace / "f.txt"
+    original = b"".join(b"line %d\n" % i for i in range(20_000))
+    f.write_bytes(original)
+    env = environment(project=workspace)
+    hook(prompt(), workspace, env)
+    event = bash("PreToolUse", "sed -i '2,$d' f.txt", "t1")
+    code, out, err = finish(start(event, workspace, env, _small_files_only))
+    assert f.read_bytes() == b"line 0\n"
+    failed = "f.txt: its backup failed (EFBIG), so this change cannot be rewound."
+    assert (code, err) == (0, f"waymark hook: {failed}\n")
+    shown = subprocess.run(
+        ["sh", "-c", json.loads(out)["hookSpecificOutput"]["updatedInput"]["command"]],
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    assert shown.stdout.startswith(
+        f"Waymark applied this sed -i, but waymark_rewind cannot undo all of it: {failed} "
+        "The file changed like this:\n--- a/f.txt\n"
+    )
+    assert "undoes it" not in shown.stdout
+    rewound = cli(workspace, "rewind", "p1")
+    assert rewound["failed"] == [{"path": "f.txt", "reason": "backup_failed", "errno": "EFBIG"}]
+    assert f.read_bytes() == b"line 0\n"
 
 
 # -- class 19: one tool call, one action, however often it is delivered --------------------------

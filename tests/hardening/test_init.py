@@ -232,6 +232,35 @@ def test_a_config_that_is_not_utf8_is_refused(workspace: Path) -> None:
     refused(workspace, "codex", ".codex/config.toml", "not UTF-8")
 
 
+DEEP = 100_000
+
+
+@pytest.mark.parametrize(
+    ("host", "relative", "content", "phrase"),
+    [
+        ("claude-code", ".mcp.json", "[" * DEEP + "]" * DEEP, "nests deeper than 100 levels"),
+        (
+            "claude-code",
+            ".claude/settings.json",
+            '{"a": ' + "[" * 101 + "]" * 101 + "}",
+            "nests deeper than 100 levels",
+        ),
+        ("codex", ".codex/config.toml", "a = " + "[" * DEEP + "]" * DEEP, "deeper than 100"),
+        ("codex", ".codex/config.toml", "a = " + "{b=" * DEEP + "1" + "}" * DEEP, "deeper than"),
+        ("claude-code", ".mcp.json", '{"x": "\\ud800"}', "holds the escape \\ud800, a lone"),
+        ("codex", ".codex/hooks.json", '{"\\udfff": 1}', "holds the escape \\udfff, a lone"),
+        ("codex", ".codex/config.toml", 'x = "\\ud800"\n', "is not valid TOML"),
+    ],
+)
+def test_a_config_nested_too_deep_or_holding_a_surrogate_is_refused_in_one_line(
+    workspace: Path, host: str, relative: str, content: str, phrase: str
+) -> None:
+    path = workspace / relative
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(content)
+    refused(workspace, host, relative, phrase, "fix it and run init again")
+
+
 @pytest.mark.parametrize("link", [".mcp.json", ".claude"])
 def test_a_config_symlinked_out_of_the_project_is_refused_and_named(
     workspace: Path, tmp_path: Path, link: str

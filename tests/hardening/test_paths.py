@@ -274,3 +274,41 @@ def test_state_is_private_under_umask_000(workspace: Path) -> None:
     # The workspace's own new directories and files follow the umask, as any tool's do.
     assert stat.S_IMODE((workspace / "sub").stat().st_mode) == 0o777
     assert stat.S_IMODE((workspace / "sub" / "b.txt").stat().st_mode) == 0o666
+
+
+# -- issue 38, class 11: the kind of file before its size -----------------------------------------
+
+# Every command that reads or writes a path, each given the directory `d`.
+ON_A_DIRECTORY = [
+    ("waymark.read", {"path": "d"}),
+    ("waymark.edit", {"path": "d", "operations": [{"op": "delete_line", "hash": "abcdef"}]}),
+    ("waymark.replace", {"path": "d", "old_string": "a", "new_string": "b"}),
+    ("waymark.multiReplace", {"path": "d", "edits": [{"old_string": "a", "new_string": "b"}]}),
+    ("waymark.write", {"path": "d", "content": "x"}),
+    ("waymark.notebookEdit", {"path": "d", "operations": [{"op": "insert_cell", "source": "x"}]}),
+    ("waymark.patch", {"patch": "--- a/d\n+++ b/d\n@@ -1 +1 @@\n-a\n+b\n"}),
+    ("waymark.patch", {"patch": "--- /dev/null\n+++ b/d\n@@ -0,0 +1 @@\n+b\n"}),
+    ("waymark.sed", {"command": "sed -i s/a/b/ d"}),
+]
+
+
+@pytest.mark.parametrize(("command", "params"), ON_A_DIRECTORY)
+def test_a_directory_is_is_directory_whatever_max_file_size(
+    workspace: Path, command: str, params: dict[str, Any]
+) -> None:
+    """A directory's 4096 bytes are over a small maxFileSize: it was `file_too_large`."""
+    (workspace / "d").mkdir()
+    (workspace / "d" / "x.txt").write_bytes(b"a\n")
+    before = tree(workspace)
+    wire = Wire()
+    try:
+        wire.initialize(
+            workspace, {"historyDir": str(workspace.parent / "history"), "maxFileSize": 1000}
+        )
+        result = wire.command(command, params)
+    finally:
+        wire.close()
+    # sed declines what it cannot simulate, naming why (the shell then runs the real sed).
+    assert result.get("error") == "is_directory", result
+    assert "d is a directory; pass a file path." in (result.get("message") or result["reason"])
+    assert tree(workspace) == before

@@ -128,3 +128,51 @@ def test_hook_still_backs_up_the_hosts_own_notebook_edit(workspace: Path) -> Non
     assert path.read_bytes() != before
     assert cli(workspace, "rewind", "p1")["ok"]
     assert path.read_bytes() == before
+
+
+# -- issue 38, class 9: a notebook keeps its line endings and holds only valid Unicode ------------
+
+
+async def test_a_crlf_notebook_stays_crlf_on_every_door(workspace: Path) -> None:
+    crlf = (FIXTURES / "jupyter-4.5.ipynb").read_bytes().replace(b"\n", b"\r\n")
+    by_mcp, by_cli = workspace / "mcp.ipynb", workspace / "cli.ipynb"
+    by_mcp.write_bytes(crlf)
+    by_cli.write_bytes(crlf)
+    async with connect(workspace) as session:
+        assert not (await call(session, "waymark_read", path="mcp.ipynb"))[0]
+        err, text = await call(session, "waymark_notebook_edit", path="mcp.ipynb", operations=OPS)
+        assert not err, text
+    assert cli(workspace, "read", "cli.ipynb")["ok"]
+    assert cli(workspace, "notebook-edit", "cli.ipynb", "--ops", json.dumps(OPS))["ok"]
+    for path in (by_mcp, by_cli):
+        data = path.read_bytes()
+        assert b"\n" not in data.replace(b"\r\n", b""), path.name
+        valid(data)
+    assert without_new_ids(by_mcp.read_bytes()) == without_new_ids(by_cli.read_bytes())
+
+
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+@pytest.mark.parametrize(
+    ("op", "field"),
+    [
+        ({"op": "insert_cell", "source": "a\ud800b"}, "source"),
+        ({"op": "replace_cell", "cell": 3, "source": "\udce9"}, "source"),
+        ({"op": "delete_cell", "cell": "x\udfff"}, "cell"),
+    ],
+)
+def test_a_lone_surrogate_in_a_cell_is_refused_at_the_cli(
+    workspace: Path, ensure_ascii: bool, op: dict[str, Any], field: str
+) -> None:
+    path = workspace / "nb.ipynb"
+    nb = json.loads((FIXTURES / "jupyter-4.5.ipynb").read_bytes())
+    # An ASCII notebook would take the surrogate as a "\ud800" escape; any other cannot hold it.
+    path.write_text(json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=ensure_ascii) + "\n")
+    before = path.read_bytes()
+    assert cli(workspace, "read", "nb.ipynb")["ok"]
+    done = cli(workspace, "notebook-edit", "nb.ipynb", "--ops", json.dumps([op]))
+    assert (done["ok"], done["error"]) == (False, "invalid_params"), done
+    assert done["message"].startswith(
+        f"The parameter `--operations[0].{field}` holds a lone surrogate (U+"
+    )
+    assert done["message"].endswith("; send the text as valid Unicode.")
+    assert path.read_bytes() == before

@@ -210,6 +210,32 @@ def test_bad_values_in_a_real_process_name_the_flag(
     assert tree(malformed_ws) == before
 
 
+DEEP_JSON = "[" * 20_000 + "]" * 20_000
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["edit", "a.txt", "--ops", DEEP_JSON], "--operations/--ops"),
+        (["multi-replace", "a.txt", "--edits", DEEP_JSON], "--edits"),
+        (["notebook-edit", "a.ipynb", "--ops", DEEP_JSON], "--operations/--ops"),
+        (["write", "a.txt", "--params", DEEP_JSON], "--params"),
+        (["write", "a.txt", "--params", "-"], "--params"),
+    ],
+)
+def test_json_nested_too_deep_is_a_usage_error_in_one_line(
+    malformed_ws: Path, args: list[str], flag: str
+) -> None:
+    before = tree(malformed_ws)
+    done = waymark(malformed_ws, *args, stdin=DEEP_JSON)
+    assert_one_error(done.returncode, done.stdout, done.stderr, args)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1].endswith(
+        f"error: argument {flag}: is JSON nested deeper than 64 levels, which no parameter takes"
+    )
+    assert tree(malformed_ws) == before
+
+
 def test_invalid_utf8_and_directories_as_files_in_a_real_process(malformed_ws: Path) -> None:
     for args in (
         ["read", os.fsencode("\udcff.txt")],

@@ -149,6 +149,24 @@ def test_delete_every_cell_then_insert_into_an_empty_notebook() -> None:
     validated(one)
 
 
+@pytest.mark.parametrize("name", [*JUPYTER, "hand-formatted.ipynb"])
+def test_a_crlf_notebook_stays_crlf(name: str) -> None:
+    """Cells written anew get the file's line ending, as the cells kept do."""
+    lf = fixture(name)
+    crlf = lf.replace(b"\n", b"\r\n")
+    n = len(json.loads(lf)["cells"])
+    ops = (
+        {"op": "insert_cell", "source": "top\nmore", "cell_type": "markdown"},
+        {"op": "replace_cell", "cell": 1, "source": "x = 1\ny = 2"},
+        {"op": "insert_cell", "cell": n - 1, "source": "last"},
+    )
+    assert edit(crlf, *ops) == edit(lf, *ops).replace(b"\n", b"\r\n")
+    emptied = edit(crlf, *({"op": "delete_cell", "cell": i} for i in range(n)))
+    refilled = edit(emptied, {"op": "insert_cell", "source": "a"})
+    assert b"\n" not in refilled.replace(b"\r\n", b"")
+    validated(refilled)
+
+
 @pytest.mark.parametrize(
     ("ops", "error", "message"),
     [

@@ -106,7 +106,7 @@ export class ServerConnection implements vscode.Disposable {
       // Every file: the server tracks open buffers' versions for its staleness guard.
       documentSelector: [{ scheme: "file" }],
       outputChannel: this.output,
-      initializationOptions: initializationOptions(settings, this.sessionId),
+      initializationOptions: initializationOptions(settings, this.sessionId, vscode.workspace.getConfiguration("files").get("encoding")),
       middleware: {
         workspace: {
           handleApplyEdit: (params, next) =>

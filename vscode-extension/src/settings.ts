@@ -41,6 +41,8 @@ export interface InitializationOptions {
   maxSnapshots: number;
   maxHistoryBytes: number;
   historyDir?: string;
+  /** VS Code's `files.encoding`: the server reads a file in it when nothing else decides. */
+  filesEncoding?: string;
 }
 
 export interface ServerLaunch {
@@ -50,6 +52,7 @@ export interface ServerLaunch {
 
 /** Settings that only take effect when the server starts, so a change means a restart. */
 export const RESTART_SETTINGS = [
+  "files.encoding",
   "waymark.server",
   "waymark.approval",
   "waymark.checkpointing",
@@ -97,8 +100,11 @@ export function serverLaunch(settings: WaymarkSettings): ServerLaunch | undefine
   return command ? { command, args } : undefined;
 }
 
-/** An empty history dir is left out, so the server's XDG default applies. */
-export function initializationOptions(settings: WaymarkSettings, sessionId: string): InitializationOptions {
+/**
+ * An empty history dir is left out, so the server's XDG default applies. `filesEncoding` is
+ * VS Code's own `files.encoding` (a setting outside Waymark's section), passed when set.
+ */
+export function initializationOptions(settings: WaymarkSettings, sessionId: string, filesEncoding?: unknown): InitializationOptions {
   const options: InitializationOptions = {
     approval: SERVER_APPROVAL[settings.approval],
     checkpointing: settings.checkpointing,
@@ -109,6 +115,10 @@ export function initializationOptions(settings: WaymarkSettings, sessionId: stri
   };
   if (settings.historyDir) {
     options.historyDir = settings.historyDir;
+  }
+  const encoding = trimmed(filesEncoding);
+  if (encoding) {
+    options.filesEncoding = encoding;
   }
   return options;
 }

@@ -20,8 +20,10 @@ from typing import Any
 
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import DECLINED
+from waymark.commands.encoding import buffer_bytes, declared_for, encode_as
 from waymark.engine.anchors import changed_anchors, render
 from waymark.engine.diff import EditTarget, FileDiff, diff_file
+from waymark.engine.encodings import canonical, canonical_bom
 from waymark.engine.errors import Declined, FileChangedSinceRead, InvalidParams, WaymarkError
 from waymark.engine.text import TextFile
 from waymark.store.batch import BatchWrite, remove_dirs, write_batch
@@ -46,6 +48,7 @@ class Loaded:
     data: bytes | None  # what the user sees: the open buffer, else the disk
     version: int | None  # the open buffer's version
     uri: str
+    declared: str | None = None  # the encoding declared for the file (engine/encodings.py)
 
     @property
     def exists(self) -> bool:
@@ -62,45 +65,53 @@ class Loaded:
 
     @cached_property
     def decoded(self) -> TextFile | None:
-        return None if self.data is None else TextFile.decode(self.data)
+        return None if self.data is None else TextFile.decode(self.data, self.declared)
 
     def text_file(self) -> TextFile:
         assert self.decoded is not None
         return self.decoded
 
-
-def encode_as(like: TextFile, text: str, field: str) -> bytes:
-    """Encode text given by a caller; text the file's encoding cannot hold is bad input."""
-    try:
-        return like.encode_text(text)
-    except UnicodeEncodeError as exc:
-        raise InvalidParams(
-            f"The parameter `{field}` holds text that cannot be saved as {like.encoding} "
-            f"(e.g. a lone surrogate at offset {exc.start}); send valid Unicode.",
-            {"field": field, "offset": exc.start},
-        ) from exc
+    def empty(self) -> TextFile:
+        """A new file: empty, in the encoding declared for it (UTF-8 by default)."""
+        declared = self.declared or ""
+        return TextFile((), (), canonical(declared) or "utf-8", canonical_bom(declared))
 
 
-def load(ctx: CommandContext, resolved: ResolvedPath, *, must_exist: bool = True) -> Loaded:
-    """Read a file (and its open buffer); ``must_exist`` enforces the readable checks."""
+def load(
+    ctx: CommandContext,
+    resolved: ResolvedPath,
+    *,
+    must_exist: bool = True,
+    encoding: str | None = None,
+) -> Loaded:
+    """Read a file (and its open buffer); ``must_exist`` enforces the readable checks;
+    ``encoding``: the caller's declaration of the file's encoding."""
     if must_exist:
         ctx.workspace.check_readable(resolved)
     else:
         ctx.workspace.check_size(resolved)
+    declared = declared_for(ctx, resolved, encoding)
     disk = read_state(resolved.real, limit=ctx.workspace.max_file_size).data
     uri = resolved.lexical.as_uri()
     document = ctx.documents.get(resolved.real)
     if document is None:
-        return Loaded(resolved, disk, disk, None, uri)
+        return Loaded(resolved, disk, disk, None, uri, declared)
     # The buffer has no encoding of its own: it is saved the way the file on disk is encoded.
-    like = TextFile.decode(disk) if disk is not None else TextFile((), ())
-    return Loaded(resolved, disk, like.encode_text(document.text), document.version, document.uri)
+    like = TextFile.decode(disk, declared) if disk is not None else TextFile((), ())
+    data = buffer_bytes(like, document.text)
+    return Loaded(resolved, disk, data, document.version, document.uri, declared)
 
 
 def load_path(
-    ctx: CommandContext, path: str, *, must_exist: bool = True, base: Path | None = None
+    ctx: CommandContext,
+    path: str,
+    *,
+    must_exist: bool = True,
+    base: Path | None = None,
+    encoding: str | None = None,
 ) -> Loaded:
-    return load(ctx, ctx.workspace.resolve(path, base=base), must_exist=must_exist)
+    resolved = ctx.workspace.resolve(path, base=base)
+    return load(ctx, resolved, must_exist=must_exist, encoding=encoding)
 
 
 @dataclass(frozen=True)
@@ -110,7 +121,11 @@ class FileChange:
 
     @cached_property
     def after_file(self) -> TextFile | None:
-        return None if self.after is None else TextFile.decode(self.after)
+        # Decoded the way the file was: a detector must not change its mind mid-edit.
+        if self.after is None:
+            return None
+        like = self.source.decoded if self.source.decoded is not None else self.source.empty()
+        return like.decode_like(self.after, self.source.declared)
 
     @property
     def changed(self) -> bool:

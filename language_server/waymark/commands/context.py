@@ -37,6 +37,9 @@ class Options:
     maxSnapshots: int = DEFAULT_MAX_SNAPSHOTS
     maxHistoryBytes: int = DEFAULT_MAX_BYTES
     maxFileSize: int = DEFAULT_MAX_FILE_SIZE
+    # The editor's files.encoding: a file's encoding when neither a BOM nor the project
+    # declares one (docs/files-and-encodings.md).
+    filesEncoding: str | None = None
 
 
 # What an option must be beyond its type; load_options applies these and the extension gets

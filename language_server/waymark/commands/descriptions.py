@@ -10,6 +10,10 @@ from __future__ import annotations
 PATH = "File path, absolute or relative to the first workspace folder."
 PREVIEW = "true: write nothing; return the diff and a token for approval."
 ANCHOR = "HASH from LINE#HASH, e.g. 'a1b2c3' or 'a1b2c3.2'."
+ENCODING = (
+    "The file's encoding (e.g. windows-1252, gbk, shift_jis) when a read's `encoding` is "
+    "not the file's real one; give the same one to the edits."
+)
 CONTENT = "New text; several lines separated by \\n; one trailing \\n is dropped."
 
 # What an agent reads when the user rejects its change in an editor: one sentence for every

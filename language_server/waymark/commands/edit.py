@@ -12,10 +12,11 @@ from typing import Any
 
 import attrs
 
-from waymark.commands.changes import FileChange, Proposal, encode_as, load_path
+from waymark.commands.changes import FileChange, Proposal, load_path
 from waymark.commands.context import CommandContext
-from waymark.commands.descriptions import PATH, PREVIEW
+from waymark.commands.descriptions import ENCODING, PATH, PREVIEW
 from waymark.commands.edit_ops import EditOperation, to_operations
+from waymark.commands.encoding import encode_as
 from waymark.commands.schema import param
 from waymark.engine.edits.anchored import plan_anchored_edit
 from waymark.engine.edits.operations import (
@@ -60,6 +61,7 @@ class EditParams:
         flags=("--ops",),
     )
     preview: bool = param(PREVIEW, default=False)
+    encoding: str | None = param(ENCODING, default=None)
 
 
 @dataclass(frozen=True)
@@ -187,7 +189,7 @@ def edit(ctx: CommandContext, params: EditParams) -> Proposal:
     if path is None:
         raise InvalidParams("The parameter `path` is required.", {"field": "path"})
     operations = to_operations(params.operations)
-    loaded = load_path(ctx, path)
+    loaded = load_path(ctx, path, encoding=params.encoding)
     real = loaded.resolved.real
     # A reversed range is only safely "meant the other way round" on the very text the agent
     # read; on a file that moved on, it may be a block someone else moved: refuse it.

@@ -83,6 +83,8 @@ def _read_text(result: dict[str, Any]) -> str:
         )
     elif not shown:
         text = f"({result['path']} has {result['totalLines']} lines; none in this range)\n"
+    if "encodingNote" in result:
+        text = f"(encoding: {result['encodingNote']})\n" + text
     return text
 
 
@@ -263,11 +265,10 @@ def _turns_view(result: dict[str, Any], budget: int) -> dict[str, Any]:
 @attrs.define(kw_only=True)
 class ModelTextParams:
     tool: str = param("The tool whose result it is, e.g. waymark_write.")
-    result: Any = param("The result object the tool's command answered.")
+    result: dict[str, Any] = param("The result object the tool's command answered.")
 
 
 def model_text_command(ctx: object, params: ModelTextParams) -> dict[str, Any]:
     """``waymark.modelText``: an IDE's language-model tool asks what its model should read."""
     require(params.tool in BUDGETS, "tool", f"must be one of {', '.join(BUDGETS)}")
-    require(isinstance(params.result, dict), "result", "must be a result object")
     return {"ok": True, "text": model_text(params.tool, params.result)}

@@ -6,6 +6,7 @@ cells into the file's own bytes; refusals are worded here.
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any, Literal
 
@@ -19,6 +20,7 @@ from waymark.commands.schema import param
 from waymark.engine.errors import InvalidParams
 
 MAX_OPERATIONS = 1_000
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _OPS = ("replace_cell", "insert_cell", "delete_cell")
 # Which fields each op takes, and which of them it needs.
 _TAKES = {
@@ -81,6 +83,18 @@ def _structure_one(i: int, raw: object) -> CellOperation:
         (isinstance(cell, str) and cell) or (type(cell) is int and cell >= 0)
     ):
         raise _refuse(f"{where}.cell", "must be a cell id (a string) or a 0-based index")
+    for key in ("cell", "source"):
+        value = raw.get(key)
+        found = _SURROGATE.search(value) if isinstance(value, str) else None
+        if found is not None:
+            # What passed the check of every param: U+DC80..U+DCFF, the bytes of a file name
+            # that is not UTF-8, which JSON text cannot carry.
+            raise InvalidParams(
+                f"The parameter `{where}.{key}` holds a lone surrogate "
+                f"(U+{ord(found.group()):04X} at offset {found.start()}), which no notebook "
+                "can hold; send the text as valid Unicode.",
+                {"field": f"{where}.{key}"},
+            )
     try:
         return structure_item(raw, CellOperation)
     except BadFields as exc:

@@ -1,9 +1,10 @@
 """Command parameters: JSON objects structured into attrs classes, strictly.
 
-cattrs alone would turn ``3`` into ``"3"`` and ``true`` into ``1``; an agent that sends the
-wrong type should hear about it, so str/int/bool/float are checked exactly and the error
-names the offending field. An unknown field is refused too (naming it and the known ones):
-a misspelled ``preveiw`` silently dropped would write what was meant as a preview.
+cattrs alone would turn ``3`` into ``"3"``, ``true`` into ``1`` and the string ``"ab"`` into
+the list ``["a", "b"]``; an agent that sends the wrong type should hear about it, so
+str/int/bool/float, arrays and objects are checked exactly and the error names the offending field.
+An unknown field is refused too (naming it and the known ones): a misspelled ``preveiw``
+silently dropped would write what was meant as a preview.
 
 A field whose items need more than types (``operations``, ``edits``) registers its own hook
 with :func:`register_hook`; the hook words its refusals as an :class:`InvalidParams`, which
@@ -12,11 +13,13 @@ with :func:`register_hook`; the hook words its refusals as an :class:`InvalidPar
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, cast
 
 import attrs
 import cattrs
+from cattrs.cols import list_structure_factory, mapping_structure_factory
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError
 
 from waymark.commands.schema import minimum
@@ -28,15 +31,62 @@ T = TypeVar("T")
 _converter = cattrs.Converter(forbid_extra_keys=True)
 
 
+class _WrongType(TypeError):
+    """A value of another JSON type than its field's; the message is the one the wire reads."""
+
+
+def _json_type(value: object) -> str:
+    """``value``'s JSON type, as a sentence names it."""
+    if value is None:
+        return "null"
+    for kind, name in _JSON_TYPES:
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
+
+
+# bool before int: a boolean is an int to Python.
+_JSON_TYPES = (
+    (bool, "a boolean"),
+    (int, "an integer"),
+    (float, "a number"),
+    (str, "a string"),
+    (list, "an array"),
+    (dict, "an object"),
+)
+
+
 def _strict(kind: type[Any], name: str) -> Any:
     def hook(value: Any, _: Any) -> Any:
         if type(value) is bool and kind is not bool:
-            raise TypeError(f"expected {name}, got a boolean")
+            raise _WrongType(f"expected {name}, got a boolean")
         if kind is float and isinstance(value, int):
             return float(value)
         if not isinstance(value, kind):
-            raise TypeError(f"expected {name}, got {type(value).__name__}")
+            raise _WrongType(f"expected {name}, got {_json_type(value)}")
         return value
+
+    return hook
+
+
+def _container(kind: Any) -> bool:
+    origin: object = typing.get_origin(kind)
+    return origin is list or origin is dict
+
+
+def _exact_container(kind: Any, converter: cattrs.BaseConverter) -> Any:
+    """cattrs takes any iterable for a list (``"paths": "ab"`` would name the files a and b)
+    and any mapping for a dict: a JSON array or object is asked for, nothing else is taken."""
+    exact: type[Any]
+    if typing.get_origin(kind) is list:
+        exact, wanted, inner = list, "an array", list_structure_factory(kind, converter)
+    else:
+        exact, wanted, inner = dict, "an object", mapping_structure_factory(kind, converter)
+
+    def hook(value: Any, _: Any) -> Any:
+        if type(value) is not exact:
+            raise _WrongType(f"expected {wanted}, got {_json_type(value)}")
+        return inner(value, kind)
 
     return hook
 
@@ -45,6 +95,7 @@ for _kind, _name in ((str, "a string"), (int, "an integer"), (bool, "a boolean")
     _converter.register_structure_hook(_kind, _strict(_kind, _name))
 _converter.register_structure_hook(float, _strict(float, "a number"))
 _converter.register_structure_hook(Any, lambda value, _: value)
+_converter.register_structure_hook_factory(_container, _exact_container)
 
 
 def _field_of(path: str) -> str:
@@ -61,6 +112,7 @@ def structure(raw: object, cls: type[T]) -> T:
             "Command arguments must be a single JSON object: arguments: [{...}].",
             {"field": "params"},
         )
+    _check_surrogates(raw)
     try:
         structured = _converter.structure(raw, cls)
     except (ClassValidationError, ForbiddenExtraKeysError) as exc:
@@ -74,12 +126,14 @@ def structure(raw: object, cls: type[T]) -> T:
         first = problems[0] if problems else "invalid parameters"
         message, _, where = first.partition(" @ ")
         field = _field_of(where)
+        if isinstance(worded, _WrongType):
+            # transform_error lists problems in the order of this walk: this is the first.
+            message = str(worded)
         if message.startswith("required field missing"):
             sentence = f"The parameter `{field}` is required."
         else:
             sentence = f"The parameter `{field}` is invalid: {message}."
         raise InvalidParams(sentence, {"field": field, "problems": problems}) from exc
-    _check_paths(structured)
     return structured
 
 
@@ -87,17 +141,38 @@ def structure(raw: object, cls: type[T]) -> T:
 PATH_FIELDS = ("path", "file_path", "cwd")
 
 
-def _check_paths(params: object) -> None:
-    """Refuse a path no file can have before any handler turns it into bytes."""
-    for name in PATH_FIELDS:
-        value = getattr(params, name, None)
-        where = lone_surrogate(value) if isinstance(value, str) else None
-        if where is not None:
-            raise InvalidParams(
-                f"The parameter `{name}` holds a lone surrogate ({where}), which names no "
-                "file; send the file name as valid Unicode.",
-                {"field": name},
-            )
+def _check_surrogates(raw: dict[str, Any]) -> None:
+    """Refuse a string no text or file name can hold (a lone ``\\ud800``; U+DC80..U+DCFF stand
+    for the bytes of a name that is not UTF-8 and pass) before any handler turns it into
+    bytes: a turn's id, a sed line or a label holding one was an internal error."""
+    stack: list[tuple[str, object]] = [("", raw)]
+    while stack:
+        where, value = stack.pop()
+        items: list[tuple[str, object]] = []
+        if isinstance(value, str):
+            found = lone_surrogate(value)
+            if found is not None:
+                raise _surrogate(where, found)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                named = f"{where}.{key}" if where else str(key)
+                if isinstance(key, str) and (found := lone_surrogate(key)) is not None:
+                    raise _surrogate(named, found)
+                items.append((named, item))
+        elif isinstance(value, list):
+            items = [(f"{where}[{i}]", item) for i, item in enumerate(value)]
+        stack.extend(reversed(items))
+
+
+def _surrogate(field: str, where: str) -> InvalidParams:
+    name = field.rpartition(".")[2]
+    if name in PATH_FIELDS:
+        what = "which names no file; send the file name as valid Unicode"
+    else:
+        what = "which is no character; send the text as valid Unicode"
+    return InvalidParams(
+        f"The parameter `{field}` holds a lone surrogate ({where}), {what}.", {"field": field}
+    )
 
 
 def _unknown_fields(exc: BaseException, problems: list[str]) -> InvalidParams | None:

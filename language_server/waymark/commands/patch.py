@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from waymark.commands.changes import FileChange, Loaded, Proposal, encode_as, load_path
+from waymark.commands.changes import FileChange, Loaded, Proposal, load_path
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import PREVIEW
+from waymark.commands.encoding import encode_as
 from waymark.commands.params import require
 from waymark.commands.schema import param
 from waymark.engine.errors import InvalidParams, PatchFailed

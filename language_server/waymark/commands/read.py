@@ -8,10 +8,11 @@ import attrs
 
 from waymark.commands.changes import Loaded, load_path
 from waymark.commands.context import CommandContext
-from waymark.commands.descriptions import PATH
+from waymark.commands.descriptions import ENCODING, PATH
 from waymark.commands.params import require
 from waymark.commands.schema import param
 from waymark.engine.anchors import annotate_range, render
+from waymark.engine.encodings import Decision
 
 
 @attrs.define(kw_only=True)
@@ -27,6 +28,7 @@ class ReadParams:
         "true: a Jupyter notebook (.ipynb) as its raw JSON lines instead of its cells.",
         default=False,
     )
+    encoding: str | None = param(ENCODING, default=None)
 
 
 def _numbered(first: int, lines: list[str]) -> str:
@@ -36,7 +38,7 @@ def _numbered(first: int, lines: list[str]) -> str:
 def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
     require(params.offset >= 1, "offset", "must be 1 or more (lines are numbered from 1)")
     require(params.limit is None or params.limit >= 1, "limit", "must be 1 or more")
-    loaded = load_path(ctx, params.path)
+    loaded = load_path(ctx, params.path, encoding=params.encoding)
     tf = loaded.text_file()
     assert loaded.digest is not None  # load() with must_exist
     ctx.session.note_read(loaded.resolved.real, loaded.digest)
@@ -54,7 +56,7 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
     else:
         lines = [{"line": i + 1, "text": tf.lines[i]} for i in range(start, stop)]
         text = _numbered(params.offset, list(tf.lines[start:stop]))
-    return {
+    result = {
         "ok": True,
         "path": loaded.resolved.display,
         "lines": lines,
@@ -67,6 +69,30 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
         "version": loaded.version,
         "contentHash": loaded.digest,
     }
+    note = encoding_note(tf.decision)
+    if note is not None:
+        result["encodingNote"] = note
+    return result
+
+
+_HOW = {"bom": "from its BOM", "declared": "as declared", "detected": "detected from its bytes"}
+
+
+def encoding_note(decision: Decision | None) -> str | None:
+    """How a file that is not plain UTF-8 was read, in a few words; None for plain UTF-8."""
+    if decision is None:
+        return None
+    parts = []
+    if decision.source == "undecided":
+        parts.append(
+            "not UTF-8 and no encoding is clear, so bytes that are not UTF-8 are kept and "
+            "shown escaped; pass `encoding` to read it as one"
+        )
+    elif decision.encoding != "utf-8":
+        parts.append(f"{decision.encoding}, {_HOW[decision.source]}")
+    if decision.note is not None:
+        parts.append(decision.note)
+    return "; ".join(parts) or None
 
 
 def _notebook(loaded: Loaded, params: ReadParams) -> dict[str, Any] | None:

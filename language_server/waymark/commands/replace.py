@@ -15,13 +15,13 @@ from waymark.commands.changes import (
     FileChange,
     Loaded,
     Proposal,
-    encode_as,
     load,
     load_path,
     new_anchors,
 )
 from waymark.commands.context import CommandContext
-from waymark.commands.descriptions import PATH, PREVIEW
+from waymark.commands.descriptions import ENCODING, PATH, PREVIEW
+from waymark.commands.encoding import encode_as
 from waymark.commands.params import BadFields, register_hook, require, structure_item
 from waymark.commands.schema import param
 from waymark.engine.edits.replace import (
@@ -58,6 +58,7 @@ class ReplaceParams:
         flags=("--count",),
     )
     preview: bool = param(PREVIEW, default=False)
+    encoding: str | None = param(ENCODING, default=None)
 
 
 @attrs.define(kw_only=True)
@@ -76,6 +77,7 @@ class MultiReplaceParams:
         "The replacements, applied in order to the one file: all of them, or none.", minItems=1
     )
     preview: bool = param(PREVIEW, default=False)
+    encoding: str | None = param(ENCODING, default=None)
 
 
 def _structure_edit(field: str, raw: object) -> EditShape:
@@ -164,10 +166,10 @@ def multi_replace_text(text: str, edits: Sequence[ReplaceEdit]) -> ReplaceResult
         ) from None
 
 
-def write_bytes(existing: TextFile | None, content: str) -> bytes:
+def write_bytes(existing: TextFile | None, content: str, new: TextFile | None = None) -> bytes:
     """:func:`plan_write`, a text it cannot encode refused as ``content``."""
     try:
-        return plan_write(existing, content)
+        return plan_write(existing, content, new)
     except UnencodableText as exc:
         raise InvalidParams(
             f"`content` cannot be written as {exc.encoding}: it has a lone surrogate at "
@@ -181,6 +183,7 @@ class WriteParams:
     path: str = param(PATH)
     content: str = param("The whole new file content.")
     preview: bool = param(PREVIEW, default=False)
+    encoding: str | None = param(ENCODING, default=None)
 
 
 def _read_guarded(ctx: CommandContext, loaded: Loaded) -> Loaded:
@@ -190,9 +193,14 @@ def _read_guarded(ctx: CommandContext, loaded: Loaded) -> Loaded:
 
 
 def _replace_in_file(
-    ctx: CommandContext, path: str, plan: Callable[[str], ReplaceResult], field: str, label: str
+    ctx: CommandContext,
+    path: str,
+    encoding: str | None,
+    plan: Callable[[str], ReplaceResult],
+    field: str,
+    label: str,
 ) -> tuple[Proposal, ReplaceResult]:
-    loaded = _read_guarded(ctx, load_path(ctx, path))
+    loaded = _read_guarded(ctx, load_path(ctx, path, encoding=encoding))
     tf = loaded.text_file()
     planned = plan(tf.text)
     result = {
@@ -209,7 +217,12 @@ def replace(ctx: CommandContext, params: ReplaceParams) -> Proposal:
     require(params.expected_replacements >= 1, "expected_replacements", "must be 1 or more")
     edit = ReplaceEdit(params.old_string, params.new_string, params.expected_replacements)
     proposal, _ = _replace_in_file(
-        ctx, params.path, lambda text: replace_text(text, edit), "new_string", "Waymark: replace"
+        ctx,
+        params.path,
+        params.encoding,
+        lambda text: replace_text(text, edit),
+        "new_string",
+        "Waymark: replace",
     )
     return proposal
 
@@ -219,6 +232,7 @@ def multi_replace(ctx: CommandContext, params: MultiReplaceParams) -> Proposal:
     proposal, planned = _replace_in_file(
         ctx,
         params.path,
+        params.encoding,
         lambda text: multi_replace_text(text, edits),
         "edits",
         "Waymark: multi-replace",
@@ -229,12 +243,12 @@ def multi_replace(ctx: CommandContext, params: MultiReplaceParams) -> Proposal:
 
 def write(ctx: CommandContext, params: WriteParams) -> Proposal:
     resolved = ctx.workspace.resolve(params.path)
-    loaded = load(ctx, resolved, must_exist=False)
+    loaded = load(ctx, resolved, must_exist=False, encoding=params.encoding)
     existing = None
     if loaded.exists:
-        loaded = _read_guarded(ctx, load_path(ctx, params.path))
+        loaded = _read_guarded(ctx, load_path(ctx, params.path, encoding=params.encoding))
         existing = loaded.text_file()
-    after = write_bytes(existing, params.content)
+    after = write_bytes(existing, params.content, loaded.empty())
     change = FileChange(loaded, after)
     result = {"action": "updated" if loaded.exists else "created", **new_anchors(existing, change)}
     return Proposal("write", "Waymark: write", [change], result)

@@ -100,6 +100,8 @@ def type_schema(annotation: Any) -> dict[str, Any]:
     if origin in (list, tuple):
         (item,) = typing.get_args(annotation)[:1]
         return {"type": "array", "items": type_schema(item)}
+    if origin is dict:
+        return {"type": "object"}
     if isinstance(annotation, type) and (
         attrs.has(annotation) or dataclasses.is_dataclass(annotation)
     ):

@@ -182,6 +182,12 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
         results = sed_engine.apply_files(invocation.script, [item.data or b"" for item in loaded])
     except SedDecline as decline:
         return _declined(decline.reason)
+    except UnicodeEncodeError:
+        # A byte of the line that is not UTF-8 arrives as a surrogate escape (a shell in
+        # another locale); the text it would write has no UTF-8 spelling to check it by.
+        return _declined(
+            "the script holds bytes that are not UTF-8, which Waymark does not simulate."
+        )
     changes: list[FileChange] = []
     for item, backup, after in zip(loaded, backups, results, strict=True):
         if after is None:

@@ -410,6 +410,8 @@ def _print_result(verb: str, result: dict[str, Any], *, as_json: bool) -> None:
         return
     lines: list[str] | None = None
     if verb == "read":
+        if "encodingNote" in result:
+            print(f"(encoding: {result['encodingNote']})", file=sys.stderr)
         sys.stdout.write(result["text"])
     elif verb == "sed" and not result.get("simulated"):
         print(f"not simulated: {result['reason']}")

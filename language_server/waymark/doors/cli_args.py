@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.commands.registry import COMMANDS
+from waymark.doors.wire_guard import MAX_DEPTH, too_deep
 from waymark.store.session import SESSION_ID_RULE, valid_session_id
 
 # Each command id and tool name as the CLI's verb: help and messages shared with the other
@@ -113,9 +114,14 @@ def number(value: str) -> float:
 
 
 def json_value(value: str) -> Any:
-    """JSON text (arrays and objects of a param)."""
+    """JSON text (arrays and objects of a param), nested no deeper than a request may be over
+    the wire: Python's parser recurses once per level, and 20,000 levels were a traceback."""
+    if too_deep(text(value).encode("utf-8"), MAX_DEPTH)[0]:
+        raise argparse.ArgumentTypeError(
+            f"is JSON nested deeper than {MAX_DEPTH} levels, which no parameter takes"
+        )
     try:
-        return json.loads(text(value))
+        return json.loads(value)
     except ValueError as exc:
         where = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else exc
         raise argparse.ArgumentTypeError(

@@ -17,11 +17,9 @@ import os
 import re
 import shlex
 import shutil
-import stat
 import sys
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,37 +30,19 @@ import tomlkit.items
 from waymark.commands.context import HISTORY_ENV
 from waymark.doors.git_exclude import keep_out_of_git
 from waymark.doors.hosts import HOSTS, POST_TOOL, POST_TOOL_FAILURE, PRE_TOOL, PROMPT
+from waymark.doors.init_configs import (
+    FIX,
+    Config,
+    InitError,
+    kind_of,
+    load_json,
+    load_toml,
+    member,
+    open_config,
+    set_json,
+)
 from waymark.engine.errors import FileChangedSinceRead, WaymarkError
 from waymark.store.files import atomic_write, create_parents, delete_file, digest
-
-FIX = "fix it and run init again"
-
-
-class InitError(Exception):
-    """A config Waymark cannot merge into without overwriting what the user wrote."""
-
-
-@dataclass
-class Config:
-    """One config file: the name the user knows, where its bytes live, what it holds now."""
-
-    shown: Path
-    real: Path  # ``shown`` with symlinks inside the project resolved
-    old: bytes | None
-    new: bytes | None = None
-    mode: int | None = None  # permissions to give the file it writes (a hook file runs)
-
-    def changes(self) -> bool:
-        """Whether writing it changes the file (its bytes, or a hook file's permissions)."""
-        if self.new != self.old:
-            return True
-        return self.mode is not None and stat.S_IMODE(os.stat(self.real).st_mode) != self.mode
-
-    def text(self) -> str:
-        try:
-            return (self.old or b"").decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InitError(f"{self.shown} is not UTF-8 text ({exc.reason}); {FIX}.") from exc
 
 
 def waymark_command() -> list[str]:
@@ -80,76 +60,6 @@ def _shell(words: list[str]) -> str:
     return " ".join(shlex.quote(w) for w in words)
 
 
-def _open(root: Path, relative: str) -> Config:
-    """Read ``root/relative`` without following it out of the project or blocking on it."""
-    shown = root / relative
-    real = Path(os.path.realpath(shown))
-    if real != root and root not in real.parents:
-        link = next((p for p in [*reversed(shown.parents), shown] if p.is_symlink()), shown)
-        raise InitError(
-            f"{link} is a symlink leading outside the project (to {os.path.realpath(link)}), "
-            "where init does not write; replace it with a real file or directory and run init "
-            "again."
-        )
-    try:
-        st = os.lstat(real)
-    except FileNotFoundError:
-        return Config(shown, real, None)
-    except NotADirectoryError:
-        parent = next(p for p in [*reversed(real.parents), real] if not p.is_dir())
-        raise InitError(f"{parent} is not a directory; move it away and run init again.") from None
-    except OSError as exc:
-        raise InitError(f"{shown} cannot be read ({exc.strerror}); {FIX}.") from exc
-    if stat.S_ISDIR(st.st_mode):
-        raise InitError(f"{shown} is a directory, not a file; move it away and run init again.")
-    if not stat.S_ISREG(st.st_mode):
-        raise InitError(f"{shown} is not a regular file; replace it with the config file.")
-    try:
-        return Config(shown, real, real.read_bytes())
-    except OSError as exc:
-        raise InitError(f"{shown} cannot be read ({exc.strerror}); {FIX}.") from exc
-
-
-def _kind(value: object) -> str:
-    """How a value's type reads in a sentence (JSON and TOML words)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return f"a {type(value).__name__}"
-
-
-def _member(config: Config, container: dict[str, Any], key: str, default: Any) -> Any:
-    """``container[key]``, created as ``default`` when absent; refused when of another type."""
-    value = container.setdefault(key, default)
-    if not isinstance(value, type(default)):
-        raise InitError(f'{config.shown}: "{key}" is {_kind(value)}, not {_kind(default)}; {FIX}.')
-    return value
-
-
-def _load_json(config: Config) -> dict[str, Any]:
-    text = config.text()
-    try:
-        data = json.loads(text if text.strip() else "{}")
-    except ValueError as exc:
-        raise InitError(f"{config.shown} is not valid JSON ({exc}); {FIX}.") from exc
-    if not isinstance(data, dict):
-        raise InitError(f"{config.shown} holds {_kind(data)}, not a JSON object; {FIX}.")
-    return data
-
-
-def _set_json(config: Config, data: dict[str, Any]) -> None:
-    config.new = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
 def ours(command: object, host: str) -> bool:
     """Whether a hook command is a Waymark hook for ``host``, whichever install it names."""
     pattern = _OURS.format(re.escape(host))
@@ -161,19 +71,19 @@ _OURS = r"waymark['\"]?\s+hook\s+{}(?![\w-])"
 
 
 def _hook_entries(config: Config, settings: dict[str, Any], event: str) -> list[Any]:
-    entries: list[Any] = _member(config, _member(config, settings, "hooks", {}), event, [])
+    entries: list[Any] = member(config, member(config, settings, "hooks", {}), event, [])
     for entry in entries:
         if not isinstance(entry, dict):
             raise InitError(
-                f'{config.shown}: a "{event}" entry is {_kind(entry)}, not an object; {FIX}.'
+                f'{config.shown}: a "{event}" entry is {kind_of(entry)}, not an object; {FIX}.'
             )
         hooks = entry.get("hooks", [])
         if not isinstance(hooks, list):
-            raise InitError(f'{config.shown}: "hooks" is {_kind(hooks)}, not a list; {FIX}.')
+            raise InitError(f'{config.shown}: "hooks" is {kind_of(hooks)}, not a list; {FIX}.')
         for hook in hooks:
             if not isinstance(hook, dict):
                 raise InitError(
-                    f'{config.shown}: a "{event}" hook is {_kind(hook)}, not an object; {FIX}.'
+                    f'{config.shown}: a "{event}" hook is {kind_of(hook)}, not an object; {FIX}.'
                 )
     return entries
 
@@ -239,7 +149,7 @@ def _add_unique(items: list[str], value: str) -> None:
 
 
 def _add_server(config: Config, data: dict[str, Any], entry: dict[str, Any]) -> None:
-    _member(config, _member(config, data, "mcpServers", {}), "waymark", entry)
+    member(config, member(config, data, "mcpServers", {}), "waymark", entry)
 
 
 def hook_command(name: str) -> str:
@@ -293,21 +203,21 @@ def _has_ours(settings: dict[str, Any], host: str) -> bool:
 def _mcp_json(root: Path) -> Config:
     """The ``waymark`` stdio server in the project's .mcp.json (Claude Code and Copilot CLI)."""
     command = waymark_command()
-    config = _open(root, ".mcp.json")
-    mcp = _load_json(config)
+    config = open_config(root, ".mcp.json")
+    mcp = load_json(config)
     _add_server(
         config, mcp, {"type": "stdio", "command": command[0], "args": [*command[1:], "mcp"]}
     )
-    _set_json(config, mcp)
+    set_json(config, mcp)
     return config
 
 
 def _claude_code(root: Path) -> list[Config]:
     mcp_config = _mcp_json(root)
-    shared_config = _open(root, ".claude/settings.json")
-    shared = _load_json(shared_config)
-    local_config = _open(root, ".claude/settings.local.json")
-    local = _load_json(local_config)
+    shared_config = open_config(root, ".claude/settings.json")
+    shared = load_json(shared_config)
+    local_config = open_config(root, ".claude/settings.local.json")
+    local = load_json(local_config)
     # The hooks go to the settings Claude Code keeps out of git, unless a team already
     # committed Waymark's: then they stay there, one set.
     settings_config, settings = (
@@ -316,16 +226,16 @@ def _claude_code(root: Path) -> list[Config]:
     other_config, other = (local_config, local) if settings is shared else (shared_config, shared)
     _drop_ours(other_config, other, "claude-code")
     _hooks(settings_config, settings, "claude-code")
-    _add_unique(_member(settings_config, settings, "enabledMcpjsonServers", []), "waymark")
-    permissions = _member(settings_config, settings, "permissions", {})
-    _add_unique(_member(settings_config, permissions, "allow", []), "mcp__waymark")
+    _add_unique(member(settings_config, settings, "enabledMcpjsonServers", []), "waymark")
+    permissions = member(settings_config, settings, "permissions", {})
+    _add_unique(member(settings_config, permissions, "allow", []), "mcp__waymark")
     plan = [mcp_config]
     for config, data in ((shared_config, shared), (local_config, local)):
-        if config.old is not None and _load_json(config) == data:
+        if config.old is not None and load_json(config) == data:
             config.new = config.old  # untouched: the user's formatting stays
             plan.append(config)
         elif data:
-            _set_json(config, data)
+            set_json(config, data)
             plan.append(config)
     return plan
 
@@ -333,13 +243,13 @@ def _claude_code(root: Path) -> list[Config]:
 def _settings_json(root: Path, path: str, host: str) -> list[Config]:
     """A trusted ``mcpServers.waymark`` and the hooks, both in one settings file."""
     command = waymark_command()
-    config = _open(root, path)
-    settings = _load_json(config)
+    config = open_config(root, path)
+    settings = load_json(config)
     _add_server(
         config, settings, {"command": command[0], "args": [*command[1:], "mcp"], "trust": True}
     )
     _hooks(config, settings, host)
-    _set_json(config, settings)
+    set_json(config, settings)
     return [config]
 
 
@@ -349,26 +259,22 @@ def _qwen_code(root: Path) -> list[Config]:
 
 def _codex(root: Path) -> list[Config]:
     """``[mcp_servers.waymark]`` in config.toml, and the hooks in hooks.json."""
-    hooks_config = _open(root, ".codex/hooks.json")
-    hooks = _load_json(hooks_config)
+    hooks_config = open_config(root, ".codex/hooks.json")
+    hooks = load_json(hooks_config)
     _hooks(hooks_config, hooks, "codex")
-    _set_json(hooks_config, hooks)
+    set_json(hooks_config, hooks)
     return [_codex_server(root), hooks_config]
 
 
 def _codex_server(root: Path) -> Config:
     """Add ``[mcp_servers.waymark]`` through a TOML editor that keeps comments and layout."""
     command = waymark_command()
-    config = _open(root, ".codex/config.toml")
+    config = open_config(root, ".codex/config.toml")
     text = config.text()
-    try:
-        before = tomllib.loads(text)
-        doc = tomlkit.parse(text)
-    except (tomllib.TOMLDecodeError, tomlkit.exceptions.ParseError) as exc:
-        raise InitError(f"{config.shown} is not valid TOML ({exc}); {FIX}.") from exc
-    servers = _member(config, before, "mcp_servers", {})
+    before, doc = load_toml(config)
+    servers = member(config, before, "mcp_servers", {})
     if "waymark" in servers:
-        _member(config, servers, "waymark", {})
+        member(config, servers, "waymark", {})
         config.new = config.old
         return config
     entry: dict[str, Any] = {
@@ -422,29 +328,29 @@ def _gemini_cli(root: Path) -> list[Config]:
 def _copilot_cli(root: Path) -> list[Config]:
     """The server in .mcp.json (shared with Claude Code), the hooks in Copilot's own file."""
     mcp_config = _mcp_json(root)
-    hooks_config = _open(root, ".github/hooks/waymark.json")
-    hooks = _load_json(hooks_config)
-    version = _member(hooks_config, hooks, "version", 1)
+    hooks_config = open_config(root, ".github/hooks/waymark.json")
+    hooks = load_json(hooks_config)
+    version = member(hooks_config, hooks, "version", 1)
     if version != 1:
         raise InitError(f'{hooks_config.shown}: "version" is {version}, not 1; {FIX}.')
     _hooks(hooks_config, hooks, "copilot-cli")
-    _set_json(hooks_config, hooks)
+    set_json(hooks_config, hooks)
     return [mcp_config, hooks_config]
 
 
 def _opencode(root: Path) -> list[Config]:
     """``mcp.waymark`` in opencode.json, and the plugin that runs the hooks."""
     command = waymark_command()
-    config = _open(root, "opencode.json")
-    data = _load_json(config)
+    config = open_config(root, "opencode.json")
+    data = load_json(config)
     before = json.loads(json.dumps(data))
     entry = {"type": "local", "command": [*command, "mcp"], "enabled": True}
-    _member(config, _member(config, data, "mcp", {}), "waymark", entry)
+    member(config, member(config, data, "mcp", {}), "waymark", entry)
     if config.old is not None and data == before:
         config.new = config.old  # untouched: the user's formatting stays
     else:
-        _set_json(config, data)
-    plugin = _open(root, ".opencode/plugin/waymark.js")
+        set_json(config, data)
+    plugin = open_config(root, ".opencode/plugin/waymark.js")
     plugin.new = opencode_plugin().encode("utf-8")
     return [config, plugin]
 
@@ -472,7 +378,7 @@ def _cline(root: Path) -> list[Config]:
     """An executable per hook event in .clinerules/hooks; the MCP server is per user."""
     plan = []
     for name in CLINE_HOOK_FILES:
-        config = _open(root, f".clinerules/hooks/{name}")
+        config = open_config(root, f".clinerules/hooks/{name}")
         if config.old is not None and not ours(config.text(), "cline"):
             raise InitError(
                 f"{config.shown} is a hook of yours; Cline also runs {name}.sh or {name}.py "
@@ -517,14 +423,14 @@ def _cline_user(root: Path) -> list[Config]:
     if old is None and real.exists():
         raise InitError(f"{shown} is not a regular file; replace it with the config file.")
     config = Config(shown, real, old)
-    data = _load_json(config)
-    servers = _member(config, data, "mcpServers", {})
+    data = load_json(config)
+    servers = member(config, data, "mcpServers", {})
     entry = cline_server(root)
     if servers.get("waymark") == entry:
         config.new = config.old
     else:
         servers["waymark"] = entry
-        _set_json(config, data)
+        set_json(config, data)
     return [config]
 
 

@@ -76,6 +76,12 @@ class BinaryFile(WaymarkError):
     code: ClassVar[str] = "binary_file"
 
 
+class UnrepresentableCharacter(WaymarkError):
+    """An edit brings a character the file's encoding cannot hold; nothing is written."""
+
+    code: ClassVar[str] = "unrepresentable_character"
+
+
 class FileTooLarge(WaymarkError):
     """The file is larger than the configured limit."""
 

@@ -25,11 +25,11 @@ from itertools import pairwise
 from typing import Any, ClassVar
 
 from waymark.engine.errors import WaymarkError
+from waymark.engine.notebook_style import Style, dump, line_break, style_of
 
 CELL_TYPES = ("code", "markdown", "raw")
 _KNOWN_MINOR = 5
 _ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-_ESCAPED_NON_ASCII = re.compile(r"\\u(?:00[89a-fA-F]|0[1-9a-fA-F]|[1-9a-fA-F])")
 _DECODER = json.JSONDecoder()
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
@@ -51,18 +51,6 @@ class CellsOverlap(WaymarkError):
     """Two operations of one batch replace or delete the same cell."""
 
     code: ClassVar[str] = "operations_overlap"
-
-
-@dataclass(frozen=True)
-class Style:
-    """How the file writes JSON; new cells are written the same way."""
-
-    indent: str | None
-    item_sep: str
-    key_sep: str
-    sort_keys: bool
-    ensure_ascii: bool
-    split_source: bool  # sources as lists of lines, the way Jupyter writes them
 
 
 @dataclass(frozen=True)
@@ -120,8 +108,8 @@ class _Scan:
 
     keys: list[str] = field(default_factory=list)
     key_sep: str = ": "
-    item_sep: str = ","
-    indent: str | None = None
+    opening: str = ""  # the whitespace after the top-level "{"
+    separator: str = ","  # the first member's comma and the whitespace after it
     cells: list[tuple[int, int]] = field(default_factory=list)
     separators: list[str] = field(default_factory=list)
     open: int = -1
@@ -132,8 +120,7 @@ def _scan(text: str) -> _Scan:
     scan = _Scan()
     at = _skip(text, 0)
     at = _skip(text, at + 1)  # "{" (json.loads accepted the text and it is an object)
-    first = text[text.index("{") + 1 : at]
-    scan.indent = first.rpartition("\n")[2] if "\n" in first else None
+    scan.opening = text[text.index("{") + 1 : at]
     while text[at] != "}":
         key, after_key = _scanstring(text, at + 1)
         value_at = _skip(text, after_key + 1)
@@ -149,7 +136,7 @@ def _scan(text: str) -> _Scan:
         at = _skip(text, end)
         if text[at] == ",":
             if len(scan.keys) == 1:
-                scan.item_sep = text[end : _skip(text, at + 1)].partition("\n")[0]
+                scan.separator = text[end : _skip(text, at + 1)]
             at = _skip(text, at + 1)
     return scan
 
@@ -232,15 +219,7 @@ def parse_notebook(data: bytes) -> Notebook:
     scan = _scan(text)
     top = scan.keys
     sort_keys = top == sorted(top) and all(list(c) == sorted(c) for c in cells)
-    style = Style(
-        indent=scan.indent,
-        item_sep=scan.item_sep,
-        key_sep=scan.key_sep,
-        sort_keys=sort_keys,
-        ensure_ascii=not any(ord(ch) > 0x7F for ch in text)
-        and bool(_ESCAPED_NON_ASCII.search(text)),
-        split_source=not cells or any(isinstance(c["source"], list) for c in cells),
-    )
+    style = style_of(text, scan.opening, scan.separator, scan.key_sep, sort_keys, cells)
     return Notebook(
         text=text,
         bom=bom,
@@ -347,18 +326,6 @@ def _new_cell(
     return cell
 
 
-def _dump(value: object, style: Style, depth: int) -> str:
-    text = json.dumps(
-        value,
-        indent=style.indent,
-        separators=(style.item_sep, style.key_sep),
-        sort_keys=style.sort_keys,
-        ensure_ascii=style.ensure_ascii,
-    )
-    # json.dumps escapes newlines inside strings: every newline here is layout.
-    return text if style.indent is None else text.replace("\n", "\n" + style.indent * depth)
-
-
 def _overlaps(nb: Notebook, ops: Sequence[CellOp]) -> dict[int, CellOp]:
     """The replace or delete operation of each cell; two for one cell are refused."""
     claimed: dict[int, CellOp] = {}
@@ -383,8 +350,7 @@ def _between(nb: Notebook, a: int | None, b: int | None) -> str:
         return nb.separators[a]
     if nb.separators:
         return nb.separators[0]
-    style = nb.style
-    return style.item_sep + ("" if style.indent is None else "\n" + style.indent * 2)
+    return nb.style.item_sep + line_break(nb.style, 2)
 
 
 def _splice(nb: Notebook, entries: list[tuple[str, int | None]]) -> bytes:
@@ -395,10 +361,8 @@ def _splice(nb: Notebook, entries: list[tuple[str, int | None]]) -> bytes:
         if nb.cells:
             opening = nb.text[nb.open + 1 : nb.cells[0].start]
             closing = nb.text[nb.cells[-1].end : nb.close - 1]
-        elif nb.style.indent is None:
-            opening = closing = ""
         else:
-            opening, closing = "\n" + nb.style.indent * 2, "\n" + nb.style.indent
+            opening, closing = line_break(nb.style, 2), line_break(nb.style, 1)
         parts = [entries[0][0]]
         for (_, a), (text, b) in pairwise(entries):
             parts += [_between(nb, a, b), text]
@@ -426,7 +390,7 @@ def plan_notebook_edit(
     def insert_after(at: int | None) -> None:
         for op in inserted.get(at, []):
             cell = _new_cell(nb, op, new_id, taken)
-            entries.append((_dump(cell, nb.style, 2), None))
+            entries.append((dump(cell, nb.style, 2), None))
             report[op.index] = {"op": op.op, "after": at, "id": cell.get("id")}
 
     insert_after(None)
@@ -437,7 +401,7 @@ def plan_notebook_edit(
         else:
             new = None if claim is None else _replaced(cell.value, claim)
             kept = nb.text[cell.start : cell.end]
-            entries.append((kept if new is None else _dump(new, nb.style, 2), i))
+            entries.append((kept if new is None else dump(new, nb.style, 2), i))
             if claim is not None:
                 report[claim.index] = {
                     "op": claim.op,

@@ -6,56 +6,37 @@ final newline). Lines are split only on those three terminators, as LSP defines 
 never with ``str.splitlines``, which also splits on U+2028, form feeds and more, and would
 make line numbers disagree with every editor.
 
-Undecodable UTF-8 bytes survive as lone surrogates (``surrogateescape``), so an unedited file
-encodes back to exactly its original bytes.
+The encoding is decided by :mod:`waymark.engine.encodings`. Bytes the encoding cannot decode
+survive as lone surrogates (``surrogateescape``), so an unedited file encodes back to exactly
+its original bytes.
 """
 
 from __future__ import annotations
 
-import codecs
 import operator
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from waymark.engine.errors import BinaryFile
+from waymark.engine.encodings import BOMS, Decision, decide_with_text, errors_for, refuse_binary
+from waymark.engine.errors import BinaryFile, UnrepresentableCharacter
 
 EOLS = ("\n", "\r\n", "\r")
 _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|\Z)")
-_SNIFF_BYTES = 8192
-
-# Checked in order: the UTF-32 LE BOM starts with the UTF-16 LE BOM.
-_BOMS: tuple[tuple[bytes, str], ...] = (
-    (codecs.BOM_UTF32_LE, "utf-32-le"),
-    (codecs.BOM_UTF32_BE, "utf-32-be"),
-    (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"),
-    (codecs.BOM_UTF16_BE, "utf-16-be"),
-)
-_BOM_OF = {enc: bom for bom, enc in _BOMS}
-
-
-def _errors_for(encoding: str) -> str:
-    # UTF-16/32 have no surrogateescape round trip; surrogatepass keeps lone surrogates.
-    return "surrogateescape" if encoding == "utf-8" else "surrogatepass"
+_BOM_OF = {encoding: bom for bom, encoding in BOMS}
 
 
 def sniff_encoding(data: bytes) -> tuple[str, bool]:
-    """Return ``(encoding, has_bom)``; raise :class:`BinaryFile` for binary content."""
-    found: tuple[str, bool] = ("utf-8", False)
-    for bom, encoding in _BOMS:
+    """``(encoding, has_bom)`` from a BOM alone (UTF-8 without one): the bytes as a tool
+    that knows no declarations sees them. Raise :class:`BinaryFile` for binary content."""
+    for bom, encoding in BOMS:
         if data.startswith(bom):
-            found = (encoding, True)
-            break
-    # Only a UTF-16/32 BOM explains NUL bytes; a UTF-8 BOM in front of them is still binary.
-    if found[0] == "utf-8" and b"\x00" in data[:_SNIFF_BYTES]:
-        raise BinaryFile(
-            "The file looks binary (it has NUL bytes and no UTF-16/32 BOM); "
-            "Waymark edits text files only, so use another tool for it.",
-            {"reason": "nul_byte"},
-        )
-    return found
+            if encoding == "utf-8":
+                refuse_binary(data)
+            return encoding, True
+    refuse_binary(data)
+    return "utf-8", False
 
 
 def split_lines(text: str) -> tuple[list[str], list[str]]:
@@ -113,20 +94,45 @@ class TextFile:
     eols: tuple[str, ...]
     encoding: str = "utf-8"
     bom: bool = False
+    # How the encoding was decided (engine/encodings.py): it travels with every edit.
+    decision: Decision | None = field(default=None, compare=False)
 
     @classmethod
-    def decode(cls, data: bytes) -> TextFile:
-        encoding, bom = sniff_encoding(data)
+    def decode(cls, data: bytes, declared: str | None = None) -> TextFile:
+        """Decode ``data`` in the encoding :func:`decide` finds (``declared``: the encoding
+        declared for the file, if any)."""
+        decision, text = decide_with_text(data, declared)
+        encoding, bom = decision.encoding, decision.bom
         body = data[len(_BOM_OF[encoding]) :] if bom else data
         try:
-            text = body.decode(encoding, _errors_for(encoding))
+            if text is None:
+                text = body.decode(encoding, errors_for(encoding))
         except UnicodeDecodeError as exc:
             raise BinaryFile(
                 f"The file has a {encoding} BOM but is not valid {encoding}; "
                 "Waymark will not guess, so edit it with another tool.",
                 {"reason": "undecodable", "encoding": encoding},
             ) from exc
-        return cls.from_text(text, encoding=encoding, bom=bom)
+        lines, eols = split_lines(text)
+        return cls(tuple(lines), tuple(eols), encoding, bom, decision)
+
+    def decode_like(self, data: bytes, declared: str | None = None) -> TextFile:
+        """Bytes of this file after a change, decoded the way this file was: a detector must
+        not change its mind mid-edit. Bytes that are not in its encoding (a backup a rewind
+        would restore) are decided afresh (``declared`` as for the file), but a file decided
+        by declaration, or undecided, stays so."""
+        bom = _BOM_OF[self.encoding] if self.bom else b""
+        if data.startswith(bom):
+            try:
+                text = data[len(bom) :].decode(self.encoding)
+            except UnicodeDecodeError:
+                pass
+            else:
+                lines, eols = split_lines(text)
+                return TextFile(tuple(lines), tuple(eols), self.encoding, self.bom, self.decision)
+        if self.decision is not None and self.decision.source in ("declared", "undecided"):
+            return TextFile.decode(data, self.encoding)
+        return TextFile.decode(data, declared)
 
     @classmethod
     def from_text(cls, text: str, *, encoding: str = "utf-8", bom: bool = False) -> TextFile:
@@ -144,12 +150,29 @@ class TextFile:
         return self.encode_text(self.text)
 
     def encode_text(self, text: str) -> bytes:
-        """Encode ``text`` the way this file is encoded (same codec, same BOM)."""
-        body = text.encode(self.encoding, _errors_for(self.encoding))
+        """Encode ``text`` the way this file is encoded (same codec, same BOM).
+
+        A character the encoding cannot hold raises :class:`UnrepresentableCharacter`; a lone
+        surrogate it cannot write stays a ``UnicodeEncodeError`` (bad input, not a choice of
+        character).
+        """
+        try:
+            body = text.encode(self.encoding, errors_for(self.encoding))
+        except UnicodeEncodeError as exc:
+            char = exc.object[exc.start]
+            if "\ud800" <= char <= "\udfff":
+                raise
+            raise UnrepresentableCharacter(
+                f"{_describe(char)} cannot be written in {self.encoding}, the encoding of "
+                "this file; write it another way (an escape the file's language knows) "
+                "or leave it out.",
+                {"character": char, "codepoint": f"U+{ord(char):04X}", "encoding": self.encoding},
+            ) from None
         return (_BOM_OF[self.encoding] + body) if self.bom else body
 
     def with_text(self, text: str) -> TextFile:
-        return TextFile.from_text(text, encoding=self.encoding, bom=self.bom)
+        lines, eols = split_lines(text)
+        return TextFile(tuple(lines), tuple(eols), self.encoding, self.bom, self.decision)
 
     @property
     def eol(self) -> str:
@@ -202,7 +225,12 @@ class TextFile:
                 new_eols[-1] = ""
         lines[start:end] = new
         eols[start:end] = new_eols
-        return TextFile(tuple(lines), tuple(eols), self.encoding, self.bom)
+        return TextFile(tuple(lines), tuple(eols), self.encoding, self.bom, self.decision)
+
+
+def _describe(char: str) -> str:
+    name = unicodedata.name(char, "")
+    return f"'{char}' (U+{ord(char):04X}{' ' + name if name else ''})"
 
 
 def convert_newlines(text: str, eol: str) -> str:

@@ -257,25 +257,28 @@ class Workspace:
             ) from exc
         except OSError as exc:
             raise IoError.from_os_error(exc, "stat", resolved.display) from exc
-        if stat.S_ISDIR(st.st_mode):
-            raise IsDirectory(
-                f"{resolved.display} is a directory; pass a file path.",
-                {"path": resolved.display},
-            )
-        self._check_size(resolved, st)
+        self._check_file(resolved, st)
         return st.st_size
 
     def check_size(self, resolved: ResolvedPath) -> None:
-        """Refuse a file over the size limit from its stat; an absent one passes."""
+        """Refuse a directory, or a file over the size limit, from its stat; an absent one
+        passes."""
         try:
             st = os.stat(resolved.real)
         except OSError:
             # Reading it reports why (absent is fine for a caller that may create it).
             return
-        self._check_size(resolved, st)
+        self._check_file(resolved, st)
 
-    def _check_size(self, resolved: ResolvedPath, st: os.stat_result) -> None:
-        if st.st_size > self.max_file_size:
+    def _check_file(self, resolved: ResolvedPath, st: os.stat_result) -> None:
+        """The kind of file before its size: a directory's size (4096 bytes) is no content,
+        and a FIFO or a device is refused as what it is when it is read."""
+        if stat.S_ISDIR(st.st_mode):
+            raise IsDirectory(
+                f"{resolved.display} is a directory; pass a file path.",
+                {"path": resolved.display},
+            )
+        if stat.S_ISREG(st.st_mode) and st.st_size > self.max_file_size:
             raise FileTooLarge(
                 f"{resolved.display} is {st.st_size} bytes, over the {self.max_file_size}-byte "
                 "limit; edit a smaller file or raise maxFileSize.",

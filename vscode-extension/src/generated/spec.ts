@@ -74,6 +74,10 @@ export const COMMAND_SPECS = [
           "type": "boolean",
           "description": "true: a Jupyter notebook (.ipynb) as its raw JSON lines instead of its cells.",
           "default": false
+        },
+        "encoding": {
+          "type": "string",
+          "description": "The file's encoding (e.g. windows-1252, gbk, shift_jis) when a read's `encoding` is not the file's real one; give the same one to the edits."
         }
       },
       "required": [
@@ -330,6 +334,10 @@ export const COMMAND_SPECS = [
           "type": "boolean",
           "description": "true: write nothing; return the diff and a token for approval.",
           "default": false
+        },
+        "encoding": {
+          "type": "string",
+          "description": "The file's encoding (e.g. windows-1252, gbk, shift_jis) when a read's `encoding` is not the file's real one; give the same one to the edits."
         }
       },
       "required": [
@@ -378,6 +386,10 @@ export const COMMAND_SPECS = [
           "type": "boolean",
           "description": "true: write nothing; return the diff and a token for approval.",
           "default": false
+        },
+        "encoding": {
+          "type": "string",
+          "description": "The file's encoding (e.g. windows-1252, gbk, shift_jis) when a read's `encoding` is not the file's real one; give the same one to the edits."
         }
       },
       "required": [
@@ -439,6 +451,10 @@ export const COMMAND_SPECS = [
           "type": "boolean",
           "description": "true: write nothing; return the diff and a token for approval.",
           "default": false
+        },
+        "encoding": {
+          "type": "string",
+          "description": "The file's encoding (e.g. windows-1252, gbk, shift_jis) when a read's `encoding` is not the file's real one; give the same one to the edits."
         }
       },
       "required": [
@@ -477,6 +493,10 @@ export const COMMAND_SPECS = [
           "type": "boolean",
           "description": "true: write nothing; return the diff and a token for approval.",
           "default": false
+        },
+        "encoding": {
+          "type": "string",
+          "description": "The file's encoding (e.g. windows-1252, gbk, shift_jis) when a read's `encoding` is not the file's real one; give the same one to the edits."
         }
       },
       "required": [
@@ -884,6 +904,7 @@ export const COMMAND_SPECS = [
           "description": "The tool whose result it is, e.g. waymark_write."
         },
         "result": {
+          "type": "object",
           "description": "The result object the tool's command answered."
         }
       },
@@ -944,6 +965,10 @@ export const SERVER_OPTIONS = {
   "maxFileSize": {
     "type": "integer",
     "default": 20971520
+  },
+  "filesEncoding": {
+    "type": "string",
+    "default": null
   }
 } as const;
 

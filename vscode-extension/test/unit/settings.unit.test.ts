@@ -60,6 +60,15 @@ describe("settings", () => {
     });
   });
 
+  it("passes VS Code's files.encoding when it is set, and nothing otherwise", () => {
+    const settings = readSettings(reader({}));
+    assert.equal(initializationOptions(settings, "s", "windows1252").filesEncoding, "windows1252");
+    assert.equal(initializationOptions(settings, "s", " shiftjis ").filesEncoding, "shiftjis");
+    for (const missing of [undefined, "", 42]) {
+      assert.equal("filesEncoding" in initializationOptions(settings, "s", missing), false);
+    }
+  });
+
   it("maps approval modes onto the server's auto/editor", () => {
     const mode = (approval: string) => initializationOptions(readSettings(reader({ approval })), "s").approval;
     assert.equal(mode("diff"), "auto", "the extension previews and approves before applyPending");

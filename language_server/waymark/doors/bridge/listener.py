@@ -23,9 +23,16 @@ from urllib.parse import unquote_to_bytes, urlsplit
 
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import DECLINED
+from waymark.commands.encoding import declared_for
 from waymark.commands.registry import execute
 from waymark.doors.bridge import registry, wire
-from waymark.engine.errors import Declined, FileTooLarge, InvalidParams, UnknownToken
+from waymark.engine.errors import (
+    Declined,
+    FileTooLarge,
+    InvalidParams,
+    UnknownToken,
+    WaymarkError,
+)
 from waymark.engine.text import TextFile
 from waymark.store.files import digest, read_state
 from waymark.store.session import Session
@@ -199,10 +206,19 @@ def _note_landed(ctx: CommandContext, files: list[dict[str, Any]], result: dict[
             # Not what was proposed (that fit): the session's next read meets the limit.
             continue
         ctx.session.note_write(real, None if data is None else digest(data), "editor")
-        final[file["path"]] = None if data is None else TextFile.decode(data).text
+        final[file["path"]] = None if data is None else _text(ctx, real, data)
     if result.get("editedByUser"):
         # The agent's next anchors must come from the user's version, not its proposal.
         result["finalContent"] = final
+
+
+def _text(ctx: CommandContext, real: Path, data: bytes) -> str:
+    """The file's text in its own encoding, as the agent's next read decodes it."""
+    try:
+        declared = declared_for(ctx, ctx.workspace.resolve(str(real)), None)
+    except WaymarkError:
+        declared = None
+    return TextFile.decode(data, declared).text
 
 
 async def start_bridge(listener: Listener, folders: list[Path]) -> None:

@@ -245,7 +245,7 @@ def simulate_sed(
     diff = result.get("unifiedDiff") or result.get("diff") or "(no change)\n"
     if len(diff) > RESULT_MAX:
         diff = diff[:RESULT_MAX] + "\n… (the diff goes on; read the files for the rest)\n"
-    text = "Waymark applied this sed -i as a tracked edit (waymark_rewind undoes it). "
+    text = _applied(result.get("warnings") or [])
     if host.answers.simulated == "rewrite" and host.answers.rewrite is not None:
         # The shell prints the result instead of running sed again: the model reads a
         # successful command's output. printf's first word is not sed, so a second
@@ -263,6 +263,20 @@ def simulate_sed(
         text=text + "The shell did not run it again; do not run it again. "
         "The file changed like this:\n" + diff,
     )
+
+
+def _applied(warnings: list[str]) -> str:
+    """How a simulated sed's answer opens: a rewind is promised only when one can undo it.
+
+    A committed edit's warnings each say why part of it cannot be rewound (a backup that
+    failed, a file over the size limit, a journal that could not be written): the model
+    reads them, and so does the person at the terminal, on stderr.
+    """
+    if not warnings:
+        return "Waymark applied this sed -i as a tracked edit (waymark_rewind undoes it). "
+    warn(warnings)
+    said = " ".join(warnings)
+    return f"Waymark applied this sed -i, but waymark_rewind cannot undo all of it: {said} "
 
 
 def warn(warnings: list[str]) -> None:

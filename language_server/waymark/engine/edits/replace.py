@@ -318,13 +318,15 @@ def plan_multi_replace(text: str, edits: Sequence[ReplaceEdit]) -> ReplaceResult
     return _plan(text, edits, batch=True)
 
 
-def plan_write(existing: TextFile | None, content: str) -> bytes:
+def plan_write(existing: TextFile | None, content: str, new: TextFile | None = None) -> bytes:
     """The bytes ``waymark.write`` writes.
 
-    A new file is ``content`` in UTF-8, as given. Overwriting keeps the file's encoding and
-    BOM, and ``content`` written with ``\\n`` only takes the file's dominant terminator.
+    A new file is ``content`` as given, in ``new``'s encoding (UTF-8 by default). Overwriting
+    keeps the file's encoding and BOM, and ``content`` written with ``\\n`` only takes the
+    file's dominant terminator.
     """
-    target = existing or TextFile((), ())
+    # Not `or`: an empty TextFile is falsy (it has no lines).
+    target = existing if existing is not None else new if new is not None else TextFile((), ())
     text = convert_newlines(content, target.eol) if existing else content
     try:
         return target.encode_text(text)
