@@ -19,6 +19,12 @@ HERE = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(HERE))
 from bench.mcp_bench import INITIALIZE, MINIMAL  # noqa: E402
 
+# waymark-ls's entry: ``waymark.doors.lsp:main`` since issue 43, the server module's before.
+LS_MAIN = (
+    "import importlib, waymark.doors.lsp as door\n"
+    "serve = getattr(door, 'main', None)\n"
+    "(serve or importlib.import_module('waymark.doors.lsp.server').main)()"
+)
 runs = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 trees = {"base": f"{sys.argv[1]}/language_server", "mine": str(HERE / "language_server")}
 tmp = Path(tempfile.mkdtemp())
@@ -66,7 +72,7 @@ for _ in range(runs):
         )
         res.setdefault(f"ls {k}", []).append(
             cpu(
-                [py, "-c", "from waymark.doors.lsp.server import main; main()"],
+                [py, "-c", LS_MAIN],
                 pp,
                 lsp_frame(LSP_INIT),
             )

@@ -40,3 +40,35 @@ def test_the_first_sed_call_loads_the_sed_engine_and_runs(tmp_path: Path) -> Non
     )
     assert "waymark.engine.sed.apply" in _loaded_after(code)
     assert (tmp_path / "a.txt").read_bytes() == b"1\ntwo\n"
+
+
+def _served_with(code: str) -> str:
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+# The door's serving loop, replaced by a report of the collector as the loop would find it.
+_REPORT = "lambda *a: print(gc.isenabled(), gc.get_freeze_count() > 10_000)"
+
+
+def test_waymark_ls_serves_with_the_collector_on_and_its_imports_frozen() -> None:
+    code = (
+        "import gc, sys\n"
+        "import waymark.doors.lsp as door\n"
+        "import waymark.doors.lsp.server as server\n"
+        f"server.main = {_REPORT}\n"
+        "door.main([])\n"
+    )
+    assert _served_with(code) == "True True"
+
+
+def test_waymark_mcp_serves_with_the_collector_on_and_its_imports_frozen(tmp_path: Path) -> None:
+    code = (
+        "import gc, sys\n"
+        "import waymark.doors.mcp_server as server\n"
+        f"server.main = {_REPORT}\n"
+        "from waymark.doors.launch import main\n"
+        f"main(['mcp', '--workspace', {str(tmp_path)!r}])\n"
+    )
+    assert _served_with(code) == "True True"

@@ -28,6 +28,10 @@ def main(argv: list[str] | None = None) -> None:
             from waymark.doors.hooks import main as hook
 
             raise SystemExit(hook(words[1], stdin))
+    from waymark.doors import quiet_start
+
+    collecting = quiet_start.pause()
     from waymark.doors.cli import main as cli
 
+    quiet_start.resume(collecting)
     cli(argv)
