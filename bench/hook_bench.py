@@ -19,9 +19,12 @@ The servers started are stopped by their pid at the end. Measured in one run, ea
   is listed as out of reach, never as unchanged.
 
     python bench/hook_bench.py [--sizes 5000,20000,100000] [--runs R] [--in-process]
+                               [--ignored N]
 
 ``--in-process`` keeps every call in its own process (``WAYMARK_HOOK_SERVER=off``), as a tree
 without the hook server runs it: the same figures for a before-and-after comparison.
+``--ignored N`` adds what git ignores in a real project to each tree: N build outputs under
+``build/``, a ``.env.local``, a log and a ``node_modules`` (issue 39's pre-images).
 """
 
 from __future__ import annotations
@@ -53,6 +56,8 @@ CALL_LIMIT_S = 2.0
 FILE_BYTES = 1024
 # Every call in a process of its own (--in-process), no hook server.
 IN_PROCESS = False
+# Git-ignored files added to each tree (--ignored N): N build outputs and a few others.
+IGNORED = 0
 
 
 def make_tree(ws: Path, files: int) -> list[Path]:
@@ -67,6 +72,19 @@ def make_tree(ws: Path, files: int) -> list[Path]:
         path.write_bytes(b"%d\n" % n + body)
         paths.append(path)
     (ws / "pyproject.toml").write_text("[project]\nname = 'bench'\n")
+    if IGNORED:
+        # What a real project's git ignores: a secret, logs, build outputs (kept as
+        # pre-images since issue 39), and a regenerable tree (named, never copied).
+        (ws / ".gitignore").write_text(".env.local\n*.log\nbuild/\nnode_modules/\n")
+        (ws / ".env.local").write_text("API_KEY=bench\n")
+        (ws / "run.log").write_bytes(body)
+        for n in range(IGNORED):
+            path = ws / "build" / f"obj{n // 100:03d}" / f"unit{n:05d}.o"
+            if n % 100 == 0:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(body)
+        (ws / "node_modules" / "pkg").mkdir(parents=True)
+        (ws / "node_modules" / "pkg" / "index.js").write_text("module.exports = 1\n")
     return paths
 
 
@@ -310,9 +328,11 @@ def main() -> None:
     parser.add_argument("--sizes", default="5000,20000,100000")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--in-process", action="store_true")
+    parser.add_argument("--ignored", type=int, default=0)
     args = parser.parse_args()
-    global IN_PROCESS
+    global IN_PROCESS, IGNORED
     IN_PROCESS = args.in_process
+    IGNORED = args.ignored
     sizes = tuple(int(s) for s in args.sizes.split(","))
     for figure in figures(sizes, args.runs):
         median = _median(figure["runs"])

@@ -20,4 +20,4 @@ echo "lower bounds: $(tr '\n' ' ' <"$venv/lower.txt")"
 # The venv on PATH as an install puts it there: init writes `waymark` when it finds it.
 PATH="$venv/bin:$PATH" PYTHONPATH= "$venv/bin/python" -m pytest -q -p no:cacheprovider \
   tests/mcp/test_mcp_protocol.py tests/unit/test_commands.py tests/e2e/test_commands.py \
-  tests/unit/shelltrack tests/mcp/test_init.py tests/unit/test_encodings.py
+  tests/unit/shelltrack tests/init/test_init.py tests/unit/test_encodings.py

@@ -5,7 +5,13 @@ the untrusted cases."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+
 import pytest
+
+from helpers_hook_server import Servers, state_of, stop_servers
+from waymark.doors import hook_relay
 
 
 @pytest.fixture(autouse=True)
@@ -14,3 +20,16 @@ def _host_names_the_project(
 ) -> None:
     if "workspace" in request.fixturenames:
         monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(request.getfixturevalue("workspace")))
+
+
+@pytest.fixture
+def servers(monkeypatch: pytest.MonkeyPatch) -> Iterator[Servers]:
+    """Tests of the resident hook server opt in; every server they start is killed at the end."""
+    monkeypatch.delenv(hook_relay.ENV_SWITCH)
+    started = Servers()
+    started.states.append(state_of(dict(os.environ)))
+    try:
+        yield started
+    finally:
+        for state in started.states:
+            stop_servers(state)

@@ -24,11 +24,8 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
 from bench.concurrency_soak import ROOT, mcp_soak
+from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from waymark.doors.bridge.client import review_timeout
 

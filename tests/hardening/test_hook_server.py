@@ -9,8 +9,6 @@ starts is killed by the pid in its pid file (the ``servers`` fixture).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import shutil
 import signal
@@ -18,25 +16,33 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from helpers_commands import cli
-from helpers_hook_server import is_server, pid_files, stop_servers, wait_gone
-from helpers_hook_server import wait_server as wait_pid
+from helpers_hook_server import (
+    Done,
+    Servers,
+    answered_by,
+    applied,
+    at,
+    bash,
+    hook,
+    is_server,
+    pid_files,
+    project,
+    state_of,
+    wait_gone,
+)
 from waymark.doors import hook_relay
-from waymark.store.history import workspace_dir
 
 pytestmark = [
     pytest.mark.timeout(180),
     pytest.mark.skipif(sys.platform != "linux", reason="the hook server needs abstract sockets"),
 ]
 
-WAYMARK = str(Path(sys.executable).parent / "waymark")
 PACKAGE = Path(__file__).resolve().parents[2] / "language_server" / "waymark"
 # A call the hook answers without acting (Claude Code's Read is not tracked): it only starts
 # the server.
@@ -48,118 +54,6 @@ PROMPT_ANSWER = (
     b"\"Waymark opened turn p1 ('p1'); waymark_rewind with promptId=p1 undoes this turn's "
     b'file changes."}}'
 )
-
-
-@dataclass(frozen=True)
-class Done:
-    pid: int
-    code: int
-    out: bytes
-    err: bytes
-
-
-class Servers:
-    """The hook servers of the state directories a test uses, killed when it ends."""
-
-    def __init__(self) -> None:
-        self.states: list[Path] = []
-
-    def up(self, state: Path) -> int:
-        self.states.append(state)
-        pid = wait_pid(state)
-        assert is_server(pid)
-        return pid
-
-
-@pytest.fixture
-def servers(monkeypatch: pytest.MonkeyPatch) -> Iterator[Servers]:
-    monkeypatch.delenv(hook_relay.ENV_SWITCH)
-    started = Servers()
-    started.states.append(state_of(dict(os.environ)))
-    try:
-        yield started
-    finally:
-        for state in started.states:
-            stop_servers(state)
-
-
-def state_of(env: dict[str, str]) -> Path:
-    return Path(env["XDG_STATE_HOME"])
-
-
-def hook(
-    cwd: Path,
-    event: dict[str, Any],
-    env: dict[str, str] | None = None,
-    *,
-    host: str = "claude-code",
-    umask: int | None = None,
-) -> Done:
-    proc = subprocess.Popen(
-        [WAYMARK, "hook", host],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        preexec_fn=None if umask is None else (lambda: os.umask(umask)),
-    )
-    try:
-        out, err = proc.communicate(json.dumps({"session_id": "s1", **event}).encode(), 60)
-    finally:
-        proc.kill()
-    assert b"Traceback" not in err, err.decode()
-    return Done(proc.pid, proc.returncode, out, err)
-
-
-def at(ws: Path, event: dict[str, Any]) -> dict[str, Any]:
-    return {"cwd": str(ws), **event}
-
-
-def bash(name: str, command: str, call: str) -> dict[str, Any]:
-    return {
-        "hook_event_name": name,
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": call,
-    }
-
-
-def applied(name: str, old: str, new: str) -> bytes:
-    """What Claude Code reads on stdout when the hook applied ``sed -i s/old/new/ name`` to
-    a one-line file."""
-    said = (
-        "Waymark applied this sed -i as a tracked edit (waymark_rewind undoes it). The file "
-        f"changed like this:\n--- a/{name}\n+++ b/{name}\n@@ -1 +1 @@\n-{old}\n+{new}\n"
-    )
-    answer = {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "allow",
-            "updatedInput": {"command": f"printf '%s' '{said}'"},
-        }
-    }
-    return json.dumps(answer).encode()
-
-
-def answered_by(env: dict[str, str], ws: Path, event: dict[str, Any]) -> int:
-    """The pid of the process that acted on the call ``event`` in ``ws``."""
-    named = event.get("prompt_id") or event["tool_use_id"]
-    key = json.dumps(["claude-code", "s1", event["hook_event_name"], named])
-    name = hashlib.sha256(key.encode()).hexdigest()[:32] + ".call.json"
-    calls = workspace_dir(state_of(env) / "waymark", [ws]) / "hook-calls"
-    pid: int = json.loads((calls / name).read_bytes())["pid"]
-    return pid
-
-
-def project(tmp_path: Path, name: str, files: dict[str, bytes]) -> tuple[Path, dict[str, str]]:
-    """A git workspace, and the environment Claude Code runs its hooks with there."""
-    ws = tmp_path / name
-    ws.mkdir()
-    for file, data in files.items():
-        (ws / file).write_bytes(data)
-    subprocess.run(["git", "init", "-q", str(ws)], check=True, timeout=30)
-    return ws, {**os.environ, "CLAUDE_PROJECT_DIR": str(ws)}
 
 
 # -- the same answers as without a server ---------------------------------------------------

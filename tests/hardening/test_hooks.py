@@ -258,6 +258,21 @@ def test_a_claim_left_by_a_dead_delivery_is_taken_over(tmp_path: Path) -> None:
     assert once.claim(tmp_path, "call").replay == "answer"
 
 
+def test_a_claim_left_by_a_dead_delivery_that_began_acting_is_never_run_again(
+    tmp_path: Path,
+) -> None:
+    """Its changes may be on disk: the call gets the answer it left for that case."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait(timeout=30)
+    first = once.claim(tmp_path, "call")
+    once.begin(first, "what to answer")
+    assert once.claim(tmp_path, "call", wait=0.1).busy  # still at work while it lives
+    record = json.loads(first.path.read_bytes())
+    first.path.write_text(json.dumps({**record, "pid": gone.pid}))
+    again = once.claim(tmp_path, "call", wait=0.1)
+    assert (again.replay, again.cut, again.busy) == ("what to answer", True, False)
+
+
 def test_a_claim_still_at_work_makes_the_second_delivery_give_up_without_acting(
     tmp_path: Path,
 ) -> None:

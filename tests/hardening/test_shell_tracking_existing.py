@@ -79,17 +79,18 @@ def test_a_file_git_stops_ignoring_is_never_deleted_by_a_rewind(hooks: str, ws: 
     git(ws, "rm", "-q", "--cached", "config.local.json")
     prompt(ws, "p3")
     context = bash_call(ws, "rm .gitignore && printf ' ' >> config.local.json", "t3")
-    assert context == (
-        f"{TRACKED}deleted .gitignore. "
-        "Not rewindable (out of reach): config.local.json (ignored by .gitignore)."
-    )
-    assert unreached(ws, "p3") == {"config.local.json": "ignored"}
+    # Its bytes were kept while git ignored it (issue 39): the change rewinds too.
+    assert context == f"{TRACKED}modified config.local.json; deleted .gitignore."
+    assert unreached(ws, "p3") == {}
     served(hooks)
 
     result = rewind(ws, "p1")
-    assert (result["restored"], result["deleted"]) == ([".gitignore"], ["fresh.txt"])
+    assert (result["restored"], result["deleted"]) == (
+        [".gitignore", "config.local.json"],
+        ["fresh.txt"],
+    )
     assert (result["conflicts"], result["failed"]) == ([], [])
-    assert (ws / "config.local.json").read_bytes() == CONFIG + b" "
+    assert (ws / "config.local.json").read_bytes() == CONFIG
     assert (ws / ".gitignore").read_bytes() == ignore
     assert not (ws / "fresh.txt").exists()
 
@@ -101,11 +102,11 @@ def test_waymark_run_never_creates_a_file_git_ignored(ws: Path) -> None:
     done = waymark(ws, "run", "--prompt-id", "p1", "--json", "--", "bash", "-c", script)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stderr.strip().splitlines()[-1])
-    assert (report["created"], report["modified"]) == (["n.txt"], [".gitignore"])
-    assert report["unreached"] == [{"path": "conf/local.json", "reason": "ignored"}]
+    assert (report["created"], report["modified"]) == (["n.txt"], [".gitignore", "conf/local.json"])
+    assert report["unreached"] == []
     result = rewind(ws, "p1")
-    assert (result["restored"], result["deleted"]) == ([".gitignore"], ["n.txt"])
-    assert (ws / "conf/local.json").read_bytes() == CONFIG + b" "
+    assert (result["restored"], result["deleted"]) == ([".gitignore", "conf/local.json"], ["n.txt"])
+    assert (ws / "conf/local.json").read_bytes() == CONFIG
     assert (ws / "conf/other.json").read_bytes() == b"{}"
 
 

@@ -64,6 +64,15 @@ def script() -> list[Step]:
     ]
 
 
+# What the model runs in the destructive scenario (issue 39): a git-ignored secret and every
+# file git does not hold, gone.
+DESTRUCTIVE_COMMAND = "rm .env.local && git clean -fdx"
+
+
+def destructive_script() -> list[Step]:
+    return [("shell", lambda r: {"command": DESTRUCTIVE_COMMAND})]
+
+
 def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -145,7 +154,9 @@ class Model:
     def __init__(self, host: str, workspace: Path) -> None:
         self.run = HOST_RUNS[host]
         self.workspace = workspace
-        self.steps = script()
+        # SCRIPTED_STEPS picks another scenario than the default one.
+        chosen = os.environ.get("SCRIPTED_STEPS")
+        self.steps = destructive_script() if chosen == "destructive" else script()
         self.log: list[dict[str, Any]] = []
         self.results: list[str] = []  # what the model had read when it finished
         wanted = sorted({name for name, _ in self.steps if name.startswith("waymark_")})

@@ -18,11 +18,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from acp_host import AGENTS
+from scripted_host import RUN_TIMEOUT, cannot_run
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from acp_host import AGENTS  # noqa: E402
-from scripted_host import RUN_TIMEOUT, cannot_run  # noqa: E402
 
 FILES = {
     "a.py": b"def f():\r\n    return 1\r\n",

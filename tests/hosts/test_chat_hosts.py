@@ -19,13 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scripted_host import cannot_run
 
 from helpers_commands import cli
 from helpers_hook_server import pid_files
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from scripted_host import cannot_run  # noqa: E402
 
 PROMPT = "Return 2 from f and rename beta"
 FILES = {

@@ -18,13 +18,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from scripted_host import HOST_RUNS, cannot_run
 
 from helpers_commands import cli
 from helpers_hook_server import call_records, pid_files, wait_server
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from scripted_host import HOST_RUNS, cannot_run  # noqa: E402
 
 PROMPT = "Scenario edits\nacross the workspace"
 FILES = {

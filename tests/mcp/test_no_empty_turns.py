@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_hooks import hook
 
 from helpers_commands import cli
+from helpers_hooks import hook
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import nbformat
 import pytest
-from test_hooks import hook, pre_tool
 from test_mcp_protocol import call, connect
 
 from helpers_commands import cli
+from helpers_hooks import hook, pre_tool
 
 pytestmark = pytest.mark.timeout(120)
 

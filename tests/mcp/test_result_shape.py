@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
-from test_mcp_protocol import call, connect, tree
 
 # The bench's fixtures: the budgets are asserted on what bench/result_size.py measures.
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench.result_size import BIG, LONG, NOTEBOOK
+from test_mcp_protocol import call, connect, tree
 
 from helpers_commands import cli
 

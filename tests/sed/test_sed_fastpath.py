@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import random
 import shlex
-import sys
-from pathlib import Path
 
 import pytest
 from sed_fuzzgen import RandomChooser, _command
@@ -271,8 +269,7 @@ def test_other_programs_are_not_fast_shapes(line: str) -> None:
 
 
 def test_bench_program_shapes_take_the_fast_path() -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-    from sed_speed import SCRIPTS, _sample
+    from bench.sed_speed import SCRIPTS, _sample
 
     data = _sample(64 * 1024)
     text = decode(data)

@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
 from bench.goals import Condition, Goal, describe, from_json, to_json
 from bench.harness import (
     Outcome,

@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import ast
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from bench.harness import BENCH_DIR as BENCH
+from bench.harness import discover
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-
-from bench.harness import BENCH_DIR as BENCH  # noqa: E402
-from bench.harness import discover  # noqa: E402
 
 
 @pytest.mark.parametrize("module", discover())

@@ -37,6 +37,8 @@ class Options:
     maxSnapshots: int = DEFAULT_MAX_SNAPSHOTS
     maxHistoryBytes: int = DEFAULT_MAX_BYTES
     maxFileSize: int = DEFAULT_MAX_FILE_SIZE
+    # The language server records changes by other programs as turns.
+    watch: bool = True
     # The editor's files.encoding: a file's encoding when neither a BOM nor the project
     # declares one (docs/files-and-encodings.md).
     filesEncoding: str | None = None
@@ -181,12 +183,18 @@ class CommandContext:
         editor: Editor | None = None,
         tag_writes: bool = True,
         history: History | None = None,
+        documents: Documents | None = None,
+        names: Mapping[str, str] | None = None,
+        host_state: Sequence[str] = (),
+        warnings: Sequence[str] = (),
     ) -> CommandContext:
-        """The context of one door; ``tag_writes`` false: its writes belong to no session;
-        ``history``: the one this process already has open for the same options."""
+        """The context of one door, complete; ``tag_writes`` false: its writes belong to no
+        session; ``history``: the one this process already has open for the same options;
+        ``documents``: the editor's open buffers; ``names``: how the door's user calls each
+        command; ``host_state``: the agent hosts' own folders; ``warnings``: the door's, first."""
         root = Path(options.historyDir) if options.historyDir else default_history_dir()
         session = Session(id=options.sessionId) if options.sessionId else Session()
-        warnings: list[str] = []
+        said = list(warnings)
         if history is not None:
             workspace = history.workspace  # made for the same options: one object
         else:
@@ -194,6 +202,7 @@ class CommandContext:
                 protected=tuple(options.protectedPaths),
                 max_file_size=options.maxFileSize,
                 protected_dirs=(root,),
+                host_state=host_state,
             )
             workspace.set_folders(folders)
             if options.checkpointing:
@@ -204,12 +213,14 @@ class CommandContext:
                     max_snapshots=options.maxSnapshots,
                     max_bytes=options.maxHistoryBytes,
                 )
-                warnings.extend(history.warnings)
+                said.extend(history.warnings)
         return cls(
             workspace=workspace,
             session=session,
             options=options,
             history=history,
+            documents=documents if documents is not None else NoDocuments(),
             editor=editor,
-            warnings=warnings,
+            warnings=said,
+            names=names if names is not None else {},
         )

@@ -8,6 +8,8 @@ each of them does nothing.
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,12 +69,106 @@ def open_turn(ctx: CommandContext, prompt_id: str, label: str | None) -> tuple[S
     return history_of(ctx).make_snapshot(prompt_id, label)
 
 
-def before_shell(ctx: CommandContext, call: str, command: str, cwd: Path | None) -> None:
-    """Scan and back up before shell command ``call`` runs."""
-    if ctx.history is not None:
-        from waymark.store.shelltrack.track import begin
+def outside_refusal(
+    ctx: CommandContext,
+    command: str,
+    cwd: Path | None,
+    allowed: list[str] | None = None,
+    *,
+    allow_with: str | None = None,
+) -> str | None:
+    """The sentence refusing ``command`` when it would delete or overwrite files outside the
+    workspace (but in the folders ``allowed``, the setting's and the temp directory's);
+    ``allow_with`` words how the door allows a folder (else the setting)."""
+    from waymark.store.shelltrack.reach import ALLOW_ENV, allowed_outside, outside
 
-        begin(ctx.history, call, command=command, cwd=cwd)
+    base = cwd or (ctx.workspace.folders[0] if ctx.workspace.folders else Path.cwd())
+    paths = outside(ctx.workspace, command, base, allowed_outside(allowed))
+    if not paths:
+        return None
+    listed = _listed(paths)
+    return (
+        f"Waymark blocked this command: it would delete or overwrite {listed}, outside the "
+        "workspace, where no rewind can bring it back; ask the user to run it themselves, "
+        f"or to allow that folder {allow_with or f'by adding it to {ALLOW_ENV}'}."
+    )
+
+
+def before_shell(
+    ctx: CommandContext, call: str, command: str, cwd: Path | None
+) -> dict[str, str] | None:
+    """Scan and back up before shell command ``call`` runs; the files it may destroy that
+    could not be backed up (display path → why), or None when there are none."""
+    if ctx.history is None:
+        return None
+    from waymark.store.shelltrack.reach import unsaved
+    from waymark.store.shelltrack.track import REASONS, begin
+
+    begun = begin(ctx.history, call, command=command, cwd=cwd)
+    if not command:
+        return None
+    base = cwd or (ctx.workspace.folders[0] if ctx.workspace.folders else Path.cwd())
+    at_risk = unsaved(command, base, begun.skipped, begun.scans)
+    if not at_risk:
+        return None
+    return {
+        ctx.history.display(key): f"{_size(key)}{REASONS.get(why, why)}"
+        for key, why in sorted(at_risk.items())
+    }
+
+
+def warned_before(ctx: CommandContext, command: str, cwd: Path | None) -> bool:
+    """Whether ``command`` was stopped lately with :func:`unsaved_notice` (then it runs
+    now); if not, that it is being stopped is noted."""
+    from waymark.store.shelltrack.reach import warned_before as noted
+
+    if ctx.history is None:
+        return True
+    return noted(ctx.history.dir / "shell", command, cwd or Path.cwd())
+
+
+def unsaved_notice(at_risk: dict[str, str], *, retry: bool, flag: str | None = None) -> str:
+    """What the model (or the user, asked by the host) reads before a command that may
+    destroy files with no backup; ``retry``: the host cannot ask, the model runs it again;
+    ``flag``: the door's option that runs it anyway."""
+    listed = _listed([f"{path} ({why})" for path, why in at_risk.items()])
+    if flag is not None:
+        return (
+            f"This command may delete or overwrite {listed}, which Waymark cannot back up, so "
+            f"no rewind would bring it back; run it again with {flag} to go ahead."
+        )
+    if retry:
+        return (
+            f"Waymark stopped this command once: it may delete or overwrite {listed}, which "
+            "Waymark cannot back up, so no rewind would bring it back; ask the user, and if "
+            "they agree run the same command again."
+        )
+    return (
+        f"This command may delete or overwrite {listed}, which Waymark cannot back up, so no "
+        "rewind would bring it back; run it only if the user agrees."
+    )
+
+
+def _listed(items: list[str], shown: int = 5) -> str:
+    text = ", ".join(items[:shown])
+    return text + (f" and {len(items) - shown} more" if len(items) > shown else "")
+
+
+def _size(key: str) -> str:
+    try:
+        st = os.lstat(key)
+    except OSError:
+        return ""
+    if stat.S_ISDIR(st.st_mode):
+        return "a folder, "
+    if st.st_size < 1024:
+        return f"{st.st_size} bytes, "
+    size = st.st_size / 1024
+    for unit in ("KiB", "MiB"):
+        if size < 1024:
+            return f"{size:.1f} {unit}, "
+        size /= 1024
+    return f"{size:.1f} GiB, "
 
 
 def after_shell(ctx: CommandContext, call: str) -> Report | None:

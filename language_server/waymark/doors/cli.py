@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
-import json
 import os
 import sys
 import typing
@@ -38,9 +37,9 @@ from waymark.commands.schema import (
 from waymark.doors import acp, cli_args, history_admin, quiet_start
 from waymark.doors import run as shell_run
 from waymark.doors.bridge.client import execute_via_editor_or_local
+from waymark.doors.cli_output import exit_status, print_result
 from waymark.doors.entry import open_door
 from waymark.doors.hosts import HOOK_HOSTS, HOSTS
-from waymark.engine.text import one_line
 from waymark.store.files import sweep_temp_files
 from waymark.store.session import SESSION_ID_RULE, valid_session_id
 
@@ -295,8 +294,8 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         history_dir=Path(args.history_dir) if args.history_dir else None,
         checkpointing=not args.no_history,
         max_history_bytes=args.max_history_bytes,
+        names=_names(),
     )
-    door.ctx.names = _names()
     if command.mutating:
         sweep_temp_files(door.ctx.workspace.folders[0], recursive=False)
     # An editor running Waymark on this workspace reviews the call (docs/editor-bridge.md).
@@ -314,132 +313,6 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         worded = cli_args.in_cli_terms(result["message"], _terms(command))
         result["message"] = cli_args.in_cli_verbs(worded)
     return result
-
-
-def exit_status(verb: str, result: dict[str, Any]) -> int:
-    """0 done, 1 refused, 3 a rewind that left files as they are (see EXIT_STATUS)."""
-    if not result.get("ok"):
-        return 1
-    if verb == "rewind" and (result.get("conflicts") or result.get("failed")):
-        return 3
-    return 0
-
-
-def _counts(insertions: int, deletions: int) -> str:
-    return f"+{insertions} −{deletions}"
-
-
-def _table(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    return [
-        "  ".join([*(c.ljust(w) for c, w in zip(row[:-1], widths, strict=True)), row[-1]])
-        for row in rows
-    ]
-
-
-def _turns(result: dict[str, Any]) -> list[str]:
-    if not result["turns"]:
-        return ["No turns yet: `waymark snapshot ID` opens one (agent hosts open them per prompt)."]
-    rows = [["ID", "WHEN", "LABEL", "FILES", "SINCE"]]
-    for turn in result["turns"]:
-        since = turn.get("since")
-        rows.append(
-            [
-                turn["promptId"],
-                turn["timestamp"][:16].replace("T", " "),
-                one_line(turn.get("label") or "", 40),
-                str(len(turn["files"])),
-                _counts(since["insertions"], since["deletions"]) if since else "?",
-            ]
-        )
-    return [
-        *_table(rows),
-        "SINCE counts the lines `waymark rewind ID` would undo (try --preview first).",
-    ]
-
-
-def _rewind(result: dict[str, Any]) -> list[str]:
-    lines = [f"restored  {p}" for p in result["restored"]]
-    lines += [f"deleted   {p}" for p in result["deleted"]]
-    lines += [f"conflict  {c['path']}  ({c['reason']})" for c in result["conflicts"]]
-    lines += [f"failed    {f['path']}  ({f['reason']})" for f in result["failed"]]
-    if not lines:
-        lines.append(f"No file differs from the start of turn {result['promptId']}.")
-    if result.get("droppedTurns"):
-        lines.append(f"dropped turns: {', '.join(result['droppedTurns'])}")
-    if result["conflicts"]:
-        lines.append(
-            f"{len(result['conflicts'])} changed by someone else since Waymark saw them, left "
-            f"as they are; rewind again with --force to overwrite them too."
-        )
-    if result["failed"]:
-        lines.append(f"{len(result['failed'])} could not be restored (the reason is listed).")
-    if result.get("undoPromptId"):
-        lines.append(f"Undo this rewind with: waymark rewind {result['undoPromptId']}")
-    return lines
-
-
-def _diff_stats(result: dict[str, Any]) -> list[str]:
-    rows = [
-        [f["path"], f["status"], _counts(f["insertions"], f["deletions"])] for f in result["files"]
-    ]
-    lines = _table(rows) if rows else []
-    lines += [f"{u['path']}  not counted: {u['reason']}" for u in result.get("unavailable", [])]
-    count = result["filesChanged"]
-    total = _counts(result["insertions"], result["deletions"])
-    lines.append(
-        f"{count} file{'' if count == 1 else 's'} changed, {total} since turn {result['promptId']}"
-    )
-    return lines
-
-
-def _print_result(verb: str, result: dict[str, Any], *, as_json: bool) -> None:
-    """What the terminal shows for one result: the whole object with ``--json``, else the
-    part a person reads (the text read, the diff, a table, an error on stderr)."""
-    # describe-tools exists for programs (the VS Code manifest sync): always the whole object.
-    if as_json or verb == "describe-tools":
-        text = json.dumps(result, indent=2, ensure_ascii=False)
-        if not _utf8(text):
-            # A file name that is not UTF-8 holds surrogate escapes (os.fsdecode): \u escapes
-            # keep the JSON valid UTF-8, and fsencode of what a reader decodes gives the name back.
-            text = json.dumps(result, indent=2)
-        print(text)
-        return
-    if not result.get("ok"):
-        print(f"error: {result['error']}: {result['message']}", file=sys.stderr)
-        return
-    lines: list[str] | None = None
-    if verb == "read":
-        if "encodingNote" in result:
-            print(f"(encoding: {result['encodingNote']})", file=sys.stderr)
-        sys.stdout.write(result["text"])
-    elif verb == "sed" and not result.get("simulated"):
-        print(f"not simulated: {result['reason']}")
-    elif "diff" in result:
-        sys.stdout.write(result["diff"] or "(no change)\n")
-    elif verb == "turns":
-        lines = _turns(result)
-    elif verb == "rewind":
-        lines = _rewind(result)
-    elif verb == "snapshot":
-        label = f" ({one_line(result['label'])})" if result.get("label") else ""
-        lines = [f"opened turn {result['promptId']}{label}"]
-    elif verb == "diff-stats":
-        lines = _diff_stats(result)
-    else:
-        print(json.dumps({k: v for k, v in result.items() if k != "ok"}, indent=2))
-    for line in lines or ():
-        print(line)
-    for warning in result.get("warnings", []):
-        print(f"warning: {warning}", file=sys.stderr)
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _verb_parser(parser: argparse.ArgumentParser, verb: str) -> argparse.ArgumentParser:
@@ -507,5 +380,5 @@ def main(argv: list[str] | None = None) -> None:
         # full disk): the state of the machine, said in one line.
         print(f"waymark {args.verb}: {exc.strerror or exc}: {exc.filename}", file=sys.stderr)
         raise SystemExit(1) from None
-    _print_result(args.verb, result, as_json=args.json)
+    print_result(args.verb, result, as_json=args.json)
     raise SystemExit(exit_status(args.verb, result))

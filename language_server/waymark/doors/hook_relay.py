@@ -15,10 +15,17 @@ with a slow call), or it fails before answering. A server runs a call only after
 so a call given up before that is never run twice; one that fails after is guarded by the
 hook's once-per-call record.
 
+Nor may a call act late or twice. The relay sends when it started, so the server bounds the
+call's waits by the host's timeout as the hook process would, and the server writes nothing
+for a call whose relay is gone (the host killed it at its timeout and runs the tool itself).
+If the server stops after it began simulating a sed -i, the relay's own run finds the call's
+once-per-call record and answers what the record says instead of running it again.
+
 The wire: the server greets with :data:`GREETING`; the client sends length-prefixed fields
-(host, cwd, umask, environment, stdin); the server answers :data:`ANSWERED` with the exit
-code, stdout and stderr, or :data:`DECLINED` with a reason (its code is older than the
-files on disk; none for a host it does not know), and the client runs the call itself.
+(host, cwd, umask, environment, stdin, and the hook's start in ``time.monotonic()``
+nanoseconds); the server answers :data:`ANSWERED` with the exit code, stdout and stderr, or
+:data:`DECLINED` with a reason (its code is older than the files on disk; none for a host it
+does not know), and the client runs the call itself.
 """
 
 from __future__ import annotations
@@ -29,14 +36,14 @@ import zlib
 
 from waymark.store.state_home import state_dir
 
-GREETING = b"waymark-hooks 1\n"
+GREETING = b"waymark-hooks 2\n"
 ANSWERED = b"A"
 DECLINED = b"D"
 # A resident server greets at once unless it is frozen or still at another call.
 GREETING_S = 1.0
 ENV_SWITCH = "WAYMARK_HOOK_SERVER"
 ENV_IDLE = "WAYMARK_HOOK_SERVER_IDLE"
-_PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def enabled() -> bool:
@@ -47,7 +54,7 @@ def server_key() -> str:
     """Which server serves this process: one per install, environment (a venv's ``python``
     and ``python3`` are one), interpreter and state directory."""
     interpreter = os.path.realpath(sys.executable)
-    seed = f"{_PACKAGE_PARENT}\0{sys.prefix}\0{interpreter}\0{state_dir()}".encode(
+    seed = f"{PACKAGE_PARENT}\0{sys.prefix}\0{interpreter}\0{state_dir()}".encode(
         "utf-8", "surrogateescape"
     )
     return f"{os.getuid()}-{zlib.crc32(seed):08x}{zlib.adler32(seed):08x}"
@@ -88,9 +95,10 @@ def peer_uid(sock: object) -> int:
     return int.from_bytes(creds[4:8], sys.byteorder)
 
 
-def relay(host_name: str, stdin: bytes) -> int | None:
+def relay(host_name: str, stdin: bytes, started: float) -> int | None:
     """The hook's exit code as the server answered it (its output written), or None: the
-    caller runs the hook itself."""
+    caller runs the hook itself. ``started``: when the hook process began
+    (``time.monotonic()``)."""
     if not enabled():
         return None
     import _socket
@@ -110,7 +118,14 @@ def relay(host_name: str, stdin: bytes) -> int | None:
         environ = b"\0".join(k + b"=" + v for k, v in os.environb.items())
         umask = os.umask(0)
         os.umask(umask)
-        fields = (host_name.encode(), os.getcwdb(), b"%d" % umask, environ, stdin)
+        fields = (
+            host_name.encode(),
+            os.getcwdb(),
+            b"%d" % umask,
+            environ,
+            stdin,
+            b"%d" % int(started * 1e9),
+        )
         sock.sendall(b"".join(frame(f) for f in fields))
         kind = read_exact(sock, 1)
         if kind != ANSWERED:
@@ -147,7 +162,7 @@ def _start_server() -> None:
     try:
         os.posix_spawn(
             sys.executable,
-            [sys.executable, "-P", "-c", code, _PACKAGE_PARENT],
+            [sys.executable, "-P", "-c", code, PACKAGE_PARENT],
             os.environ,
             file_actions=actions,
             setsid=True,

@@ -2,16 +2,21 @@
 
 The hooks (which events mean what, where the envelope keeps each field, which tools to
 track and where their input names the file, how an answer is written), ``waymark init``
-(hook events, timeouts, matchers) and the CLI's choices all read this table; no handler
-branches on a host's name. Adding a host is adding a record (CONTRIBUTING.md, "Adding a
-host").
+(its plan, hook events, timeouts, matchers, what it says after) and the CLI's choices all
+read this table; no handler branches on a host's name. Adding a host is adding a record
+(CONTRIBUTING.md, "Adding a host").
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Literal
+
+# The hook door reads a call and writes its answer through a host record: all from here.
+from waymark.doors.host_calls import Call as Call
+from waymark.doors.host_calls import Template
+from waymark.doors.host_calls import read_call as read_call
+from waymark.doors.host_calls import render as render
 
 # The events Waymark acts on, whatever a host calls them.
 PROMPT = "prompt"  # the user sent a prompt: open a turn
@@ -27,30 +32,6 @@ CLAUDE_EVENTS = {
     "PostToolUse": POST_TOOL,
     "PostToolUseFailure": POST_TOOL_FAILURE,
 }
-
-Template = Any
-"""A JSON value in which the strings ``"$event"`` (the host's name of the event answered),
-``"$text"`` (what the model should read) and ``"$input"`` (a tool's new input) stand for
-those values; see :func:`fill`."""
-
-
-def fill(template: Template, **values: Any) -> Any:
-    """``template`` with each placeholder string replaced by its value (any JSON value)."""
-    if isinstance(template, str) and template.startswith("$") and template[1:] in values:
-        return values[template[1:]]
-    if isinstance(template, dict):
-        return {key: fill(item, **values) for key, item in template.items()}
-    if isinstance(template, list):
-        return [fill(item, **values) for item in template]
-    return template
-
-
-def render(template: Template, **values: Any) -> dict[str, Any]:
-    """A hook's answer: ``template`` filled in, which must make a JSON object."""
-    answer = fill(template, **values)
-    if not isinstance(answer, dict):
-        raise TypeError(f"an answer template makes {type(answer).__name__}, not an object")
-    return answer
 
 
 @dataclass(frozen=True)
@@ -92,6 +73,13 @@ class Answers:
     # command printing Waymark's result instead, which the model reads as the command's
     # output (a success); "deny": the host only has a refusal to carry the result.
     simulated: Literal["rewrite", "deny"] = "rewrite"
+    # Hand the call to the user to approve, the model reading the reason; None: the host
+    # has no such answer (the refusal then stops it once, and the model asks the user).
+    ask: Template | None = None
+    # How a shell command Waymark refuses is kept from running. "deny": the refusal above;
+    # "rewrite": the command is replaced by one printing the reason and failing (a host
+    # whose refusal would end the whole task).
+    refuse: Literal["deny", "rewrite"] = "deny"
 
 
 # Claude Code's answers (Qwen Code and Codex read the same).
@@ -125,8 +113,28 @@ class Editor:
 
 
 @dataclass(frozen=True)
+class Setup:
+    """What ``waymark init <host>`` writes and what it says after (doors/init.py)."""
+
+    # The plan writing the project's configs: a key of ``PLANS`` in doors/init_plans.py.
+    plan: str
+    # The settings file, for a plan several hosts share ("settings").
+    settings: str | None = None
+    # The plan for the per-user file the host reads MCP servers from, run with ``--user``.
+    user_plan: str | None = None
+    # Files written for one person, which git must not list: the repository's info/exclude
+    # gets them (doors/git_exclude.py).
+    personal: tuple[str, ...] = ()
+    # What the user must still do in the host, which init cannot do from outside; ``{root}``
+    # is the project, ``{settings}`` Cline's MCP settings file.
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class Host:
     name: str
+    # What ``waymark init`` writes for the host and says after.
+    setup: Setup
     # Shell tool → the input key holding its command line (tracked; a sed -i simulated).
     shell: dict[str, str] = field(default_factory=dict)
     # The host's own file-writing tools (backed up before, recorded after).
@@ -139,6 +147,8 @@ class Host:
     project_env: tuple[str, ...] = ()
     # A hook answers well within this or lets the tool run; None: the host runs no hooks.
     hook_timeout: int | None = None
+    # Seconds in one unit of ``hook_timeout`` (the unit the host's config takes).
+    timeout_unit: float = 1.0
     # Whether the host's matchers are unanchored regexes (then "edit" would also match
     # mcp__waymark__waymark_edit, so init anchors them).
     regex_matchers: bool = False
@@ -157,6 +167,10 @@ class Host:
     def has_hooks(self) -> bool:
         return self.hook_timeout is not None
 
+    @property
+    def hook_seconds(self) -> float | None:
+        return None if self.hook_timeout is None else self.hook_timeout * self.timeout_unit
+
     def matcher(self, tools: list[str]) -> str:
         """A hook matcher selecting exactly ``tools``, in the host's syntax."""
         joined = "|".join(tools)
@@ -167,67 +181,6 @@ class Host:
     def event_name(self, canonical: str) -> str | None:
         """The host's name for a canonical event, None when it has none."""
         return next((name for name, c in self.events.items() if c == canonical), None)
-
-
-def _at(data: Any, path: str) -> Any:
-    for key in path.split("."):
-        if isinstance(data, list) and key.isdigit():
-            data = data[int(key)] if int(key) < len(data) else None
-        elif isinstance(data, dict):
-            data = data.get(key)
-        else:
-            return None
-    return data
-
-
-def _first(data: dict[str, Any], paths: tuple[str, ...]) -> Any:
-    return next((v for v in (_at(data, p) for p in paths) if v not in (None, "")), None)
-
-
-@dataclass(frozen=True)
-class Call:
-    """One hook call read through its host's :class:`Envelope`: what handlers work on."""
-
-    event: str | None  # canonical; None: an event Waymark does not act on
-    event_name: str  # the host's own name, echoed in answers
-    tool: str | None
-    tool_input: dict[str, Any]
-    call_id: str | None
-    prompt: str
-    prompt_id: str | None
-    session: str | None
-    cwd: str | None
-    transcript: str | None
-    timestamp: str | None
-
-
-def read_call(host: Host, raw: dict[str, Any]) -> Call:
-    env = host.envelope
-
-    def text(paths: tuple[str, ...]) -> str | None:
-        value = _first(raw, paths)
-        return value if isinstance(value, str) else None
-
-    name = text(env.event) or ""
-    tool_input = _first(raw, env.tool_input)
-    if isinstance(tool_input, str):
-        try:
-            tool_input = json.loads(tool_input)
-        except ValueError:
-            tool_input = None
-    return Call(
-        event=host.events.get(name),
-        event_name=name,
-        tool=text(env.tool),
-        tool_input=tool_input if isinstance(tool_input, dict) else {},
-        call_id=text(env.call_id),
-        prompt=text(env.prompt) or "",
-        prompt_id=text(env.prompt_id),
-        session=text(env.session),
-        cwd=text(env.cwd),
-        transcript=text(env.transcript),
-        timestamp=text(env.timestamp),
-    )
 
 
 HOSTS: dict[str, Host] = {
@@ -241,9 +194,29 @@ HOSTS: dict[str, Host] = {
             "NotebookEdit": Editor(path=("notebook_path",)),
         },
         events=CLAUDE_EVENTS,
+        answers=replace(
+            CLAUDE_ANSWERS,
+            ask={
+                "hookSpecificOutput": {
+                    "hookEventName": "$event",
+                    "permissionDecision": "ask",
+                    "permissionDecisionReason": "$text",
+                }
+            },
+        ),
         project_env=("CLAUDE_PROJECT_DIR",),
         hook_timeout=10,  # seconds
         foreign_env={"COPILOT_CLI": "copilot-cli"},
+        setup=Setup(
+            "claude-code",
+            personal=(".claude/settings.local.json",),
+            note=(
+                "Claude Code: the hooks are in .claude/settings.local.json, which stays out of git "
+                "(in a repository init lists it in .git/info/exclude; .mcp.json is for the team). "
+                "Start claude in {root} once and trust the folder, so it runs the hooks and allows "
+                "the mcp__waymark tools; in -p mode pass --allowedTools mcp__waymark."
+            ),
+        ),
     ),
     "qwen-code": Host(
         "qwen-code",
@@ -255,8 +228,17 @@ HOSTS: dict[str, Host] = {
         # Qwen Code's PreToolUse takes no updatedInput: a refusal carries the result.
         answers=replace(CLAUDE_ANSWERS, rewrite=None, simulated="deny"),
         project_env=("CLAUDE_PROJECT_DIR", "QWEN_PROJECT_DIR"),
-        hook_timeout=10_000,  # milliseconds
+        hook_timeout=10_000,
+        timeout_unit=0.001,  # milliseconds
         regex_matchers=True,
+        setup=Setup(
+            "settings",
+            settings=".qwen/settings.json",
+            note=(
+                "Qwen Code runs project hooks only in a trusted folder: trust {root} when qwen "
+                "asks (or with /trust)."
+            ),
+        ),
     ),
     "codex": Host(
         "codex",
@@ -270,6 +252,15 @@ HOSTS: dict[str, Host] = {
         hook_timeout=10,  # seconds
         regex_matchers=True,
         state_dirs=(".codex",),
+        setup=Setup(
+            "codex",
+            note=(
+                "Codex reads .codex/config.toml and .codex/hooks.json only from a trusted project: "
+                "trust {root} when codex asks at its first start, then review and trust the hooks "
+                "with /hooks (codex exec runs untrusted hooks only with "
+                "--dangerously-bypass-hook-trust). Keep CODEX_HOME outside the project."
+            ),
+        ),
     ),
     "gemini-cli": Host(
         "gemini-cli",
@@ -286,8 +277,18 @@ HOSTS: dict[str, Host] = {
             rewrite={"hookSpecificOutput": {"hookEventName": "$event", "tool_input": "$input"}},
         ),
         project_env=("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
-        hook_timeout=10_000,  # milliseconds
+        hook_timeout=10_000,
+        timeout_unit=0.001,  # milliseconds
         regex_matchers=True,
+        setup=Setup(
+            "settings",
+            settings=".gemini/settings.json",
+            note=(
+                "Gemini CLI runs a project's hooks and MCP servers only in a trusted folder: trust "
+                "{root} when gemini asks (or with /permissions); it then warns at each start that "
+                "the project has hooks."
+            ),
+        ),
     ),
     # Copilot's own hook files (.github/hooks/*.json) with Claude's event names: then it
     # sends Claude's envelope (tool names Bash, Write, Edit; no tool-use ids) and reads
@@ -300,6 +301,15 @@ HOSTS: dict[str, Host] = {
         project_env=("COPILOT_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
         hook_timeout=10,  # seconds
         regex_matchers=True,
+        setup=Setup(
+            "copilot-cli",
+            note=(
+                "GitHub Copilot CLI: trust {root} when copilot asks at its first start (in -p mode "
+                "pass --trust-folder); it reads the server from .mcp.json and the hooks from "
+                ".github/hooks/waymark.json. It also runs Claude Code's hooks, which step aside "
+                "under Copilot."
+            ),
+        ),
     ),
     "opencode": Host(
         "opencode",
@@ -327,6 +337,14 @@ HOSTS: dict[str, Host] = {
             context={"context": "$text"}, deny={"deny": "$text"}, rewrite={"args": "$input"}
         ),
         hook_timeout=10,  # seconds, the plugin's bound on one hook call
+        setup=Setup(
+            "opencode",
+            note=(
+                "opencode loads the plugin when it starts in {root}. Offline, set "
+                "npm_config_offline=true: opencode otherwise tries for about a minute to install "
+                "its plugin package before it starts."
+            ),
+        ),
     ),
     "cline": Host(
         "cline",
@@ -352,9 +370,20 @@ HOSTS: dict[str, Host] = {
             # Cline's only refusal cancels the whole task; the message says why.
             deny={"cancel": True, "errorMessage": "$text"},
             rewrite={"overrideInput": "$input"},
+            refuse="rewrite",
         ),
         hook_timeout=10,
         session_turns=True,
+        setup=Setup(
+            "cline",
+            user_plan="cline-user",
+            note=(
+                "Cline reads MCP servers only from {settings}: run `waymark init cline --user` to "
+                "add Waymark's server for {root} there (one per user: it serves the last project "
+                "named). The hooks in .clinerules/hooks run in every Cline task in {root}; each "
+                "task is one turn, labelled with its task id."
+            ),
+        ),
     ),
 }
 

@@ -27,7 +27,7 @@ from mcp.shared.message import SessionMessage
 
 from waymark import __version__
 from waymark.commands.model_view import model_text
-from waymark.commands.registry import tools
+from waymark.commands.registry import TOOLS, tools
 from waymark.doors.bridge.client import execute_via_editor_or_local
 from waymark.doors.entry import Door, open_door
 from waymark.doors.wire_guard import Refused, read_line, request_id, screen
@@ -62,8 +62,6 @@ class WaymarkMcp:
     def __init__(self, door: Door) -> None:
         self.door = door
         self.tools = {t["name"]: t for t in tools()}
-        # A refusal names its next step as the tool the model calls.
-        door.ctx.names = {t["command"]: t["name"] for t in self.tools.values()}
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -213,7 +211,9 @@ def _wire_stdin() -> BinaryIO:
 
 async def serve(workspace: Path) -> None:
     """Serve the tools of ``workspace`` on stdin/stdout until the client closes them."""
-    mcp = WaymarkMcp(open_door(workspace))
+    # A refusal names its next step as the tool the model calls.
+    names = {command.id: name for name, command in TOOLS.items()}
+    mcp = WaymarkMcp(open_door(workspace, names=names))
     server = mcp.server()
     stdin = GuardedStdin(_wire_stdin())
     async with stdio_server(stdin=cast("anyio.AsyncFile[str]", stdin)) as (

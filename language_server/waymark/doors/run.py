@@ -3,8 +3,11 @@
 For hosts without hooks and for people in a terminal. The run opens a turn of its own
 (``--prompt-id`` names it, or joins that turn when it is already the newest), scans before,
 runs the command with the terminal's stdin/stdout/stderr, scans after, records the changes
-and says on stderr what it tracked and how to undo it. A turn it opened that ends with no
-change is dropped again: nothing to undo, nothing to list. The exit status is the command's.
+and says on stderr what it tracked and how to undo it. A command that would delete or
+overwrite files outside the workspace, or destroy files Waymark cannot back up, is not run
+(exit status 126, one sentence on stderr) unless ``--allow-outside`` / ``--allow-unsaved``.
+A turn it opened that ends with no change is dropped again: nothing to undo, nothing to
+list. The exit status is the command's.
 """
 
 from __future__ import annotations
@@ -26,10 +29,15 @@ from waymark.commands.tracking import (
     before_shell,
     drop_unchanged_turn,
     opened_turn,
+    outside_refusal,
+    unsaved_notice,
 )
 from waymark.doors import cli_args
 from waymark.doors.entry import open_door
 from waymark.engine.text import one_line
+
+# The exit status of a command Waymark refused to run (the shell's "cannot execute").
+REFUSED = 126
 
 
 def add_parser(sub: Any) -> None:
@@ -46,6 +54,19 @@ def add_parser(sub: Any) -> None:
         "--prompt-id", type=cli_args.text, help="turn to record into (default: a new one)"
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON (stderr)")
+    parser.add_argument(
+        "--allow-outside",
+        action="append",
+        default=[],
+        metavar="FOLDER",
+        type=cli_args.folder,
+        help="let the command delete or overwrite files in FOLDER, outside the workspace",
+    )
+    parser.add_argument(
+        "--allow-unsaved",
+        action="store_true",
+        help="run even if the command may destroy files Waymark cannot back up",
+    )
     parser.add_argument("argv", nargs=argparse.REMAINDER, help="-- COMMAND [ARG…]")
 
 
@@ -60,6 +81,16 @@ def main(args: argparse.Namespace) -> int:
         history_dir=Path(args.history_dir) if args.history_dir else None,
     )
     try:
+        refusal = outside_refusal(
+            door.ctx,
+            shlex.join(argv),
+            Path.cwd(),
+            args.allow_outside,
+            allow_with="with --allow-outside FOLDER",
+        )
+        if refusal is not None:
+            print(f"waymark run: {refusal}", file=sys.stderr)
+            return REFUSED
         # A blank --prompt-id is refused by the snapshot, not replaced by a fresh id.
         prompt_id = f"run-{uuid.uuid4().hex[:12]}" if args.prompt_id is None else args.prompt_id
         # One line however the command was written: a multi-line script must not break the
@@ -75,7 +106,14 @@ def main(args: argparse.Namespace) -> int:
             return 1
         name = f"run-{uuid.uuid4().hex}"
         # Quoted as typed, so the words (and an ``sh -c`` script) are the ones it runs.
-        before_shell(door.ctx, name, shlex.join(argv), Path.cwd())
+        at_risk = before_shell(door.ctx, name, shlex.join(argv), Path.cwd())
+        if at_risk is not None and not args.allow_unsaved:
+            after_shell(door.ctx, name)
+            if new_turn:
+                drop_unchanged_turn(door.ctx, prompt_id)
+            notice = unsaved_notice(at_risk, retry=False, flag="--allow-unsaved")
+            print(f"waymark run: {notice}", file=sys.stderr)
+            return REFUSED
         try:
             status = subprocess.call(argv)
         except OSError as exc:

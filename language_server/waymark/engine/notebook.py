@@ -20,19 +20,17 @@ import codecs
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, ClassVar
 
 from waymark.engine.errors import WaymarkError
+from waymark.engine.notebook_scan import scan_text
 from waymark.engine.notebook_style import Style, dump, line_break, style_of
 
 CELL_TYPES = ("code", "markdown", "raw")
 _KNOWN_MINOR = 5
 _ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-_DECODER = json.JSONDecoder()
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
-_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
 class NotebookInvalid(WaymarkError):
@@ -94,66 +92,8 @@ def source_text(source: object) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def _skip(text: str, at: int) -> int:
-    return _WHITESPACE.match(text, at).end()  # type: ignore[union-attr]
-
-
 def _invalid(problem: str, **details: Any) -> NotebookInvalid:
     return NotebookInvalid(problem, {"problem": problem, **details})
-
-
-@dataclass
-class _Scan:
-    """Where the members of the top-level object and the cells array sit in the text."""
-
-    keys: list[str] = field(default_factory=list)
-    key_sep: str = ": "
-    opening: str = ""  # the whitespace after the top-level "{"
-    separator: str = ","  # the first member's comma and the whitespace after it
-    cells: list[tuple[int, int]] = field(default_factory=list)
-    separators: list[str] = field(default_factory=list)
-    open: int = -1
-    close: int = -1
-
-
-def _scan(text: str) -> _Scan:
-    scan = _Scan()
-    at = _skip(text, 0)
-    at = _skip(text, at + 1)  # "{" (json.loads accepted the text and it is an object)
-    scan.opening = text[text.index("{") + 1 : at]
-    while text[at] != "}":
-        key, after_key = _scanstring(text, at + 1)
-        value_at = _skip(text, after_key + 1)
-        if not scan.keys:
-            scan.key_sep = text[after_key:value_at]
-        if key in scan.keys:
-            raise _invalid(f'the notebook has the key "{key}" twice', key=key)
-        scan.keys.append(key)
-        if key == "cells" and text[value_at] == "[":
-            end = _scan_cells(text, value_at, scan)
-        else:
-            _, end = _DECODER.raw_decode(text, value_at)
-        at = _skip(text, end)
-        if text[at] == ",":
-            if len(scan.keys) == 1:
-                scan.separator = text[end : _skip(text, at + 1)]
-            at = _skip(text, at + 1)
-    return scan
-
-
-def _scan_cells(text: str, at: int, scan: _Scan) -> int:
-    scan.open = at
-    at = _skip(text, at + 1)
-    while text[at] != "]":
-        _, end = _DECODER.raw_decode(text, at)
-        scan.cells.append((at, end))
-        at = _skip(text, end)
-        if text[at] == ",":
-            following = _skip(text, at + 1)
-            scan.separators.append(text[end:following])
-            at = following
-    scan.close = at + 1
-    return scan.close
 
 
 def _check_cell(i: int, cell: object, minor: int, seen: set[str]) -> None:
@@ -216,7 +156,9 @@ def parse_notebook(data: bytes) -> Notebook:
     seen: set[str] = set()
     for i, cell in enumerate(cells):
         _check_cell(i, cell, minor, seen)
-    scan = _scan(text)
+    scan = scan_text(text)
+    if scan.duplicate is not None:
+        raise _invalid(f'the notebook has the key "{scan.duplicate}" twice', key=scan.duplicate)
     top = scan.keys
     sort_keys = top == sorted(top) and all(list(c) == sorted(c) for c in cells)
     style = style_of(text, scan.opening, scan.separator, scan.key_sep, sort_keys, cells)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from waymark.engine.errors import IoError
+from waymark.store import callbound
 from waymark.store.walk import os_error, split_path, walk
 
 DEFAULT_LOCK_TIMEOUT = 10.0
@@ -43,7 +44,7 @@ def locked(*paths: Path, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[None
     replace, so two processes never both act on the same old content. Reentrant within a
     process; threads of one process wait for each other. Parents must exist (see
     :func:`create_parents`); the lock never follows a symlink. Raises ``io_error`` (EAGAIN)
-    after ``timeout`` seconds.
+    after ``timeout`` seconds, or earlier at a hook call's bound (:mod:`.callbound`).
     """
     opened: list[tuple[tuple[int, int], int]] = []
     try:
@@ -67,7 +68,7 @@ def locked(*paths: Path, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[None
             os.close(fd)
         else:
             unique[key] = fd
-    deadline = time.monotonic() + timeout
+    deadline = callbound.deadline(time.monotonic() + timeout)
     acquired: list[tuple[int, int]] = []
     try:
         for key in sorted(unique):
@@ -119,6 +120,9 @@ def _release(key: tuple[int, int]) -> None:
 
 
 def _busy(paths: tuple[Path, ...]) -> IoError:
+    stop = callbound.over()
+    if stop is not None:
+        return stop
     shown = ", ".join(str(p) for p in paths)
     return IoError(
         f"Another process kept {shown} locked for too long; nothing was changed, retry.",

@@ -4,7 +4,9 @@ A host may deliver one hook call twice (two installs of the hook, a retry), and 
 processes may run at once. Each call has a key; :func:`claim` under the directory's lock
 (:func:`waymark.store.locks.locked`) either hands the call to this process, or returns the
 answer the first delivery recorded with :func:`settle`, waiting while it is still at work.
-A claim whose process is gone (killed by the host's timeout, crashed) is taken over.
+A claim whose process is gone (killed by the host's timeout, crashed) is taken over, unless
+that process had begun a call that must not run twice (:func:`begin`, before it may first
+write): its changes may be on disk, so the call gets the answer it left for that case.
 
 One small file per key, named by its hash; the directory keeps the newest :data:`KEEP`
 within :data:`MAX_AGE_S`, so it stays bounded however long the workspace is used.
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from waymark.store import callbound
 from waymark.store.locks import locked
 from waymark.store.private import make_private_dir
 
@@ -39,6 +42,8 @@ class Claim:
     replay: str | None = None
     # The first delivery is still at work after WAIT_S: answer nothing, act not.
     busy: bool = False
+    # ``replay`` is what a delivery that began acting and then stopped left to answer.
+    cut: bool = False
 
 
 def claim(directory: Path, key: str, *, wait: float = WAIT_S) -> Claim:
@@ -46,7 +51,7 @@ def claim(directory: Path, key: str, *, wait: float = WAIT_S) -> Claim:
     name = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32] + _SUFFIX
     path = directory / name
     make_private_dir(directory)
-    deadline = time.monotonic() + wait
+    deadline = callbound.deadline(time.monotonic() + wait)
     while True:
         with locked(path):
             record = _read(path)
@@ -56,9 +61,18 @@ def claim(directory: Path, key: str, *, wait: float = WAIT_S) -> Claim:
                 return Claim(path)
             if isinstance(record.get("answer"), str):
                 return Claim(path, replay=record["answer"])
+            if isinstance(record.get("cut"), str) and _owner_gone(record):
+                return Claim(path, replay=record["cut"], cut=True)
         if time.monotonic() >= deadline:
             return Claim(path, busy=True)
         time.sleep(_POLL_S)
+
+
+def begin(claimed: Claim, cut: str) -> None:
+    """Note that this delivery starts acting: should it stop before :func:`settle`, the
+    others answer ``cut`` instead of running the call again."""
+    with locked(claimed.path):
+        _write(claimed.path, {"pid": os.getpid(), "started": time.time(), "cut": cut})
 
 
 def settle(claimed: Claim, answer: str) -> None:
@@ -77,22 +91,30 @@ def _read(path: Path) -> dict[str, Any] | None:
     try:
         record = json.loads(data)
     except ValueError:
-        return {}  # torn by a crash mid-write: nobody is at work on it
+        return {}  # not a record Waymark wrote (it renames whole ones in): nobody's
     return record if isinstance(record, dict) else {}
 
 
 def _write(path: Path, record: dict[str, Any]) -> None:
-    # Held under the lock, so no reader sees it half-written; the answer may quote a
-    # file's diff, so only the owner reads it.
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    with os.fdopen(fd, "wb") as f:
+    # Written aside and renamed over: a process killed mid-write (a hook server killed as it
+    # records its answer) leaves the record it had, never an empty one that reads as
+    # abandoned and lets another delivery run the call again. The answer may quote a file's
+    # diff, so only the owner reads it.
+    aside = path.with_name(path.name + ".new")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    with os.fdopen(os.open(aside, flags, 0o600), "wb") as f:
         f.write(json.dumps(record, ensure_ascii=False).encode("utf-8"))
+    os.replace(aside, path)
 
 
 def _abandoned(record: dict[str, Any]) -> bool:
-    """Whether a record without an answer belongs to no running process."""
-    if isinstance(record.get("answer"), str):
+    """Whether a record without an answer belongs to no running process that began acting."""
+    if isinstance(record.get("answer"), str) or isinstance(record.get("cut"), str):
         return False
+    return _owner_gone(record)
+
+
+def _owner_gone(record: dict[str, Any]) -> bool:
     pid, started = record.get("pid"), record.get("started")
     if not isinstance(pid, int) or not isinstance(started, int | float):
         return True
@@ -104,7 +126,16 @@ def _abandoned(record: dict[str, Any]) -> bool:
         return True
     except PermissionError:
         return False
-    return False
+    return _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """Killed but not reaped yet: it acts no more."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _prune(directory: Path, keep: str) -> None:

@@ -251,7 +251,7 @@ def test_host_hook_events(ws: Path, history: History, tmp_path: Path) -> None:
     host = HOSTS["claude-code"]
 
     # The hooks reach the history through their door's context; only its history is read.
-    ctx = cast(CommandContext, SimpleNamespace(history=history))
+    ctx = cast(CommandContext, SimpleNamespace(history=history, workspace=history.workspace))
     git_tree(ws, {"a.txt": b"a\n", "b.txt": b"b\n"})
     history.make_snapshot("t1")
     script = f"python3 -c \"open('a.txt','w').write('A')\" && rm b.txt && echo x > {tmp_path}/o"
@@ -262,7 +262,9 @@ def test_host_hook_events(ws: Path, history: History, tmp_path: Path) -> None:
         "tool_input": {"command": script},
         "tool_use_id": "toolu_1",
     }
-    before(ctx, read_call(host, {**event, "hook_event_name": "PreToolUse"}), script)
+    # Writing in a scratch folder of the temp directory is allowed: the command runs.
+    pre = read_call(host, {**event, "hook_event_name": "PreToolUse"})
+    assert before(ctx, host, pre, script) is None
     sh(ws, script)
     answer = after(ctx, host, read_call(host, {**event, "hook_event_name": "PostToolUse"}))
     assert answer is not None

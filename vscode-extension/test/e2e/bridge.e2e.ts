@@ -5,17 +5,17 @@
  * lens, edits another, accepts; the agent's tool result carries the user's version and the
  * rejected hunk is unchanged on disk. Everything started here is stopped by PID at the end.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 
-import { type Browser, type BrowserServer, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 
-import { ARTIFACTS, CHROMIUM_ARGS, EXTENSION_ROOT, VSIX, freePort, requireTool, screenshot, started, step, steps, waitFor, waymarkLogs } from "./harness";
+import { CodeServer, codeServerBinary } from "./codeServerLaunch";
+import { ARTIFACTS, EXTENSION_ROOT, VSIX, requireTool, screenshot, started, step, steps, waitFor, waymarkLogs } from "./harness";
 import { Agent } from "./mcpAgent";
-import { killTree, start } from "./processes";
-import { waitForWorkbench } from "./workbench";
+import { killTree } from "./processes";
 
 const TARGET = "src/settings.py";
 const FILLER = ["", "# how long the client keeps trying", "def describe():", '    return "client settings"', ""];
@@ -31,39 +31,22 @@ async function main(): Promise<void> {
   const waymarkLs = requireTool("waymark-ls", "the bridge e2e drives the real language server (pip install -e <repo>)");
   const waymark = requireTool("waymark", "the bridge e2e's agent is a real `waymark mcp` (pip install -e <repo>)");
   const chromiumPath = requireTool("chromium", "run scripts/install-code-server.sh (apt-get install chromium)");
-  const codeServer = execFileSync(path.join(EXTENSION_ROOT, "scripts/install-code-server.sh"), { encoding: "utf8" }).trim().split("\n").pop() as string;
+  const binary = codeServerBinary();
   if (!existsSync(VSIX)) {
     throw new Error(`${VSIX} is missing: run npm run package first`);
   }
 
   const root = mkdtempSync(path.join(tmpdir(), "waymark-bridge-"));
   const workspace = path.join(root, "workspace");
-  const userData = path.join(root, "user-data");
-  const extensions = path.join(root, "extensions");
   const runtime = path.join(root, "run");
   mkdirSync(runtime, { mode: 0o700 });
   cpSync(path.join(EXTENSION_ROOT, "test/e2e/fixture-workspace"), workspace, { recursive: true });
   const target = path.join(workspace, TARGET);
   writeFileSync(target, ORIGINAL);
-  mkdirSync(path.join(userData, "User"), { recursive: true });
-  writeFileSync(
-    path.join(userData, "User/settings.json"),
-    JSON.stringify({
-      "security.workspace.trust.enabled": false,
-      "workbench.startupEditor": "none",
-      "workbench.tips.enabled": false,
-      "update.mode": "none",
-      "telemetry.telemetryLevel": "off",
-      "extensions.ignoreRecommendations": true,
-      "extensions.autoUpdate": false,
-      "files.autoSave": "off",
-      "window.zoomLevel": 0,
-      // Per-hunk lenses in the diff editor (docs/editor-bridge.md).
-      "diffEditor.codeLens": true,
-      "waymark.server.command": [waymarkLs],
-      "waymark.historyDir": path.join(root, "history"),
-    }),
-  );
+  const codeServer = new CodeServer(binary, root, {
+    "waymark.server.command": [waymarkLs],
+    "waymark.historyDir": path.join(root, "history"),
+  });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     XDG_CONFIG_HOME: path.join(root, "xdg-config"),
@@ -74,44 +57,19 @@ async function main(): Promise<void> {
     WAYMARK_RUNTIME_DIR: runtime,
   };
   delete env.WAYMARK_BRIDGE;
-  const serverArgs = ["--user-data-dir", userData, "--extensions-dir", extensions];
 
-  let server: ChildProcess | undefined;
   let agentProcess: ChildProcess | undefined;
-  let browserServer: BrowserServer | undefined;
-  let browser: Browser | undefined;
   let page: Page | undefined;
-  let serverLog = "";
   let agentLog = "";
   try {
     await step("install the .vsix into a fresh extensions dir", async () => {
-      execFileSync(codeServer, [...serverArgs, "--install-extension", VSIX], { env, encoding: "utf8", stdio: "pipe" });
+      codeServer.install(env, VSIX);
     });
 
-    const port = await freePort();
-    writeFileSync(path.join(root, "config.yaml"), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
-    await step("start code-server on 127.0.0.1 with auth none", async () => {
-      server = start(
-        codeServer,
-        ["--config", path.join(root, "config.yaml"), ...serverArgs, "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", workspace],
-        { env },
-        (text) => (serverLog += text),
-      );
-      await waitFor("code-server /healthz", async () => {
-        try {
-          return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
-        } catch {
-          return false;
-        }
-      }, 60_000);
-    });
+    const port = await step("start code-server on 127.0.0.1 with auth none", () => codeServer.start(workspace, env));
 
     const p = await step("open the workspace; its language server advertises the bridge", async () => {
-      browserServer = await chromium.launchServer({ executablePath: chromiumPath, args: CHROMIUM_ARGS, headless: true });
-      browser = await chromium.connect(browserServer.wsEndpoint());
-      page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
-      await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-      await waitForWorkbench(page);
+      page = await codeServer.open(chromiumPath, port, workspace);
       await waitFor("a bridge entry in the runtime dir", () => readdirSync(runtime).some((name) => name.endsWith(".json")), 90_000);
       return page;
     });
@@ -183,16 +141,11 @@ async function main(): Promise<void> {
     }
     throw error;
   } finally {
-    writeFileSync(path.join(ARTIFACTS, "bridge-waymark-output.log"), waymarkLogs(userData));
-    writeFileSync(path.join(ARTIFACTS, "bridge-code-server.log"), serverLog);
+    writeFileSync(path.join(ARTIFACTS, "bridge-waymark-output.log"), waymarkLogs(codeServer.userData));
+    writeFileSync(path.join(ARTIFACTS, "bridge-code-server.log"), codeServer.log);
     writeFileSync(path.join(ARTIFACTS, "bridge-agent.log"), agentLog);
-    await browser?.close().catch(() => undefined);
-    const leftovers: number[] = [];
-    for (const pid of [agentProcess?.pid, browserServer?.process().pid, server?.pid]) {
-      if (pid) {
-        leftovers.push(...(await killTree(pid)));
-      }
-    }
+    const leftovers = agentProcess?.pid ? await killTree(agentProcess.pid) : [];
+    leftovers.push(...(await codeServer.stop()));
     if (leftovers.length > 0) {
       console.log(`  ✘ processes still alive after cleanup: ${leftovers.join(", ")}`);
       process.exitCode = 1;

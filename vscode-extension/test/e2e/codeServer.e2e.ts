@@ -12,7 +12,10 @@
  * Then a terminal agent (a separate `waymark mcp` process) makes a turn; the Turns view shows it
  * without a refresh, opens a file's diff, rewinds that one file and undoes the rewind, checking
  * the bytes on disk; its pictures go to test-artifacts/ (and to docs/images with
- * WAYMARK_UPDATE_DOCS_IMAGES=1). Everything started here is stopped by PID
+ * WAYMARK_UPDATE_DOCS_IMAGES=1). Then other programs write while the server watches: a second,
+ * test-only extension (test/e2e/otherWriter) saves through a `WorkspaceEdit` and writes through
+ * `workspace.fs`, and a terminal runs `rm`; each is a turn of its own in the Turns view, and a
+ * rewind to the first restores every byte. Everything started here is stopped by PID
  * at the end, whatever happened.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
@@ -20,13 +23,14 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 
-import { type Browser, type BrowserServer, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 
 import { resolveExecutable } from "../../src/launchCheck";
-import { ARTIFACTS, CHROMIUM_ARGS, EXTENSION_ROOT, VSIX, freePort, requireTool, screenshot, started, step, steps, waitFor, waymarkLogs } from "./harness";
+import { CodeServer, codeServerBinary } from "./codeServerLaunch";
+import { ARTIFACTS, EXTENSION_ROOT, VSIX, requireTool, screenshot, started, step, steps, waitFor, waymarkLogs } from "./harness";
 import { Agent } from "./mcpAgent";
-import { killTree, start } from "./processes";
-import { notificationText, pickRow, quickPickRow, runPaletteCommand, waitForQuickInputClosed, waitForWorkbench } from "./workbench";
+import { killTree } from "./processes";
+import { notificationText, pickRow, quickPickRow, runPaletteCommand, waitForQuickInputClosed } from "./workbench";
 
 const TARGET = "src/greet.py";
 const ORIGINAL_LINE = '    message = "Hello, " + name';
@@ -44,6 +48,15 @@ const NOTEBOOK_REJECTED = [{ op: "replace_cell", cell: "a1b2c3d4", source: "# Re
 const MCP_TURN = "MCP: a warmer greeting";
 const MCP_NOTES = "src/notes.txt";
 const MCP_NOTES_TEXT = "Greeting changed by the terminal agent.\n";
+// Files other programs change while the server watches, with their bytes before.
+const SAVED = "src/saved.txt";
+const FS_WRITTEN = "src/fs-written.txt";
+const REMOVED = "src/removed.txt";
+const OTHER_BEFORE: Record<string, string> = {
+  [SAVED]: "saved by another extension: before\r\n",
+  [FS_WRITTEN]: "written through workspace.fs: before\n",
+  [REMOVED]: "removed in a terminal: before\n",
+};
 
 /** The server's anchor: first 6 hex chars of xxh3_64 of the line's UTF-8 bytes (docs/anchored-edits.md). */
 function lineHash(line: string): string {
@@ -79,6 +92,43 @@ function packageLmDriver(root: string): string {
   const vsce = path.join(EXTENSION_ROOT, "node_modules/.bin/vsce");
   execFileSync(vsce, ["package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "-o", vsix], { cwd: dir, stdio: "pipe" });
   return vsix;
+}
+
+/** Packages test/e2e/otherWriter, a stand-in for another extension that writes files. */
+function packageOtherWriter(root: string): string {
+  const dir = path.join(root, "other-writer");
+  mkdirSync(dir);
+  cpSync(path.join(__dirname, "otherWriter/extension.js"), path.join(dir, "extension.js"));
+  writeFileSync(path.join(dir, "README.md"), "Waymark e2e: another extension that writes files.\n");
+  writeFileSync(
+    path.join(dir, "package.json"),
+    JSON.stringify({
+      name: "other-writer",
+      publisher: "waymark-e2e",
+      version: "0.0.1",
+      engines: { vscode: "^1.100.0" },
+      main: "./extension.js",
+      activationEvents: ["onStartupFinished"],
+      contributes: {
+        commands: [
+          { command: "waymarkE2eOther.saveEdit", title: "Waymark E2E: Save Through a WorkspaceEdit" },
+          { command: "waymarkE2eOther.writeFs", title: "Waymark E2E: Write Through workspace.fs" },
+        ],
+      },
+    }),
+  );
+  const vsix = path.join(root, "other-writer.vsix");
+  const vsce = path.join(EXTENSION_ROOT, "node_modules/.bin/vsce");
+  execFileSync(vsce, ["package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "-o", vsix], { cwd: dir, stdio: "pipe" });
+  return vsix;
+}
+
+/** Has the second extension write `text` to `file`, through `command`'s palette title. */
+async function otherWrite(page: Page, command: string, file: string, text: string): Promise<void> {
+  await runPaletteCommand(page, command);
+  const box = page.locator(".quick-input-widget .quick-input-box input");
+  await box.fill(JSON.stringify({ path: file, text }));
+  await box.press("Enter");
 }
 
 /**
@@ -157,7 +207,7 @@ async function main(): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const chromiumPath = requireTool("chromium", "run scripts/install-code-server.sh (apt-get install chromium)");
   const waymarkCli = requireTool("waymark", "the notebook step compares with `waymark notebook-edit` and the Turns view steps need a real `waymark mcp` (pip install -e <repo>)");
-  const codeServer = execFileSync(path.join(EXTENSION_ROOT, "scripts/install-code-server.sh"), { encoding: "utf8" }).trim().split("\n").pop() as string;
+  const binary = codeServerBinary();
   if (!existsSync(VSIX)) {
     throw new Error(`${VSIX} is missing: run npm run package first`);
   }
@@ -170,31 +220,17 @@ async function main(): Promise<void> {
 
   const root = mkdtempSync(path.join(tmpdir(), "waymark-e2e-"));
   const workspace = path.join(root, "workspace");
-  const userData = path.join(root, "user-data");
-  const extensions = path.join(root, "extensions");
   cpSync(path.join(EXTENSION_ROOT, "test/e2e/fixture-workspace"), workspace, { recursive: true });
   writeFileSync(path.join(workspace, LM_TARGET), LM_ORIGINAL);
+  for (const [file, text] of Object.entries(OTHER_BEFORE)) {
+    writeFileSync(path.join(workspace, file), text);
+  }
   const lmOut = path.join(root, "lm-answers.jsonl");
-  mkdirSync(path.join(userData, "User"), { recursive: true });
-  writeFileSync(
-    path.join(userData, "User/settings.json"),
-    JSON.stringify({
-      "security.workspace.trust.enabled": false,
-      "workbench.startupEditor": "none",
-      "workbench.tips.enabled": false,
-      "update.mode": "none",
-      "telemetry.telemetryLevel": "off",
-      "extensions.ignoreRecommendations": true,
-      "extensions.autoUpdate": false,
-      "files.autoSave": "off",
-      "window.zoomLevel": 0,
-      "waymark.approval": "diff",
-      // Where `waymark mcp` keeps it too (its XDG_STATE_HOME below): one history for both.
-      "waymark.historyDir": path.join(root, "xdg-state", "waymark"),
-      // Accept all / Reject all and the per-hunk lenses in the diff editor.
-      "diffEditor.codeLens": true,
-    }),
-  );
+  const codeServer = new CodeServer(binary, root, {
+    "waymark.approval": "diff",
+    // Where `waymark mcp` keeps it too (its XDG_STATE_HOME below): one history for both.
+    "waymark.historyDir": path.join(root, "xdg-state", "waymark"),
+  });
   const env = {
     ...process.env,
     PATH: bareEnvPath,
@@ -203,49 +239,25 @@ async function main(): Promise<void> {
     XDG_CACHE_HOME: path.join(root, "xdg-cache"),
     XDG_STATE_HOME: path.join(root, "xdg-state"),
     WAYMARK_E2E_LM_OUT: lmOut,
+    WAYMARK_E2E_OTHER_OUT: path.join(root, "other-writes.txt"),
   };
-  const serverArgs = ["--user-data-dir", userData, "--extensions-dir", extensions];
   const target = path.join(workspace, TARGET);
   const original = readFileSync(target);
 
-  let server: ReturnType<typeof start> | undefined;
-  let browserServer: BrowserServer | undefined;
-  let browser: Browser | undefined;
   let page: Page | undefined;
-  let serverLog = "";
   let agentProcess: ChildProcess | undefined;
   let agentLog = "";
   try {
     await step("install the .vsix into a fresh extensions dir", async () => {
-      execFileSync(codeServer, [...serverArgs, "--install-extension", VSIX], { env, encoding: "utf8", stdio: "pipe" });
-      execFileSync(codeServer, [...serverArgs, "--install-extension", packageLmDriver(root)], { env, encoding: "utf8", stdio: "pipe" });
+      codeServer.install(env, VSIX);
+      codeServer.install(env, packageLmDriver(root));
+      codeServer.install(env, packageOtherWriter(root));
     });
 
-    const port = await freePort();
-    writeFileSync(path.join(root, "config.yaml"), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
-    await step("start code-server on 127.0.0.1 with auth none", async () => {
-      server = start(
-        codeServer,
-        ["--config", path.join(root, "config.yaml"), ...serverArgs, "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", workspace],
-        { env },
-        (text) => (serverLog += text),
-      );
-      await waitFor("code-server /healthz", async () => {
-        try {
-          return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
-        } catch {
-          return false;
-        }
-      }, 60_000);
-    });
+    const port = await step("start code-server on 127.0.0.1 with auth none", () => codeServer.start(workspace, env));
 
     const p = await step("open the fixture workspace in Debian chromium", async () => {
-      // launchServer (not launch) so the browser's PID is known and can be killed by PID.
-      browserServer = await chromium.launchServer({ executablePath: chromiumPath, args: CHROMIUM_ARGS, headless: true });
-      browser = await chromium.connect(browserServer.wsEndpoint());
-      page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
-      await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-      await waitForWorkbench(page);
+      page = await codeServer.open(chromiumPath, port, workspace);
       return page;
     });
 
@@ -530,32 +542,90 @@ async function main(): Promise<void> {
       await p.waitForTimeout(600);
       await screenshot(p, "turns-undo.png", "vscode-turns-undo.png");
     });
+
+    /** The turns (the server's model view) whose files include `file`. */
+    const turnsWith = async (file: string): Promise<{ promptId: string; label: string }[]> => {
+      await invokeTool(p, "waymark_turns", { all: true });
+      const json = expectOk(await toolAnswer(lmOut, answers++));
+      const turns = json.turns as { promptId: string; label: string; edited?: string[] }[];
+      return turns.filter((turn) => turn.edited?.includes(file));
+    };
+    const recordedTurn = async (file: string): Promise<{ promptId: string; label: string }> => {
+      let found: { promptId: string; label: string }[] = [];
+      await waitFor(`a turn recording ${file}`, async () => (found = await turnsWith(file)).length > 0, 60_000);
+      return found[0];
+    };
+    const otherTurns: { promptId: string; label: string }[] = [];
+    await step("another extension saves through a WorkspaceEdit: a turn \"Saved in the editor\"", async () => {
+      // The document keeps its CRLF line ends: VS Code turns the edit's LF into them.
+      await otherWrite(p, "Waymark E2E: Save Through a WorkspaceEdit", SAVED, "saved by another extension: after\n");
+      await waitFor(`${SAVED} to be saved`, () => readFileSync(path.join(workspace, SAVED), "utf8").includes(": after"), 30_000);
+      const turn = await recordedTurn(SAVED);
+      if (turn.label !== "Saved in the editor") {
+        throw new Error(`the save's turn is labelled ${turn.label}`);
+      }
+      await turnsRow(p, "Saved in the editor").waitFor({ timeout: 30_000 });
+      otherTurns.push(turn);
+    });
+
+    await step("another extension writes through workspace.fs: a turn of other programs", async () => {
+      await otherWrite(p, "Waymark E2E: Write Through workspace.fs", FS_WRITTEN, "written through workspace.fs: after\n");
+      const turn = await recordedTurn(FS_WRITTEN);
+      if (!turn.label.startsWith("Changes by other programs")) {
+        throw new Error(`the write's turn is labelled ${turn.label}`);
+      }
+      await turnsRow(p, "Changes by other programs").waitFor({ timeout: 30_000 });
+      otherTurns.push(turn);
+    });
+
+    await step("a terminal runs rm: a turn of other programs", async () => {
+      await runPaletteCommand(p, "Terminal: Create New Terminal");
+      await p.locator(".terminal-wrapper.active .xterm").first().waitFor({ timeout: 30_000 });
+      await p.waitForTimeout(1_000); // the shell's prompt
+      await p.keyboard.type(`rm ${REMOVED}`);
+      await p.keyboard.press("Enter");
+      await waitFor(`${REMOVED} to be removed`, () => !existsSync(path.join(workspace, REMOVED)), 30_000);
+      const turn = await recordedTurn(REMOVED);
+      if (!turn.label.startsWith("Changes by other programs")) {
+        throw new Error(`the rm's turn is labelled ${turn.label}`);
+      }
+      otherTurns.push(turn);
+      await screenshot(p, "turns-other-programs.png");
+    });
+
+    await step("a rewind to the first of them restores every byte they changed", async () => {
+      await invokeTool(p, "waymark_rewind", { promptId: otherTurns[0].promptId });
+      const diff = p.locator(".monaco-diff-editor").first();
+      await waitFor("the rewind to be proposed or answered", async () => (await diff.isVisible()) || answerLines(lmOut).length > answers, 30_000);
+      if (await diff.isVisible()) {
+        await screenshot(p, "turns-other-programs-rewind.png");
+        // Three files: a multi-file diff, whose title has no per-file actions.
+        await runCommand(p, "waymark.acceptProposal");
+      }
+      expectOk(await toolAnswer(lmOut, answers++));
+      for (const [file, text] of Object.entries(OTHER_BEFORE)) {
+        await waitFor(`${file} to be restored`, () => existsSync(path.join(workspace, file)) && readFileSync(path.join(workspace, file), "utf8") === text, 20_000);
+      }
+    });
   } catch (error) {
     if (page) {
       await screenshot(page, "failure.png").catch(() => undefined);
     }
     throw error;
   } finally {
-    const logs = waymarkLogs(userData);
+    const logs = waymarkLogs(codeServer.userData);
     writeFileSync(path.join(ARTIFACTS, "waymark-output.log"), logs);
-    writeFileSync(path.join(ARTIFACTS, "code-server.log"), serverLog);
+    writeFileSync(path.join(ARTIFACTS, "code-server.log"), codeServer.log);
     for (const line of logs.split("\n").filter((l) => /activated in|server started in/.test(l))) {
       console.log(`  log: ${line.trim()}`);
     }
     writeFileSync(path.join(ARTIFACTS, "mcp-agent.log"), agentLog);
-    await browser?.close().catch(() => undefined);
     const leftovers: number[] = [];
     if (agentProcess?.pid) {
       agentProcess.stdin?.end();
       leftovers.push(...(await killTree(agentProcess.pid)));
     }
-    const browserPid = browserServer?.process().pid;
-    if (browserPid) {
-      leftovers.push(...(await killTree(browserPid)));
-    }
-    if (server?.pid) {
-      leftovers.push(...(await killTree(server.pid)));
-    }
+    leftovers.push(...(await codeServer.stop()));
     if (leftovers.length > 0) {
       console.log(`  ✘ processes still alive after cleanup: ${leftovers.join(", ")}`);
       process.exitCode = 1;

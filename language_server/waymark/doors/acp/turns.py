@@ -26,7 +26,7 @@ from waymark.commands.tracking import (
 from waymark.doors.entry import Door, open_door
 from waymark.doors.hooks.handlers import label_of
 from waymark.doors.hooks.trust import refused_folder
-from waymark.doors.init import waymark_command
+from waymark.doors.init_entries import waymark_command
 from waymark.engine.errors import WaymarkError
 from waymark.store.shelltrack import watch
 from waymark.store.state_home import STATE_ENV

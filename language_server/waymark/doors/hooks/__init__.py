@@ -2,8 +2,10 @@
 
 A hook must never break the host: whatever goes wrong inside, the tool runs as it would
 have without Waymark, and the reason goes to stderr. It acts only in a folder it can trust
-(:mod:`.trust`), and once per tool call however often the host delivers it
-(:func:`.handlers.handle_once`). Calls of tools Waymark does not track, and calls in an
+(:mod:`.trust`), once per tool call however often the host delivers it
+(:func:`.handlers.handle_once`), and never late: it waits on no lock past
+:data:`WAIT_SHARE` of the host's hook timeout and writes nothing once its caller is gone
+(:mod:`waymark.store.callbound`). Calls of tools Waymark does not track, and calls in an
 untrusted folder, are answered before anything heavy is imported.
 """
 
@@ -12,14 +14,43 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from waymark.doors.hooks.trust import UntrustedWorkspace, trusted_root
 from waymark.doors.hosts import HOSTS, POST_TOOL, POST_TOOL_FAILURE, PRE_TOOL, read_call
+from waymark.store import callbound
+
+# What share of the host's hook timeout a call may spend waiting: the rest is for acting on
+# what it waited for, and answering, before the host gives up on it.
+WAIT_SHARE = 0.7
 
 
-def run(host_name: str, stdin: bytes, stdout: TextIO, stderr: TextIO) -> int:
-    """Answer one hook call (the host's JSON ``stdin``); always exit 0 so the host carries on."""
+def run(
+    host_name: str,
+    stdin: bytes,
+    stdout: TextIO,
+    stderr: TextIO,
+    *,
+    started: float | None = None,
+    caller_gone: Callable[[], bool] = lambda: False,
+) -> int:
+    """Answer one hook call (the host's JSON ``stdin``); always exit 0 so the host carries on.
+
+    ``started`` is when the hook process began (``time.monotonic()``); ``caller_gone`` says
+    whether it stopped waiting (a resident server's caller may be killed by the host).
+    """
+    start = time.monotonic() if started is None else started
+    host = HOSTS.get(host_name)
+    seconds = None if host is None else host.hook_seconds
+    if seconds is None:
+        return _run(host_name, stdin, stdout, stderr)
+    with callbound.bounded(start + seconds * WAIT_SHARE, caller_gone):
+        return _run(host_name, stdin, stdout, stderr)
+
+
+def _run(host_name: str, stdin: bytes, stdout: TextIO, stderr: TextIO) -> int:
     try:
         host = HOSTS[host_name]
         foreign = next((v for v in host.foreign_env if os.environ.get(v)), None)
@@ -51,6 +82,9 @@ def run(host_name: str, stdin: bytes, stdout: TextIO, stderr: TextIO) -> int:
         from waymark.doors.hooks.handlers import handle_once
 
         answer = handle_once(host, call, root)
+    except callbound.CallOver as exc:
+        print(f"waymark hook: {exc}", file=stderr)
+        return 0
     except Exception as exc:
         print(f"waymark hook: skipped ({type(exc).__name__}: {exc})", file=stderr)
         return 0
@@ -58,6 +92,6 @@ def run(host_name: str, stdin: bytes, stdout: TextIO, stderr: TextIO) -> int:
     return 0
 
 
-def main(host_name: str, stdin: bytes | None = None) -> int:
+def main(host_name: str, stdin: bytes | None = None, started: float | None = None) -> int:
     data = sys.stdin.buffer.read() if stdin is None else stdin
-    return run(host_name, data, sys.stdout, sys.stderr)
+    return run(host_name, data, sys.stdout, sys.stderr, started=started)

@@ -28,7 +28,7 @@ from waymark.doors.hosts import (
 )
 from waymark.engine.errors import WaymarkError
 from waymark.engine.text import one_line
-from waymark.store import once
+from waymark.store import callbound, once
 from waymark.store.history import workspace_dir
 
 LABEL_MAX = 60
@@ -52,8 +52,15 @@ def handle_once(host: Host, call: Call, root: Path) -> str:
         return _printed(handle(host, call, root))
     # Failing here skips the hook: the tool then runs once, as without Waymark.
     claim = once.claim(workspace_dir(default_history_dir(), [root]) / "hook-calls", key)
-    if claim.replay is not None:
+    if claim.cut:
+        print(
+            "waymark hook: the process that began this call stopped before it answered; its "
+            "changes may be on disk, so the call is not run again",
+            file=sys.stderr,
+        )
+    elif claim.replay is not None:
         print("waymark hook: already handled this call; answering as then", file=sys.stderr)
+    if claim.replay is not None:
         return claim.replay
     if claim.busy:
         print(
@@ -61,6 +68,10 @@ def handle_once(host: Host, call: Call, root: Path) -> str:
             file=sys.stderr,
         )
         return ""
+    cut = cut_answer(host, call)
+    if cut:
+        # Once this process may write, a delivery after it stopped must not run it again.
+        callbound.on_first_act(lambda: once.begin(claim, cut))
     printed = ""
     try:
         printed = _printed(handle(host, call, root))
@@ -79,6 +90,29 @@ def call_key(host: Host, call: Call) -> str | None:
     if not named:
         return None
     return json.dumps([host.name, call.session, call.event_name, named])
+
+
+def cut_answer(host: Host, call: Call) -> str:
+    """What to answer for a call whose process began acting and stopped before answering
+    (empty: the call is safe to run again, and another delivery does).
+
+    A sed -i it simulates may be on disk already: the host must not run it again, and the
+    model learns to look. Every other call only records: a Pre takes its baseline and
+    backups afresh, a Post finds its Pre's record once (a second run records nothing), a
+    prompt's turn opens once.
+    """
+    tool = call.tool or ""
+    if call.event != PRE_TOOL or tool not in host.shell:
+        return ""
+    command, alone = shell.command_line(call.tool_input.get(host.shell[tool]))
+    if not (alone and _MAYBE_SED.search(command)):
+        return ""
+    text = (
+        "Waymark began applying this sed -i as a tracked edit but stopped before it could "
+        "answer, so the shell did not run it: the change may already be in the files. Read "
+        "them before running the command again (waymark_rewind undoes what was applied)."
+    )
+    return _printed(instead_of_sed(host, call, text, text))
 
 
 def _printed(answer: dict[str, Any] | None) -> str:
@@ -112,7 +146,7 @@ def _handle(door: Door, host: Host, call: Call, cwd: str) -> dict[str, Any] | No
             )
             # A command that runs after all: its file changes are tracked around it.
             if answer is None:
-                shell.before(door.ctx, call, command)
+                answer = shell.before(door.ctx, host, call, command)
             return answer
         if call.event in (POST_TOOL, POST_TOOL_FAILURE):
             return shell.after(door.ctx, host, call)
@@ -238,6 +272,9 @@ def simulate_sed(
             text=f"Waymark applied only part of this sed -i: {result.get('message')} "
             "Do not run the command again; read those files and finish the change there.",
         )
+    stop = callbound.over()
+    if stop is not None:
+        raise stop  # the host runs the command itself: nothing more may be done for it
     if not result.get("ok") or not result.get("simulated"):
         why = result.get("reason") or result.get("message")
         print(f"waymark hook: running the shell command as is ({why})", file=sys.stderr)
@@ -246,23 +283,29 @@ def simulate_sed(
     if len(diff) > RESULT_MAX:
         diff = diff[:RESULT_MAX] + "\n… (the diff goes on; read the files for the rest)\n"
     text = _applied(result.get("warnings") or [])
+    return instead_of_sed(
+        host,
+        call,
+        f"{text}The file changed like this:\n{diff}",
+        text + "The shell did not run it again; do not run it again. "
+        "The file changed like this:\n" + diff,
+    )
+
+
+def instead_of_sed(host: Host, call: Call, output: str, refusal: str) -> dict[str, Any]:
+    """Answer a sed -i call instead of running it: ``output`` as what the command printed
+    where the host can rewrite a shell call, else ``refusal`` as why it did not run."""
     if host.answers.simulated == "rewrite" and host.answers.rewrite is not None:
         # The shell prints the result instead of running sed again: the model reads a
         # successful command's output. printf's first word is not sed, so a second
         # delivery of the rewritten call is never simulated again.
-        result_text = f"{text}The file changed like this:\n{diff}"
-        printed = f"printf '%s' {shlex.quote(result_text)}"
+        printed = f"printf '%s' {shlex.quote(output)}"
         key = host.shell[call.tool or ""]
         # A host taking a list of commands gets a list of the one.
         value = printed if isinstance(call.tool_input.get(key), str) else [printed]
         new_input = {**call.tool_input, key: value}
         return render(host.answers.rewrite, event=call.event_name, input=new_input)
-    return render(
-        host.answers.deny,
-        event=call.event_name,
-        text=text + "The shell did not run it again; do not run it again. "
-        "The file changed like this:\n" + diff,
-    )
+    return render(host.answers.deny, event=call.event_name, text=refusal)
 
 
 def _applied(warnings: list[str]) -> str:

@@ -9,8 +9,15 @@ process, as between hook processes.
 
 Only its own user is served (SO_PEERCRED). It exits after :data:`IDLE_S` without a call
 (``WAYMARK_HOOK_SERVER_IDLE`` seconds), and declines a call (the hook then runs it in its own
-process) and exits once any Waymark module it loaded changed on disk: an upgrade or an edit
-never runs old code. Its pid is in the state directory (``hook-server-<key>.pid``).
+process) and exits once any file of the installed package changed on disk (or went), whether
+it was loaded at start-up, later (the sed engine, rewind) or not yet: an upgrade or an edit never
+runs old code, nor old and new mixed. Its pid is in the state directory
+(``hook-server-<key>.pid``).
+
+A call is bound as in the hook process (:func:`waymark.doors.hooks.run`): its waits end by
+the host's timeout counted from the relay's start, and before it writes it checks that the
+relay is still connected: the host kills the relay at its timeout and runs the tool itself,
+so a call whose relay is gone must not act.
 """
 
 from __future__ import annotations
@@ -20,8 +27,8 @@ import io
 import os
 import socket
 import sys
+import time
 from pathlib import Path
-from typing import Any
 
 from waymark.doors import hook_relay
 from waymark.store.private import FILE_MODE, make_private_dir
@@ -29,7 +36,7 @@ from waymark.store.private import FILE_MODE, make_private_dir
 IDLE_S = 600.0
 # The client sends its call right after the greeting; a silent one is dropped.
 REQUEST_S = 5.0
-_FIELDS = 5
+_FIELDS = 6
 
 
 def main() -> None:
@@ -41,7 +48,7 @@ def main() -> None:
         return  # another server of this key started first
     listener.listen(64)
     _warm()
-    modules = _module_stamps()
+    modules = _package_stamps()
     # Written once the code is loaded and stamped: a file changed after its pid file
     # appears is one this server notices.
     pid_file = hook_relay.pid_path(key)
@@ -60,7 +67,7 @@ def main() -> None:
                 os.unlink(pid_file)
 
 
-def serve(listener: socket.socket, modules: dict[str, int | None]) -> None:
+def serve(listener: socket.socket, modules: Stamps) -> None:
     while True:
         try:
             conn, _ = listener.accept()
@@ -71,7 +78,7 @@ def serve(listener: socket.socket, modules: dict[str, int | None]) -> None:
                 return
 
 
-def _serve_one(conn: socket.socket, modules: dict[str, int | None]) -> bool:
+def _serve_one(conn: socket.socket, modules: Stamps) -> bool:
     """Answer one connection; False once this server must stop (its code changed)."""
     try:
         if hook_relay.peer_uid(conn) != os.getuid():
@@ -82,16 +89,18 @@ def _serve_one(conn: socket.socket, modules: dict[str, int | None]) -> bool:
         conn.settimeout(None)
     except OSError:
         return True
-    host, cwd, umask, environ, stdin = fields
-    fresh = _module_stamps(modules) == modules
+    host, cwd, umask, environ, stdin, started = fields
+    fresh = _unchanged(modules)
     known = _known_host(host.decode("utf-8", "replace"))
-    if not fresh or not known or not umask.isdigit():
+    if not fresh or not known or not umask.isdigit() or not started.isdigit():
         # No reason for a host it does not know: the CLI words that error, as without a server.
         reason = b"" if fresh else b"is older than Waymark's files"
         _decline(conn, reason)
         return fresh
+    # A relay's clock is this one (CLOCK_MONOTONIC is system-wide); never later than now.
+    since = min(int(started) / 1e9, time.monotonic())
     try:
-        code, out, err = _run(host.decode(), cwd, int(umask), environ, stdin)
+        code, out, err = _run(host.decode(), cwd, int(umask), environ, stdin, since, conn)
     except Exception as exc:
         # The hook then runs the call itself: whatever broke here must not end the server.
         _decline(conn, f"failed ({type(exc).__name__}: {exc})".encode())
@@ -111,8 +120,24 @@ def _decline(conn: socket.socket, reason: bytes) -> None:
         conn.sendall(hook_relay.DECLINED + hook_relay.frame(reason))
 
 
+def _gone(conn: socket.socket) -> bool:
+    """Whether the relay hung up (killed by its host): it only reads once it has sent."""
+    try:
+        return conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
 def _run(
-    host: str, cwd: bytes, umask: int, environ: bytes, stdin: bytes
+    host: str,
+    cwd: bytes,
+    umask: int,
+    environ: bytes,
+    stdin: bytes,
+    started: float,
+    conn: socket.socket,
 ) -> tuple[int, bytes, bytes]:
     """One hook call in its process's environment, working directory and umask."""
     from waymark.doors.hooks import run
@@ -134,7 +159,7 @@ def _run(
                 print(f"waymark hook: skipped ({exc})", file=sys.stderr)
                 code = 0
             else:
-                code = run(host, stdin, out, err)
+                code = run(host, stdin, out, err, started=started, caller_gone=lambda: _gone(conn))
     finally:
         os.environb.clear()
         os.environb.update(saved)
@@ -164,25 +189,48 @@ def _warm() -> None:
     watch.enable()
 
 
-def _module_stamps(previous: dict[str, int | None] | None = None) -> dict[str, int | None]:
-    """Each loaded Waymark module file's mtime (None: gone)."""
-    names = previous.keys() if previous is not None else _waymark_files()
-    stamps: dict[str, int | None] = {}
-    for path in names:
+# Each file's (mtime, size, inode), or None when it is gone.
+Stamps = dict[str, tuple[int, int, int] | None]
+
+
+def _package_stamps() -> Stamps:
+    """The stamps of every file of the package this server runs: a file edited, replaced or
+    removed changes them. The whole package rather than the modules loaded: a module imported
+    later must not be newer than the rest. Not its folders: a ``__pycache__`` made by an
+    import changes its folder's mtime (a file an upgrade adds is imported by one it changed)."""
+    stamps: Stamps = {}
+    for path in _package_files():
         try:
-            stamps[path] = os.stat(path).st_mtime_ns
+            st = os.stat(path)
         except OSError:
             stamps[path] = None
+        else:
+            stamps[path] = (st.st_mtime_ns, st.st_size, st.st_ino)
     return stamps
 
 
-def _waymark_files() -> list[str]:
-    files: list[str] = []
-    for name, module in list(sys.modules.items()):
-        path: Any = getattr(module, "__file__", None)
-        if (name == "waymark" or name.startswith("waymark.")) and isinstance(path, str):
-            files.append(path)
-    return files
+def _unchanged(stamps: Stamps) -> bool:
+    """Whether the package is as stamped: about 120 ``stat`` calls, a few hundred
+    microseconds per call (bench/results.md)."""
+    for path, stamp in stamps.items():
+        try:
+            st = os.stat(path)
+        except OSError:
+            if stamp is not None:
+                return False
+        else:
+            if stamp != (st.st_mtime_ns, st.st_size, st.st_ino):
+                return False
+    return True
+
+
+def _package_files() -> list[str]:
+    package = os.path.join(hook_relay.PACKAGE_PARENT, "waymark")
+    found: list[str] = []
+    for folder, dirs, files in os.walk(package):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        found.extend(os.path.join(folder, name) for name in files)
+    return found
 
 
 def _idle_seconds() -> float:

@@ -3,18 +3,26 @@
 For a host's shell tool (``Host.shell``), the pre-tool event scans and backs up
 (:func:`track.begin`), and the post-tool events (failure included) record the changes into
 the open turn (:func:`track.finish`) and tell the model what is rewindable and what is out
-of reach (the host's context answer). Tracking never blocks a command: the pre-tool answer
-is always "no decision".
+of reach (the host's context answer). A command that would delete or overwrite files
+outside the workspace is refused before it runs; one that may destroy files Waymark could
+not back up is handed to the user (the host's ask) or stopped once for the model to ask.
 """
 
 from __future__ import annotations
 
 import hashlib
+import shlex
 from pathlib import Path
 from typing import Any
 
 from waymark.commands.context import CommandContext
-from waymark.commands.tracking import after_shell, before_shell
+from waymark.commands.tracking import (
+    after_shell,
+    before_shell,
+    outside_refusal,
+    unsaved_notice,
+    warned_before,
+)
 from waymark.doors.hosts import Call, Host, render
 
 
@@ -42,10 +50,36 @@ def _command(host: Host, call: Call) -> str:
     return command_line(call.tool_input.get(host.shell.get(call.tool or "", "")))[0]
 
 
-def before(ctx: CommandContext, call: Call, command: str) -> None:
-    """Pre-tool of the shell tool: scan and back up; the command then runs as usual."""
+def before(ctx: CommandContext, host: Host, call: Call, command: str) -> dict[str, Any] | None:
+    """Pre-tool of the shell tool: refuse a command reaching outside the workspace; else
+    scan and back up, and name to the host (before it runs) what it may destroy that has no
+    backup. None: the command runs as usual."""
     cwd = Path(call.cwd) if call.cwd else None
-    before_shell(ctx, _call_name(call, command), command, cwd)
+    refusal = outside_refusal(ctx, command, cwd)
+    if refusal is not None:
+        return refuse(host, call, refusal)
+    at_risk = before_shell(ctx, _call_name(call, command), command, cwd)
+    if at_risk is None:
+        return None
+    if host.answers.ask is not None:
+        return render(
+            host.answers.ask, event=call.event_name, text=unsaved_notice(at_risk, retry=False)
+        )
+    if warned_before(ctx, command, cwd):
+        return None
+    return refuse(host, call, unsaved_notice(at_risk, retry=True))
+
+
+def refuse(host: Host, call: Call, text: str) -> dict[str, Any]:
+    """Keep the call from running, the model reading ``text``, in the host's way."""
+    if host.answers.refuse == "rewrite" and host.answers.rewrite is not None:
+        key = host.shell[call.tool or ""]
+        printed = f"printf '%s\\n' {shlex.quote(text)} >&2; exit 1"
+        # A host taking a list of commands gets a list of the one.
+        value = printed if isinstance(call.tool_input.get(key), str) else [printed]
+        new_input = {**call.tool_input, key: value}
+        return render(host.answers.rewrite, event=call.event_name, input=new_input)
+    return render(host.answers.deny, event=call.event_name, text=text)
 
 
 def after(ctx: CommandContext, host: Host, call: Call) -> dict[str, Any] | None:

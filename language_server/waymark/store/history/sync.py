@@ -18,12 +18,14 @@ import contextlib
 import fcntl
 import os
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
 from typing import TYPE_CHECKING
 
+from waymark.store import callbound
 from waymark.store.history.blobs import BlobStore
 from waymark.store.history.errors import log_warning
 from waymark.store.history.journal import Journal
@@ -76,7 +78,7 @@ class Ledger:
                     if not self._make_dir():
                         return
                     continue
-            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            _flock(self._lock_fd)
             if self._holds_current_lock():
                 break
             # Deleted (``waymark history delete``) or replaced since: this lock excludes no
@@ -84,6 +86,12 @@ class Ledger:
             # that is gone. Start afresh, as a process opening the workspace now would.
             self._drop_lock()
             self._forget()
+        try:
+            # A hook call whose host gave up on it must not act now it has the lock.
+            callbound.before_acting()
+        except BaseException:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            raise
         self.catch_up()
 
     def _make_dir(self) -> bool:
@@ -220,6 +228,23 @@ def same_file(fd: int, st: os.stat_result) -> bool:
     return (held.st_dev, held.st_ino) == (st.st_dev, st.st_ino)
 
 
+def _flock(fd: int) -> None:
+    """Wait for the history's lock; a hook call only while it is on (:mod:`.callbound`)."""
+    if callbound.until() is None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            # Past the bound, or its caller gone: waiting on is of no use to anyone.
+            stop = callbound.over()
+            if stop is not None:
+                raise stop from None
+            time.sleep(0.005)
+
+
 @dataclass
 class HistoryLock:
     """The history's lock: a thread lock plus, outermost, the cross-process ``flock``."""
@@ -275,4 +300,5 @@ def write_locks(
             stack.enter_context(history.lock)
         if paths:
             stack.enter_context(files.hold(*paths, timeout=timeout))
+        callbound.before_acting()
         yield files

@@ -73,6 +73,10 @@ class Preimages:
             return cached[1]
         return None
 
+    def entry(self, key: str) -> tuple[Signature, str, int] | None:
+        """``key``'s copy: the file's stat then, the copy's digest, when it was read (ns)."""
+        return self._index.get(key)
+
     def back_up(self, key: str, sig: Signature, limit: int, *, copy: bool = True) -> str:
         """The digest of ``key``'s bytes, stored in the cache; :class:`Unreachable` if not.
 

@@ -25,6 +25,9 @@ DEFAULT_MAX_FILES = 20_000
 _GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_LITERAL_PATHSPECS": "1", "LC_ALL": "C"}
 
 Signature = tuple[int, int, int, int, int, int]
+# A repository's own folder: a walk skips it as it skips ``node_modules``, but it is no tree
+# a command's changes to would be worth naming.
+_VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 # The index mode of a symbolic link: its blob is the link's target, not a file's bytes.
 SYMLINK_MODE = "120000"
 
@@ -67,6 +70,9 @@ class FolderScan:
     # git only, before the command: what git ignored, relative to ``root`` (a directory
     # ends in "/", its files unlisted). Such a file existed though ``dirty`` lacks it.
     ignored: list[str] = field(default_factory=list)
+    # Directories left out of the pre-image cache (:mod:`.ignored`, or a walk's tool
+    # directories), relative, with their stat: named when the command changed them.
+    bulky: dict[str, Signature | None] = field(default_factory=dict)
 
 
 class GitUnavailable(Exception):
@@ -303,6 +309,8 @@ def walk(
             if stat.S_ISDIR(st.st_mode):
                 if not not_descended(workspace, entry.name, relative):
                     stack.append(relative)
+                elif entry.name in SKIP_DIRS and entry.name not in _VCS_DIRS:
+                    result.bulky[relative] = signature(st)
                 continue
             if len(result.dirty) >= max_files:
                 result.cut_short = True

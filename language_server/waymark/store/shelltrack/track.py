@@ -17,6 +17,7 @@ import os
 import shutil
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from waymark.store.files import digest
 from waymark.store.history import History
 from waymark.store.history.backups import read_tracked
 from waymark.store.private import FILE_MODE
-from waymark.store.shelltrack import watch
+from waymark.store.shelltrack import ignored, watch
 from waymark.store.shelltrack.afterwards import (
     git_ignored,
     index_before,
@@ -48,6 +49,7 @@ from waymark.store.shelltrack.scan import (
     index_blobs,
     lstat_signature,
     scan_git,
+    signature,
     walk,
 )
 from waymark.store.shelltrack.unseen import Unseen, clock
@@ -71,6 +73,10 @@ REASONS = {
     "too_many_repositories": f"a nested repository past the first {_MAX_REPOSITORIES} scanned",
     "not_backed_up_yet": "not backed up yet (the first commands in a big folder without git "
     "copy it a part at a time)",
+    ignored.BULKY: "a bulky or regenerable tree, never backed up",
+    ignored.TOO_LARGE: f"ignored by git and over {ignored.FILE_LIMIT // (1024 * 1024)} MiB",
+    ignored.OVER_BUDGET: "ignored by git, past the history's budget for ignored files",
+    "git_directory": "the repository's own .git, which rewinds read from",
 }
 
 # What one command's PreToolUse may spend copying files that have no other copy: a folder
@@ -82,6 +88,14 @@ _MAYBE_IGNORED = "maybe_ignored"
 
 # Directories a line ``cd``s into that relative words are also resolved against.
 _MAX_BASES = 8
+
+
+@dataclass
+class Begun:
+    """What :func:`begin` could not back up (key → reason) and the scans it made."""
+
+    skipped: dict[str, str]
+    scans: list[FolderScan]
 
 
 @dataclass
@@ -138,11 +152,11 @@ def begin(
     cwd: Path | None = None,
     max_files: int = DEFAULT_MAX_FILES,
     backup_seconds: float = BACKUP_SECONDS,
-) -> None:
+) -> Begun:
     """Scan the workspace and back up what has no other copy, before a command runs.
 
     Copies stop after ``backup_seconds``; the files left are out of reach for this command
-    (reported if it changes them) and copied by the next ones.
+    (reported if it changes them) and copied by the next ones. Returns what was not copied.
     """
     deadline = time.monotonic() + backup_seconds
     started = clock()
@@ -159,6 +173,14 @@ def begin(
             if len(folder_scans) == 1 and first.scope == first.root and not first.cut_short:
                 first.watch = token
             scans.extend(folder_scans)
+        budget = history.max_bytes // ignored.BUDGET_SHARE
+        for scan in scans:
+            kept = ignored.expand(scan.root, scan.ignored, budget)
+            scan.bulky.update(kept.bulky)
+            prefix = key_prefix(scan.root)
+            for rel, file_sig in kept.files.items():
+                scan.dirty.setdefault(rel, file_sig)
+            skipped.update({prefix + rel: why for rel, why in kept.refused.items()})
         for number, scan in enumerate(scans):
             # A walk of the one folder skipped protected paths itself and follows no link, so
             # each of its (often thousands of) files needs no resolve of its own.
@@ -170,9 +192,9 @@ def begin(
                 os.chmod(scan.index_copy, FILE_MODE)
             root = key_prefix(scan.root)
             for rel, sig in scan.dirty.items():
-                if sig is None:
-                    continue
                 key = root + rel
+                if sig is None or key in skipped:
+                    continue
                 # Most files were copied by an earlier command and not touched since; whether
                 # a changed one may be tracked is asked after the command, as of every file.
                 known = cache.up_to_date(key, sig)
@@ -203,10 +225,21 @@ def begin(
                 "started": started,
             },
         )
+        return Begun(skipped, scans)
 
 
-def finish(history: History, name: str) -> Report | None:
-    """Diff against :func:`begin`'s state and record the changes; None if it never ran."""
+def finish(
+    history: History,
+    name: str,
+    *,
+    record: Callable[[dict[str, tuple[bytes | None, str | None]], dict[str, str]], list[str]]
+    | None = None,
+) -> Report | None:
+    """Diff against :func:`begin`'s state and record the changes; None if it never ran.
+
+    ``record`` (the changes, what was out of reach → warnings) records them elsewhere than
+    into the open turn (the language server's watch: a turn of other programs' changes).
+    """
     with history.lock:
         cache = _cache(history)
         pending = cache.take_pending(name)
@@ -235,6 +268,7 @@ def finish(history: History, name: str) -> Report | None:
             after = seen_after or _scan(history, before.scope, before, DEFAULT_MAX_FILES)
             for rel, why in {**before.unscanned, **after.unscanned}.items():
                 unreached[os.fspath(before.root / rel)] = why
+            _bulky_changed(before, named, unreached)
             if after.git != before.git or after.root != before.root:
                 unreached[os.fspath(before.scope)] = "scan_failed"
             else:
@@ -260,8 +294,23 @@ def finish(history: History, name: str) -> Report | None:
         cache.forget([k for k, (_, new) in changes.items() if new is None])
         cache.save()
         report.unreached = {history.display(k): r for k, r in unreached.items()}
-        report.warnings = history.track_shell(changes, unreached)
+        report.warnings = (record or history.track_shell)(changes, unreached)
         return report
+
+
+def _bulky_changed(before: FolderScan, named: dict[str, str], unreached: dict[str, str]) -> None:
+    """Name the bulky trees the command removed or replaced, or changed a path it named in
+    (those paths then go under the tree's name). Files appearing in one (``__pycache__``,
+    a build) are no loss and are not named."""
+    for rel, sig in before.bulky.items():
+        key = os.fspath(before.root / rel)
+        now = lstat_signature(Path(key))
+        inside = [p for p in named if p == key or p.startswith(key + "/")]
+        if now is None or sig is None or now[1:3] != tuple(sig)[1:3] or inside:
+            for path in inside:
+                named.pop(path)
+                unreached.pop(path, None)
+            unreached[key] = ignored.BULKY
 
 
 def _arm(history: History, folder: Path) -> tuple[list[object] | None, tuple[Path, Path] | None]:
@@ -370,9 +419,8 @@ def _diff(
     was_clean: list[str] = []
     for rel in sorted(candidates):
         key = root + rel
-        now = _as_file(
-            after.dirty[rel] if rel in after.dirty else lstat_signature(before.root / rel)
-        )
+        # A string key, not a Path join: ignored files make this thousands of stats.
+        now = _as_file(after.dirty[rel] if rel in after.dirty else _stat(key))
         if rel in before.dirty:
             was = _as_file(before.dirty[rel])
             if was == now:
@@ -425,6 +473,13 @@ def _diff(
             unreached[key] = "too_large" if blob_id in oversized else "unreadable"
             continue
         _note(key, blobs[blob_id], changes, unreached, limit)
+
+
+def _stat(key: str) -> Signature | None:
+    try:
+        return signature(os.lstat(key))
+    except OSError:
+        return None
 
 
 def _as_file(sig: Signature | None) -> Signature | None:
@@ -539,6 +594,7 @@ def _scan_state(scan: FolderScan) -> dict[str, Any]:
         "unscanned": scan.unscanned,
         "watch": scan.watch,
         "ignored": scan.ignored,
+        "bulky": scan.bulky,
     }
 
 
@@ -554,4 +610,5 @@ def _scan_from_state(raw: dict[str, Any]) -> FolderScan:
     scan.unscanned = dict(raw.get("unscanned", {}))
     scan.watch = raw.get("watch")
     scan.ignored = list(raw.get("ignored", []))
+    scan.bulky = dict(raw.get("bulky", {}))
     return scan

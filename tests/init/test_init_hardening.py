@@ -14,6 +14,7 @@ import pytest
 
 from helpers_commands import init
 from waymark.doors import init as init_door
+from waymark.doors.init_entries import waymark_command
 from waymark.engine.errors import IoError
 
 pytestmark = pytest.mark.timeout(120)
@@ -38,7 +39,7 @@ def tree(root: Path) -> dict[str, bytes | str]:
 
 
 def waymark_table(newline: str = "\n") -> str:
-    command = init_door.waymark_command()
+    command = waymark_command()
     lines = [
         "[mcp_servers.waymark]",
         f"command = {json.dumps(command[0])}",
@@ -77,7 +78,7 @@ def test_codex_inline_mcp_servers_table_gets_a_member_not_a_clashing_table(
     text = config.read_text()
     assert text.startswith('# servers\nmcp_servers = { other = { command = "x" }, waymark = {')
     parsed = tomllib.loads(text)
-    command = init_door.waymark_command()
+    command = waymark_command()
     assert parsed["mcp_servers"] == {
         "other": {"command": "x"},
         "waymark": {
