@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,35 +19,45 @@ LIMIT = 20 * 1024 * 1024
 RSS_BOUND_KB = 150 * 1024
 
 
+# The child is started by this small launcher, which reports the child's peak RSS: a process
+# spawned straight from pytest inherits pytest's own peak in its ru_maxrss (the exec records
+# the memory it leaves, which a vfork shares with pytest), so the figure would be pytest's.
+_LAUNCH = """
+import resource, subprocess, sys
+code = subprocess.call(sys.argv[2:])
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+with open(sys.argv[1], "w") as f:
+    f.write(str(peak))
+sys.exit(code)
+"""
+
+
 def run(
     workspace: Path, args: list[str], stdin: str | None = None, timeout: float = 30
 ) -> tuple[str, str, int]:
     """(stdout, stderr, peak RSS in KiB) of one ``python -m waymark`` process."""
     out = workspace.parent / "out.txt"
     err = workspace.parent / "err.txt"
+    peak = workspace.parent / "peak.txt"
     with out.open("wb") as o, err.open("wb") as e:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "waymark", *args],
+            [sys.executable, "-c", _LAUNCH, str(peak), sys.executable, "-m", "waymark", *args],
             cwd=workspace,
             stdin=subprocess.PIPE,
             stdout=o,
             stderr=e,
+            start_new_session=True,
         )
         assert proc.stdin is not None
         proc.stdin.write((stdin or "").encode())
         proc.stdin.close()
-        deadline = time.monotonic() + timeout
-        while True:
-            pid, _, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                proc.kill()
-                os.wait4(proc.pid, 0)
-                pytest.fail(f"waymark {args} ran past {timeout} s")
-            time.sleep(0.02)
-        proc.returncode = 0  # reaped above; keep Popen from waiting again
-    return out.read_text(), err.read_text(), usage.ru_maxrss
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            pytest.fail(f"waymark {args} ran past {timeout} s")
+    return out.read_text(), err.read_text(), int(peak.read_text())
 
 
 def sparse(path: Path, size: int, head: bytes = b"head\n") -> None:
