@@ -303,30 +303,30 @@ def _write_locked(
         )
         if changes and ctx.history is not None:
             for change in changes:
-                warnings.extend(ctx.history.track_edit(change.source.resolved.real))
+                # Ours are recorded ahead (the editor's once applied): no kill loses one.
+                ahead = None if through_editor else (change.source.disk, change.after)
+                warnings.extend(ctx.history.track_edit(change.source.resolved.real, ahead))
         if not through_editor:
             _write_batch(ctx, changes, writer)
     return changes, through_editor
 
 
 def _write_batch(ctx: CommandContext, changes: list[FileChange], writer: str) -> None:
-    """Write every change or none (store/batch.py); history records only what landed."""
+    """Write every change or none (store/batch.py); history recorded each ahead."""
     try:
         write_batch([BatchWrite(c.source.resolved.real, c.after, c.source.disk) for c in changes])
     except WaymarkError as exc:
         failed = exc.details.get("path")
         left = set(exc.details.get("unrestored", ()))
-        for change in changes:
-            if str(change.source.resolved.real) in left:
-                # Left changed: recorded, so a rewind undoes it (or, should someone have
-                # written it after us, reports it changed since).
-                _note_write(ctx, change, writer)
+        # Recorded ahead, all of them: a rewind undoes these, and takes the rest as unchanged.
+        for change in [c for c in changes if str(c.source.resolved.real) in left]:
+            _note_write(ctx, change, writer, True)
         if isinstance(exc, FileChangedSinceRead):
             shown = {str(c.source.resolved.real): c.source.resolved.display for c in changes}
             raise _changed_since_planned(shown.get(str(failed), str(failed))) from exc
         raise
     for change in changes:
-        _note_write(ctx, change, writer)
+        _note_write(ctx, change, writer, True)
 
 
 def _changed_since_planned(display: str) -> FileChangedSinceRead:
@@ -337,9 +337,9 @@ def _changed_since_planned(display: str) -> FileChangedSinceRead:
     )
 
 
-def _note_write(ctx: CommandContext, change: FileChange, writer: str) -> None:
+def _note_write(ctx: CommandContext, change: FileChange, writer: str, ahead: bool = False) -> None:
     new_digest = None if change.after is None else digest(change.after)
-    if ctx.history is not None:
+    if ctx.history is not None and not ahead:  # else recorded before the write
         ctx.history.record_write(change.source.resolved.real, new_digest)
     ctx.session.note_write(change.source.resolved.real, new_digest, writer)
 

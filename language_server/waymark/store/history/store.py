@@ -175,10 +175,13 @@ class History:
 
     # -- recording writes -----------------------------------------------------------------------
 
-    def track_edit(self, path: Path) -> list[str]:
-        """Back up ``path``'s pre-image on its first write in this turn; return warnings."""
+    def track_edit(
+        self, path: Path, write: tuple[bytes | None, bytes | None] | None = None
+    ) -> list[str]:
+        """Back up ``path``'s pre-image on its first write in this turn, and record ``write``
+        (the bytes before and after; ``None``: absent) ahead of it; return warnings."""
         with self.lock:
-            return capture.track_edit(self.ledger, self.backups, path)
+            return capture.track_edit(self.ledger, self.backups, path, write, self.session)
 
     def record_write(self, path: Path, content_digest: str | None) -> None:
         """Note what was just written to ``path`` (``None``: deleted) and by which session."""
