@@ -9,7 +9,7 @@ import { transform } from "esbuild";
 const SPEC_PATH = new URL("../src/generated/spec.ts", import.meta.url);
 
 // Settings passed to the server unchanged, so their default (and minimum) are the server's.
-const SERVER_SETTINGS = ["checkpointing", "protectedPaths", "maxSnapshots", "maxHistoryBytes"];
+const SERVER_SETTINGS = ["checkpointing", "watch", "protectedPaths", "maxSnapshots", "maxHistoryBytes"];
 
 /** The generated module's exports, compiled on the fly so scripts need no build step. */
 export async function loadSpec() {

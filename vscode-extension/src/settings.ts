@@ -21,6 +21,7 @@ export interface WaymarkSettings {
   pythonPath: string;
   approval: ApprovalMode;
   checkpointing: boolean;
+  watch: boolean;
   protectedPaths: string[];
   historyDir: string;
   maxSnapshots: number;
@@ -36,6 +37,7 @@ export interface ConfigReader {
 export interface InitializationOptions {
   approval: ServerApproval;
   checkpointing: boolean;
+  watch: boolean;
   protectedPaths: string[];
   sessionId: string;
   maxSnapshots: number;
@@ -56,6 +58,7 @@ export const RESTART_SETTINGS = [
   "waymark.server",
   "waymark.approval",
   "waymark.checkpointing",
+  "waymark.watch",
   "waymark.protectedPaths",
   "waymark.historyDir",
   "waymark.maxSnapshots",
@@ -73,6 +76,7 @@ export function readSettings(config: ConfigReader): WaymarkSettings {
   const command = config.get<unknown>("server.command");
   const approval = config.get<unknown>("approval");
   const checkpointing = config.get<unknown>("checkpointing");
+  const watch = config.get<unknown>("watch");
   const protectedPaths = config.get<unknown>("protectedPaths");
   const maxSnapshots = config.get<unknown>("maxSnapshots");
   const maxHistoryBytes = config.get<unknown>("maxHistoryBytes");
@@ -82,6 +86,7 @@ export function readSettings(config: ConfigReader): WaymarkSettings {
     pythonPath: trimmed(config.get<unknown>("server.pythonPath")),
     approval: typeof approval === "string" && Object.hasOwn(SERVER_APPROVAL, approval) ? (approval as ApprovalMode) : "diff",
     checkpointing: typeof checkpointing === "boolean" ? checkpointing : SERVER_OPTIONS.checkpointing.default,
+    watch: typeof watch === "boolean" ? watch : SERVER_OPTIONS.watch.default,
     // A valid empty list stays empty: protecting nothing is the user's explicit choice.
     protectedPaths: isStringArray(protectedPaths) ? protectedPaths : [...SERVER_OPTIONS.protectedPaths.default],
     historyDir: trimmed(config.get<unknown>("historyDir")),
@@ -108,6 +113,7 @@ export function initializationOptions(settings: WaymarkSettings, sessionId: stri
   const options: InitializationOptions = {
     approval: SERVER_APPROVAL[settings.approval],
     checkpointing: settings.checkpointing,
+    watch: settings.watch,
     protectedPaths: settings.protectedPaths,
     sessionId,
     maxSnapshots: settings.maxSnapshots,

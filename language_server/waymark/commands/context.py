@@ -37,6 +37,8 @@ class Options:
     maxSnapshots: int = DEFAULT_MAX_SNAPSHOTS
     maxHistoryBytes: int = DEFAULT_MAX_BYTES
     maxFileSize: int = DEFAULT_MAX_FILE_SIZE
+    # The language server records changes by other programs as turns.
+    watch: bool = True
     # The editor's files.encoding: a file's encoding when neither a BOM nor the project
     # declares one (docs/files-and-encodings.md).
     filesEncoding: str | None = None

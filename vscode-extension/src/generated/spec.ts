@@ -966,6 +966,10 @@ export const SERVER_OPTIONS = {
     "type": "integer",
     "default": 20971520
   },
+  "watch": {
+    "type": "boolean",
+    "default": true
+  },
   "filesEncoding": {
     "type": "string",
     "default": null

@@ -6,7 +6,7 @@
 import type { DiffStats, DiffStatsFile, Turn } from "../protocol";
 import { fileCount, relativeTime, toMillis, turnTitle } from "../rewind/turnLabels";
 
-export type OriginKind = "vscode" | "hook" | "cli" | "rewind" | "auto" | "agent";
+export type OriginKind = "vscode" | "hook" | "cli" | "rewind" | "auto" | "watch" | "agent";
 
 export interface Origin {
   kind: OriginKind;
@@ -16,7 +16,8 @@ export interface Origin {
 /**
  * Who opened a turn, read from the promptId each door gives its turns: the extension's tools
  * (`chat-`), host hooks (`turn-`), `waymark run` (`run-`), a rewind's undo point (`undo-`),
- * an edit that arrived with no turn open (`auto-`). Any other id was chosen by an agent calling
+ * an edit that arrived with no turn open (`auto-`), other programs' changes the server's watch
+ * recorded (`watch-`). Any other id was chosen by an agent calling
  * waymark_snapshot itself, over MCP or the extension's API.
  */
 export function turnOrigin(promptId: string): Origin {
@@ -26,6 +27,7 @@ export function turnOrigin(promptId: string): Origin {
     ["run-", { kind: "cli", label: "waymark run" }],
     ["undo-", { kind: "rewind", label: "before a rewind" }],
     ["auto-", { kind: "auto", label: "edit outside a turn" }],
+    ["watch-", { kind: "watch", label: "other programs" }],
   ];
   const found = prefixes.find(([prefix]) => promptId.startsWith(prefix));
   return found ? found[1] : { kind: "agent", label: "MCP / agent" };

@@ -18,6 +18,7 @@ const ORIGIN_ICONS: Record<TurnRow["origin"]["kind"], string> = {
   cli: "terminal-bash",
   rewind: "discard",
   auto: "edit",
+  watch: "eye",
   agent: "hubot",
 };
 

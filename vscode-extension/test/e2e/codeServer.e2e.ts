@@ -12,7 +12,10 @@
  * Then a terminal agent (a separate `waymark mcp` process) makes a turn; the Turns view shows it
  * without a refresh, opens a file's diff, rewinds that one file and undoes the rewind, checking
  * the bytes on disk; its pictures go to test-artifacts/ (and to docs/images with
- * WAYMARK_UPDATE_DOCS_IMAGES=1). Everything started here is stopped by PID
+ * WAYMARK_UPDATE_DOCS_IMAGES=1). Then other programs write while the server watches: a second,
+ * test-only extension (test/e2e/otherWriter) saves through a `WorkspaceEdit` and writes through
+ * `workspace.fs`, and a terminal runs `rm`; each is a turn of its own in the Turns view, and a
+ * rewind to the first restores every byte. Everything started here is stopped by PID
  * at the end, whatever happened.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
@@ -45,6 +48,15 @@ const NOTEBOOK_REJECTED = [{ op: "replace_cell", cell: "a1b2c3d4", source: "# Re
 const MCP_TURN = "MCP: a warmer greeting";
 const MCP_NOTES = "src/notes.txt";
 const MCP_NOTES_TEXT = "Greeting changed by the terminal agent.\n";
+// Files other programs change while the server watches, with their bytes before.
+const SAVED = "src/saved.txt";
+const FS_WRITTEN = "src/fs-written.txt";
+const REMOVED = "src/removed.txt";
+const OTHER_BEFORE: Record<string, string> = {
+  [SAVED]: "saved by another extension: before\r\n",
+  [FS_WRITTEN]: "written through workspace.fs: before\n",
+  [REMOVED]: "removed in a terminal: before\n",
+};
 
 /** The server's anchor: first 6 hex chars of xxh3_64 of the line's UTF-8 bytes (docs/anchored-edits.md). */
 function lineHash(line: string): string {
@@ -80,6 +92,43 @@ function packageLmDriver(root: string): string {
   const vsce = path.join(EXTENSION_ROOT, "node_modules/.bin/vsce");
   execFileSync(vsce, ["package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "-o", vsix], { cwd: dir, stdio: "pipe" });
   return vsix;
+}
+
+/** Packages test/e2e/otherWriter, a stand-in for another extension that writes files. */
+function packageOtherWriter(root: string): string {
+  const dir = path.join(root, "other-writer");
+  mkdirSync(dir);
+  cpSync(path.join(__dirname, "otherWriter/extension.js"), path.join(dir, "extension.js"));
+  writeFileSync(path.join(dir, "README.md"), "Waymark e2e: another extension that writes files.\n");
+  writeFileSync(
+    path.join(dir, "package.json"),
+    JSON.stringify({
+      name: "other-writer",
+      publisher: "waymark-e2e",
+      version: "0.0.1",
+      engines: { vscode: "^1.100.0" },
+      main: "./extension.js",
+      activationEvents: ["onStartupFinished"],
+      contributes: {
+        commands: [
+          { command: "waymarkE2eOther.saveEdit", title: "Waymark E2E: Save Through a WorkspaceEdit" },
+          { command: "waymarkE2eOther.writeFs", title: "Waymark E2E: Write Through workspace.fs" },
+        ],
+      },
+    }),
+  );
+  const vsix = path.join(root, "other-writer.vsix");
+  const vsce = path.join(EXTENSION_ROOT, "node_modules/.bin/vsce");
+  execFileSync(vsce, ["package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "-o", vsix], { cwd: dir, stdio: "pipe" });
+  return vsix;
+}
+
+/** Has the second extension write `text` to `file`, through `command`'s palette title. */
+async function otherWrite(page: Page, command: string, file: string, text: string): Promise<void> {
+  await runPaletteCommand(page, command);
+  const box = page.locator(".quick-input-widget .quick-input-box input");
+  await box.fill(JSON.stringify({ path: file, text }));
+  await box.press("Enter");
 }
 
 /**
@@ -173,6 +222,9 @@ async function main(): Promise<void> {
   const workspace = path.join(root, "workspace");
   cpSync(path.join(EXTENSION_ROOT, "test/e2e/fixture-workspace"), workspace, { recursive: true });
   writeFileSync(path.join(workspace, LM_TARGET), LM_ORIGINAL);
+  for (const [file, text] of Object.entries(OTHER_BEFORE)) {
+    writeFileSync(path.join(workspace, file), text);
+  }
   const lmOut = path.join(root, "lm-answers.jsonl");
   const codeServer = new CodeServer(binary, root, {
     "waymark.approval": "diff",
@@ -187,6 +239,7 @@ async function main(): Promise<void> {
     XDG_CACHE_HOME: path.join(root, "xdg-cache"),
     XDG_STATE_HOME: path.join(root, "xdg-state"),
     WAYMARK_E2E_LM_OUT: lmOut,
+    WAYMARK_E2E_OTHER_OUT: path.join(root, "other-writes.txt"),
   };
   const target = path.join(workspace, TARGET);
   const original = readFileSync(target);
@@ -198,6 +251,7 @@ async function main(): Promise<void> {
     await step("install the .vsix into a fresh extensions dir", async () => {
       codeServer.install(env, VSIX);
       codeServer.install(env, packageLmDriver(root));
+      codeServer.install(env, packageOtherWriter(root));
     });
 
     const port = await step("start code-server on 127.0.0.1 with auth none", () => codeServer.start(workspace, env));
@@ -487,6 +541,71 @@ async function main(): Promise<void> {
       await turnsRow(p, MCP_TURN).filter({ hasText: "+2 −1" }).waitFor({ timeout: 30_000 });
       await p.waitForTimeout(600);
       await screenshot(p, "turns-undo.png", "vscode-turns-undo.png");
+    });
+
+    /** The turns (the server's model view) whose files include `file`. */
+    const turnsWith = async (file: string): Promise<{ promptId: string; label: string }[]> => {
+      await invokeTool(p, "waymark_turns", { all: true });
+      const json = expectOk(await toolAnswer(lmOut, answers++));
+      const turns = json.turns as { promptId: string; label: string; edited?: string[] }[];
+      return turns.filter((turn) => turn.edited?.includes(file));
+    };
+    const recordedTurn = async (file: string): Promise<{ promptId: string; label: string }> => {
+      let found: { promptId: string; label: string }[] = [];
+      await waitFor(`a turn recording ${file}`, async () => (found = await turnsWith(file)).length > 0, 60_000);
+      return found[0];
+    };
+    const otherTurns: { promptId: string; label: string }[] = [];
+    await step("another extension saves through a WorkspaceEdit: a turn \"Saved in the editor\"", async () => {
+      // The document keeps its CRLF line ends: VS Code turns the edit's LF into them.
+      await otherWrite(p, "Waymark E2E: Save Through a WorkspaceEdit", SAVED, "saved by another extension: after\n");
+      await waitFor(`${SAVED} to be saved`, () => readFileSync(path.join(workspace, SAVED), "utf8").includes(": after"), 30_000);
+      const turn = await recordedTurn(SAVED);
+      if (turn.label !== "Saved in the editor") {
+        throw new Error(`the save's turn is labelled ${turn.label}`);
+      }
+      await turnsRow(p, "Saved in the editor").waitFor({ timeout: 30_000 });
+      otherTurns.push(turn);
+    });
+
+    await step("another extension writes through workspace.fs: a turn of other programs", async () => {
+      await otherWrite(p, "Waymark E2E: Write Through workspace.fs", FS_WRITTEN, "written through workspace.fs: after\n");
+      const turn = await recordedTurn(FS_WRITTEN);
+      if (!turn.label.startsWith("Changes by other programs")) {
+        throw new Error(`the write's turn is labelled ${turn.label}`);
+      }
+      await turnsRow(p, "Changes by other programs").waitFor({ timeout: 30_000 });
+      otherTurns.push(turn);
+    });
+
+    await step("a terminal runs rm: a turn of other programs", async () => {
+      await runPaletteCommand(p, "Terminal: Create New Terminal");
+      await p.locator(".terminal-wrapper.active .xterm").first().waitFor({ timeout: 30_000 });
+      await p.waitForTimeout(1_000); // the shell's prompt
+      await p.keyboard.type(`rm ${REMOVED}`);
+      await p.keyboard.press("Enter");
+      await waitFor(`${REMOVED} to be removed`, () => !existsSync(path.join(workspace, REMOVED)), 30_000);
+      const turn = await recordedTurn(REMOVED);
+      if (!turn.label.startsWith("Changes by other programs")) {
+        throw new Error(`the rm's turn is labelled ${turn.label}`);
+      }
+      otherTurns.push(turn);
+      await screenshot(p, "turns-other-programs.png");
+    });
+
+    await step("a rewind to the first of them restores every byte they changed", async () => {
+      await invokeTool(p, "waymark_rewind", { promptId: otherTurns[0].promptId });
+      const diff = p.locator(".monaco-diff-editor").first();
+      await waitFor("the rewind to be proposed or answered", async () => (await diff.isVisible()) || answerLines(lmOut).length > answers, 30_000);
+      if (await diff.isVisible()) {
+        await screenshot(p, "turns-other-programs-rewind.png");
+        // Three files: a multi-file diff, whose title has no per-file actions.
+        await runCommand(p, "waymark.acceptProposal");
+      }
+      expectOk(await toolAnswer(lmOut, answers++));
+      for (const [file, text] of Object.entries(OTHER_BEFORE)) {
+        await waitFor(`${file} to be restored`, () => existsSync(path.join(workspace, file)) && readFileSync(path.join(workspace, file), "utf8") === text, 20_000);
+      }
     });
   } catch (error) {
     if (page) {

@@ -76,14 +76,15 @@ describe("settings", () => {
     assert.equal(mode("refactorPreview"), "editor");
   });
 
-  it("passes checkpointing, protected paths, history dir and the session id", () => {
+  it("passes checkpointing, the watch, protected paths, history dir and the session id", () => {
     const options = initializationOptions(
-      readSettings(reader({ checkpointing: false, protectedPaths: ["secrets/**"], historyDir: "/tmp/h", maxSnapshots: 7, maxHistoryBytes: 2048.5 })),
+      readSettings(reader({ checkpointing: false, watch: false, protectedPaths: ["secrets/**"], historyDir: "/tmp/h", maxSnapshots: 7, maxHistoryBytes: 2048.5 })),
       "session-1",
     );
     assert.deepEqual(options, {
       approval: "auto",
       checkpointing: false,
+      watch: false,
       protectedPaths: ["secrets/**"],
       sessionId: "session-1",
       maxSnapshots: 7,

@@ -30,8 +30,8 @@ const STATS: DiffStats = {
 describe("Turns view model", () => {
   it("names where a turn came from by the id its door gives it", () => {
     assert.deepEqual(
-      ["chat-abc-1", "turn-0a1b", "run-9f", "undo-12", "auto-77", "t1", "session-xyz"].map((id) => turnOrigin(id).kind),
-      ["vscode", "hook", "cli", "rewind", "auto", "agent", "agent"],
+      ["chat-abc-1", "turn-0a1b", "run-9f", "undo-12", "auto-77", "watch-1764-ab", "t1", "session-xyz"].map((id) => turnOrigin(id).kind),
+      ["vscode", "hook", "cli", "rewind", "auto", "watch", "agent", "agent"],
     );
     assert.equal(turnOrigin("t1").label, "MCP / agent");
   });

@@ -30,6 +30,7 @@ from waymark.commands.registry import COMMANDS, execute
 from waymark.doors.bridge.listener import Listener, Review, start_bridge
 from waymark.doors.entry import open_context
 from waymark.doors.lsp.edits import WorkspaceEdits, lsp_result
+from waymark.doors.lsp.watcher import Watcher
 from waymark.doors.wire_guard import REJECTED_METHOD, NestingGuard
 from waymark.engine.diff import EditTarget
 from waymark.engine.errors import InternalError, InvalidParams
@@ -47,6 +48,8 @@ class WaymarkServer(LanguageServer):
         self._paths: dict[str, Path] = {}
         self.review: Review | None = None
         self.bridge = Listener(lambda: self.context, __version__, lambda: self.review)
+        self.watcher: Watcher | None = None
+        self.watch = True
 
     def real_path(self, uri: str) -> Path | None:
         if uri not in self._paths:
@@ -165,6 +168,7 @@ def create_server() -> WaymarkServer:
             )
         )
         ls.context = open_context(ls.folder_paths(), options, editor=ClientEditor(ls))
+        ls.watch = options.watch
         ls.context.documents = BufferDocuments(ls)
         experimental = params.capabilities.experimental
         if isinstance(experimental, dict) and experimental.get("waymarkReview") is True:
@@ -179,6 +183,21 @@ def create_server() -> WaymarkServer:
             if removed:
                 log.info("swept %d temp files left by a crashed write", len(removed))
         await start_bridge(ls.bridge, ls.folder_paths())
+        if ls.watch and ls.context is not None and ls.context.history is not None:
+            ls.watcher = Watcher(ls.context)
+            ls.watcher.start()
+
+    @server.feature(types.TEXT_DOCUMENT_WILL_SAVE)
+    async def will_save(ls: WaymarkServer, params: types.WillSaveTextDocumentParams) -> None:
+        await _announce(ls, params.text_document.uri, exact=False)
+
+    @server.feature(types.TEXT_DOCUMENT_WILL_SAVE_WAIT_UNTIL)
+    async def will_save_wait_until(
+        ls: WaymarkServer, params: types.WillSaveTextDocumentParams
+    ) -> list[types.TextEdit]:
+        # The client waits for this answer before it writes: the pre-image is exact.
+        await _announce(ls, params.text_document.uri, exact=True)
+        return []
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: WaymarkServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
@@ -189,6 +208,8 @@ def create_server() -> WaymarkServer:
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: WaymarkServer, params: None) -> None:
         ls.bridge.stop()
+        if ls.watcher is not None:
+            ls.watcher.stop()
 
     @server.feature(REJECTED_METHOD)
     def rejected(ls: WaymarkServer, params: Any) -> None:
@@ -198,6 +219,13 @@ def create_server() -> WaymarkServer:
     for command_id in COMMANDS:
         _register(server, command_id)
     return server
+
+
+async def _announce(ls: WaymarkServer, uri: str, *, exact: bool) -> None:
+    """A document is about to be saved: its file's bytes now are the save's pre-image."""
+    path = ls.real_path(uri)
+    if ls.watcher is not None and path is not None:
+        await asyncio.to_thread(ls.watcher.announce, path, exact=exact)
 
 
 def _register(server: WaymarkServer, command_id: str) -> None:

@@ -25,7 +25,7 @@ from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from waymark.store.history import budget, capture, turns
+from waymark.store.history import budget, capture, foreign, turns
 from waymark.store.history.backups import Backups, display
 from waymark.store.history.blobs import BlobStore
 from waymark.store.history.budget import Usage
@@ -194,6 +194,19 @@ class History:
         """Record what a shell command changed into the open turn (see :mod:`~.capture`)."""
         with self.lock:
             return capture.track_shell(self.ledger, self.backups, self.session, changes, unreached)
+
+    def track_foreign(
+        self,
+        prompt_id: str,
+        label: str,
+        changes: Mapping[str, tuple[bytes | None, str | None]],
+        unreached: Mapping[str, str],
+    ) -> tuple[list[str], list[str]]:
+        """Record other programs' changes as a turn of their own (see :mod:`~.foreign`)."""
+        with self.lock:
+            return foreign.track_foreign(
+                self.ledger, self.backups, prompt_id, label, changes, unreached
+            )
 
     # -- turns ----------------------------------------------------------------------------------
 

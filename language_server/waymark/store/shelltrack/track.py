@@ -17,6 +17,7 @@ import os
 import shutil
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -227,8 +228,18 @@ def begin(
         return Begun(skipped, scans)
 
 
-def finish(history: History, name: str) -> Report | None:
-    """Diff against :func:`begin`'s state and record the changes; None if it never ran."""
+def finish(
+    history: History,
+    name: str,
+    *,
+    record: Callable[[dict[str, tuple[bytes | None, str | None]], dict[str, str]], list[str]]
+    | None = None,
+) -> Report | None:
+    """Diff against :func:`begin`'s state and record the changes; None if it never ran.
+
+    ``record`` (the changes, what was out of reach → warnings) records them elsewhere than
+    into the open turn (the language server's watch: a turn of other programs' changes).
+    """
     with history.lock:
         cache = _cache(history)
         pending = cache.take_pending(name)
@@ -283,7 +294,7 @@ def finish(history: History, name: str) -> Report | None:
         cache.forget([k for k, (_, new) in changes.items() if new is None])
         cache.save()
         report.unreached = {history.display(k): r for k, r in unreached.items()}
-        report.warnings = history.track_shell(changes, unreached)
+        report.warnings = (record or history.track_shell)(changes, unreached)
         return report
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import select
 import struct
 from pathlib import Path
 from typing import NamedTuple, Protocol
@@ -292,6 +293,16 @@ class Watches:
             self.forget(key)
             return None
         return [self.instance, key, epoch, start]
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for events; whether any came (they are taken in,
+        as :meth:`touched` would). A process that reacts to changes as they come (the
+        language server) waits here; the hook server only asks :meth:`touched`."""
+        ready, _, _ = select.select([self._inotify.fd], [], [], timeout)
+        if not ready:
+            return False
+        self._drain()
+        return True
 
     def touched(self, token: object) -> Touched | None:
         """Paths (relative to the folder) touched since ``token`` was given, or None: the
