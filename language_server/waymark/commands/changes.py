@@ -1,12 +1,11 @@
 """The one path every change takes: load → propose → preview or approve → track → write.
 
 Handlers of mutating commands return a :class:`Proposal` (the bytes each file should get,
-planned against a :class:`Loaded` snapshot). :func:`finish` then either parks it as a preview
-(a token plus a unified diff and the proposed files) or commits it. Committing re-reads
-every file and refuses with ``file_changed_since_read`` if any moved on since the plan, backs
-up pre-images into history, and writes — directly, or through the editor when approval is
-``editor`` or the user has unsaved changes in the buffer (disk is never written under a dirty
-buffer).
+planned against a :class:`Loaded` snapshot). :func:`finish` parks it as a preview (a token, a
+unified diff, the proposed files) or commits it: re-reads every file and refuses with
+``file_changed_since_read`` if any moved on since the plan, records pre-images and the write
+into history, and writes — directly, or through the editor when approval is ``editor`` or
+the buffer has unsaved changes (disk is never written under a dirty buffer).
 """
 
 from __future__ import annotations
@@ -303,7 +302,6 @@ def _write_locked(
         )
         if changes and ctx.history is not None:
             for change in changes:
-                # Ours are recorded ahead (the editor's once applied): no kill loses one.
                 ahead = None if through_editor else (change.source.disk, change.after)
                 warnings.extend(ctx.history.track_edit(change.source.resolved.real, ahead))
         if not through_editor:
@@ -312,15 +310,17 @@ def _write_locked(
 
 
 def _write_batch(ctx: CommandContext, changes: list[FileChange], writer: str) -> None:
-    """Write every change or none (store/batch.py); history recorded each ahead."""
+    """Write every change or none (store/batch.py): recorded ahead, and put back on failure."""
     try:
         write_batch([BatchWrite(c.source.resolved.real, c.after, c.source.disk) for c in changes])
     except WaymarkError as exc:
         failed = exc.details.get("path")
         left = set(exc.details.get("unrestored", ()))
-        # Recorded ahead, all of them: a rewind undoes these, and takes the rest as unchanged.
-        for change in [c for c in changes if str(c.source.resolved.real) in left]:
+        for change in (kept := [c for c in changes if str(c.source.resolved.real) in left]):
             _note_write(ctx, change, writer, True)
+        back = {c.source.resolved.real: c.source.disk for c in changes if c not in kept}
+        if ctx.history is not None:
+            ctx.history.put_back(back)
         if isinstance(exc, FileChangedSinceRead):
             shown = {str(c.source.resolved.real): c.source.resolved.display for c in changes}
             raise _changed_since_planned(shown.get(str(failed), str(failed))) from exc

@@ -98,6 +98,14 @@ def record_write(
     evict(ledger)
 
 
+def put_back(
+    ledger: Ledger, backups: Backups, session: str | None, files: dict[str, str | None]
+) -> None:
+    """Note files of a failed change put back to what they held (digest; ``None``: absent)."""
+    snap, _ = current(ledger, backups)
+    ledger.commit(SnapshotRecord.update_of(snap, session=session, putback=files))
+
+
 def note_writes(
     ledger: Ledger, backups: Backups, session: str | None, writes: dict[str, str | None]
 ) -> None:

@@ -107,6 +107,11 @@ class Model:
         target.edited.update(record.writes)
         target.edited.update(record.edited)
         target.unreached.update(record.unreached)
+        for key, digest in record.putback.items():
+            self.writes[key] = Write(digest, record.session, record.seq)
+            start = target.files.get(key)
+            if start is not None and start.state != "failed" and start.digest == digest:
+                target.edited.discard(key)
         return freed
 
     def _set_entry(self, snap: Snapshot, key: str, entry: FileEntry, freed: list[str]) -> None:

@@ -130,6 +130,9 @@ class SnapshotRecord:
     # For a file of ``writes`` recorded before it was written: what it held just before. A
     # process killed between the two leaves either, and a rewind must accept both.
     was: dict[str, str | None] = field(default_factory=dict)
+    # Files of a failed change put back to what they held (that digest): their write ahead
+    # never happened, and the turn lists them as edited no more when they hold its start.
+    putback: dict[str, str | None] = field(default_factory=dict)
 
     @classmethod
     def update_of(
@@ -142,6 +145,7 @@ class SnapshotRecord:
         unreached: dict[str, str] | None = None,
         dropped: bool = False,
         was: dict[str, str | None] | None = None,
+        putback: dict[str, str | None] | None = None,
     ) -> SnapshotRecord:
         """An update of ``snap``'s turn: entries added, writes noted, paths out of reach, or
         the turn dropped."""
@@ -157,6 +161,7 @@ class SnapshotRecord:
             session=session,
             unreached=unreached or {},
             was=was or {},
+            putback=putback or {},
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -186,6 +191,8 @@ class SnapshotRecord:
             out["unreached"] = self.unreached
         if self.was:
             out["was"] = self.was
+        if self.putback:
+            out["putback"] = self.putback
         return out
 
     @classmethod
@@ -200,6 +207,7 @@ class SnapshotRecord:
         files = value.get("files", {})
         writes = value.get("writes", {})
         was = value.get("was", {})
+        putback = value.get("putback", {})
         dropped = value.get("dropped", False)
         session = value.get("session")
         base = value.get("base", False)
@@ -234,9 +242,9 @@ class SnapshotRecord:
         if not isinstance(files, dict) or not isinstance(writes, dict):
             raise ShapeError("snapshot whose `files`/`writes` is not an object")
         entries = {str(key): FileEntry.from_json(entry) for key, entry in files.items()}
-        if not isinstance(was, dict):
-            raise ShapeError("snapshot whose `was` is not an object")
-        for digest in [*writes.values(), *was.values()]:
+        if not isinstance(was, dict) or not isinstance(putback, dict):
+            raise ShapeError("snapshot whose `was`/`putback` is not an object")
+        for digest in [*writes.values(), *was.values(), *putback.values()]:
             if digest is not None and not _is_digest(digest):
                 raise ShapeError("snapshot with a malformed digest in `writes`/`was`")
         return cls(
@@ -255,6 +263,7 @@ class SnapshotRecord:
             tuple(forget),
             dict(unreached),
             {str(k): v for k, v in was.items()},
+            {str(k): v for k, v in putback.items()},
         )
 
 
