@@ -7,10 +7,9 @@ locked for a while, or (the ``history_deleted`` case) the history is deleted mea
 After each round: no call acted twice (the sed applied once when the host's answer says so or
 the host ran it itself, at most once when the call was cut), none acted after its caller was
 gone (nothing of the workspace or its history written after the hook was killed), rewinding
-the round's turn undoes every change it recorded, with no conflict and no failure (but one:
-a server killed between a sed's write and its record in the history leaves a change the
-rewind reports as changed since, docs/security.md), and no server the soak did not kill went
-away.
+the round's turn undoes every change it recorded, with no conflict and no failure (a server
+killed between a sed's write and its record included: the write is recorded ahead of it), and
+no server the soak did not kill went away.
 Bounded by :data:`ROUNDS` and :data:`BUDGET_S`; ``WAYMARK_SOAK_SEED`` replays a run.
 """
 
@@ -66,9 +65,6 @@ SED = "sed -i s/$/y/ s.txt"
 SHELL = "printf z >> g.txt"
 FILES = {"s.txt": b"x\n", "g.txt": b""}
 CHAOS = ("none", "host gives up", "server killed", "history locked")
-# What a rewind says of a file whose change landed while its record did not: a process killed
-# between a write and its record in the history (docs/security.md, not defended yet).
-UNRECORDED = [{"path": "s.txt", "reason": "changed_since_agent_write"}]
 # The servers the soak killed: any other one that is gone died of what it was asked.
 KILLED: set[int] = set()
 
@@ -182,14 +178,13 @@ def ys(ws: Path) -> int:
 
 def sed_round(
     rng: random.Random, ws: Path, env: dict[str, str], n: int, chaos: str
-) -> tuple[int, set[int], bytes, bool]:
-    """The sed's applications this round, the counts allowed, s.txt as the rewind must leave
-    it, and whether the call was cut after it began (its process killed)."""
+) -> tuple[int, set[int], bytes]:
+    """The sed's applications this round, the counts allowed, and s.txt as the rewind must
+    leave it."""
     before, start = (ws / "s.txt").read_bytes(), ys(ws)
     out = call(rng, ws, env, bash("PreToolUse", SED, f"c{n}"), chaos)
     allowed = {0, 1}
     rewound = before
-    cut = out.answer is not None and b"Waymark began applying this sed -i" in out.answer
     if out.answer is not None:
         said = json.loads(out.answer or b"{}").get("hookSpecificOutput", {})
         command = said.get("updatedInput", {}).get("command", "")
@@ -201,7 +196,7 @@ def sed_round(
             allowed, rewound = {1}, before.replace(b"\n", b"y\n")
     idle(env)
     check_not_late(ws, env, out)
-    return ys(ws) - start, allowed, rewound, cut
+    return ys(ws) - start, allowed, rewound
 
 
 def shell_round(
@@ -254,9 +249,8 @@ def test_hook_calls_act_once_in_time_and_rewind_whatever_goes_wrong(
         chaos = rng.choice(chaos_kinds)
         seen[chaos] += 1
         where = f"round {n} ({chaos}, seed {SEED})"
-        cut = False
         if rng.random() < 0.5:
-            applied, allowed, sed_rewound, cut = sed_round(rng, ws, env, n, chaos)
+            applied, allowed, sed_rewound = sed_round(rng, ws, env, n, chaos)
             assert applied in allowed, where
             shell_rewound = {(ws / "g.txt").read_bytes()}
         else:
@@ -267,10 +261,6 @@ def test_hook_calls_act_once_in_time_and_rewind_whatever_goes_wrong(
         rewind = cli(ws, "rewind", f"p{n}", env=env)
         if history_deleted and rewind.get("error") == "unknown_prompt":
             continue  # the turn went with the history
-        if cut and rewind.get("conflicts") == UNRECORDED:
-            # The one change a rewind may not undo: it landed, its record did not.
-            assert (ws / "s.txt").read_bytes() == sed_rewound.replace(b"\n", b"y\n"), where
-            rewind["conflicts"], sed_rewound = [], (ws / "s.txt").read_bytes()
         assert rewind["ok"] and rewind["conflicts"] == rewind["failed"] == [], (where, rewind)
         assert (ws / "s.txt").read_bytes() == sed_rewound, where
         assert (ws / "g.txt").read_bytes() in shell_rewound, where

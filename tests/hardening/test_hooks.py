@@ -290,6 +290,20 @@ def test_the_calls_directory_stays_bounded(tmp_path: Path, monkeypatch: pytest.M
     assert once.claim(tmp_path, "call 5").replay == "5"
 
 
+def test_a_record_left_half_written_by_a_killed_process_is_swept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(once, "KEEP", 3)
+    killed = once.claim(tmp_path, "killed")
+    # A process killed between writing a record aside and renaming it over leaves this.
+    stray = killed.path.with_name(killed.path.name + ".new")
+    stray.write_bytes(b'{"pid": 1, "sta')
+    for n in range(4):
+        once.settle(once.claim(tmp_path, f"call {n}"), str(n))
+    assert not stray.exists()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".new")]
+
+
 def test_an_answer_that_cannot_be_recorded_still_goes_out(
     workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,12 +1,11 @@
 """The one path every change takes: load → propose → preview or approve → track → write.
 
 Handlers of mutating commands return a :class:`Proposal` (the bytes each file should get,
-planned against a :class:`Loaded` snapshot). :func:`finish` then either parks it as a preview
-(a token plus a unified diff and the proposed files) or commits it. Committing re-reads
-every file and refuses with ``file_changed_since_read`` if any moved on since the plan, backs
-up pre-images into history, and writes — directly, or through the editor when approval is
-``editor`` or the user has unsaved changes in the buffer (disk is never written under a dirty
-buffer).
+planned against a :class:`Loaded` snapshot). :func:`finish` parks it as a preview (a token, a
+unified diff, the proposed files) or commits it: re-reads every file and refuses with
+``file_changed_since_read`` if any moved on since the plan, records pre-images and the write
+into history, and writes — directly, or through the editor when approval is ``editor`` or
+the buffer has unsaved changes (disk is never written under a dirty buffer).
 """
 
 from __future__ import annotations
@@ -303,30 +302,31 @@ def _write_locked(
         )
         if changes and ctx.history is not None:
             for change in changes:
-                warnings.extend(ctx.history.track_edit(change.source.resolved.real))
+                ahead = None if through_editor else (change.source.disk, change.after)
+                warnings.extend(ctx.history.track_edit(change.source.resolved.real, ahead))
         if not through_editor:
             _write_batch(ctx, changes, writer)
     return changes, through_editor
 
 
 def _write_batch(ctx: CommandContext, changes: list[FileChange], writer: str) -> None:
-    """Write every change or none (store/batch.py); history records only what landed."""
+    """Write every change or none (store/batch.py): recorded ahead, and put back on failure."""
     try:
         write_batch([BatchWrite(c.source.resolved.real, c.after, c.source.disk) for c in changes])
     except WaymarkError as exc:
         failed = exc.details.get("path")
         left = set(exc.details.get("unrestored", ()))
-        for change in changes:
-            if str(change.source.resolved.real) in left:
-                # Left changed: recorded, so a rewind undoes it (or, should someone have
-                # written it after us, reports it changed since).
-                _note_write(ctx, change, writer)
+        for change in (kept := [c for c in changes if str(c.source.resolved.real) in left]):
+            _note_write(ctx, change, writer, True)
+        back = {c.source.resolved.real: c.source.disk for c in changes if c not in kept}
+        if ctx.history is not None:
+            ctx.history.put_back(back)
         if isinstance(exc, FileChangedSinceRead):
             shown = {str(c.source.resolved.real): c.source.resolved.display for c in changes}
             raise _changed_since_planned(shown.get(str(failed), str(failed))) from exc
         raise
     for change in changes:
-        _note_write(ctx, change, writer)
+        _note_write(ctx, change, writer, True)
 
 
 def _changed_since_planned(display: str) -> FileChangedSinceRead:
@@ -337,9 +337,9 @@ def _changed_since_planned(display: str) -> FileChangedSinceRead:
     )
 
 
-def _note_write(ctx: CommandContext, change: FileChange, writer: str) -> None:
+def _note_write(ctx: CommandContext, change: FileChange, writer: str, ahead: bool = False) -> None:
     new_digest = None if change.after is None else digest(change.after)
-    if ctx.history is not None:
+    if ctx.history is not None and not ahead:  # else recorded before the write
         ctx.history.record_write(change.source.resolved.real, new_digest)
     ctx.session.note_write(change.source.resolved.real, new_digest, writer)
 

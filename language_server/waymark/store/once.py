@@ -152,7 +152,12 @@ def _prune(directory: Path, keep: str) -> None:
     entries: list[tuple[float, str]] = []
     with os.scandir(directory) as scan:
         for entry in scan:
-            if entry.name.endswith(_SUFFIX) and entry.name != keep:
+            if entry.name.endswith(_SUFFIX + ".new"):
+                # Records are written under the directory's lock, held here: one set aside
+                # is what a process killed mid-write left.
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+            elif entry.name.endswith(_SUFFIX) and entry.name != keep:
                 with contextlib.suppress(OSError):
                     entries.append((entry.stat(follow_symlinks=False).st_mtime, entry.name))
     cutoff = time.time() - MAX_AGE_S

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from helpers_history import Agent, Wire, open_history, tree
 
+from waymark.store.files import digest
 from waymark.store.history.journal import Journal
 
 
@@ -36,7 +37,7 @@ def three_turns(agent: Agent) -> dict[str, dict[str, bytes]]:
 def test_record_shape(agent: Agent, history_root: Path) -> None:
     agent.history.make_snapshot("t0", "first")
     agent.write("a.txt", b"x")
-    full, added, written = (json.loads(line) for line in lines_of(history_root))
+    full, added = (json.loads(line) for line in lines_of(history_root))
     assert full["type"] == "system" and full["subtype"] == "file_history_snapshot"
     [snap] = full["systemPayload"]["snapshots"]
     assert snap == {
@@ -52,8 +53,8 @@ def test_record_shape(agent: Agent, history_root: Path) -> None:
     entry = update["files"][key]
     assert update["isUpdate"] is True
     assert entry == {"display": "a.txt", "state": "absent", "digest": None, "time": entry["time"]}
-    [write] = written["systemPayload"]["snapshots"]
-    assert write["files"] == {} and list(write["writes"]) == [key]
+    # The write is recorded ahead of it, in the backup's record, with what the file held before.
+    assert update["writes"] == {key: digest(b"x")} and update["was"] == {key: None}
 
 
 def test_repeated_track_edit_appends_nothing(agent: Agent, history_root: Path) -> None:
@@ -92,10 +93,11 @@ def resume_and_check(
 
 def test_truncated_final_line(agent: Agent, history_root: Path) -> None:
     moments = three_turns(agent)
+    agent.write("f2.txt", b"newer\n")
     path = journal_of(history_root)
     data = path.read_bytes()
     count = data.count(b"\n")
-    path.write_bytes(data[:-40])  # the last record (t2's final write) loses its tail
+    path.write_bytes(data[:-40])  # the last record (t2's second write of f2) loses its tail
     resumed = open_history(history_root, agent.workspace)
     assert len(resumed.warnings) == 1
     assert f"line {count}: truncated or invalid JSON" in resumed.warnings[0]
@@ -145,11 +147,11 @@ def test_glued_onto_a_truncated_record(agent: Agent, history_root: Path) -> None
     three_turns(agent)
     path = journal_of(history_root)
     lines = path.read_bytes().split(b"\n")
-    lines[6:8] = [lines[6][:30] + lines[7]]  # half a record, then a whole one
+    lines[7:9] = [lines[7][:30] + lines[8]]  # half a record, then a whole one
     path.write_bytes(b"\n".join(lines))
     resumed = open_history(history_root, agent.workspace)
     assert len(resumed.warnings) == 1
-    assert resumed.warnings[0].startswith("journal line 7: truncated or invalid JSON")
+    assert resumed.warnings[0].startswith("journal line 8: truncated or invalid JSON")
     assert len(open_history(history_root, agent.workspace).turns()) == 3
     assert [t["promptId"] for t in resumed.turns()] == ["t0", "t1", "t2"]
 

@@ -1,7 +1,9 @@
 """Recording writes: the pre-image before a write, the digest after, a shell command's changes.
 
-The write pipeline calls :func:`track_edit` before and :func:`record_write` right after every
-file it writes. The first write of a file in a turn backs up what it held at the turn's start;
+The write pipeline calls :func:`track_edit` before every file it writes, recording the backup
+and the write itself ahead of it (write-ahead: no kill can leave a write unrecorded);
+:func:`record_write` notes a write made by someone else (the editor, the host's own tool) after
+it landed. The first write of a file in a turn backs up what it held at the turn's start;
 later writes in the same turn keep that backup.
 """
 
@@ -11,6 +13,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from waymark.store.files import digest
 from waymark.store.history.backups import Backups, display, no_rewind
 from waymark.store.history.budget import evict
 from waymark.store.history.snapshots import FileEntry, Snapshot, SnapshotRecord
@@ -18,30 +21,56 @@ from waymark.store.history.sync import Ledger
 from waymark.store.history.turns import current
 
 
-def track_edit(ledger: Ledger, backups: Backups, path: Path) -> list[str]:
-    """Back up ``path``'s pre-image on its first write in this turn; return warnings."""
+def track_edit(
+    ledger: Ledger,
+    backups: Backups,
+    path: Path,
+    write: tuple[bytes | None, bytes | None] | None = None,
+    session: str | None = None,
+) -> list[str]:
+    """Back up ``path``'s pre-image on its first write in this turn; return warnings.
+
+    ``write`` (the bytes before and after; ``None``: absent) records the write ahead, in the
+    same journal record: a process killed before it writes, or before it could record what
+    it wrote, leaves a file a rewind still undoes.
+    """
     key = os.fspath(path)
     snap, warnings = current(ledger, backups)
+    files, more = _backup(ledger, backups, snap, key)
+    warnings.extend(more)
+    if not files and write is None:
+        return warnings
+    writes = {} if write is None else {key: _digest(write[1])}
+    was = {} if write is None else {key: _digest(write[0])}
+    record = SnapshotRecord.update_of(snap, files, writes, session=session, was=was)
+    if not ledger.commit(record):
+        warnings.append(_journal_lost(display(backups.workspace, key)))
+    evict(ledger)
+    return warnings
+
+
+def _backup(
+    ledger: Ledger, backups: Backups, snap: Snapshot, key: str
+) -> tuple[dict[str, FileEntry], list[str]]:
+    """The entry ``key`` needs in ``snap`` before its first write in the turn, and warnings."""
     entry = snap.files.get(key)
     if entry is not None and entry.state != "failed":
-        return warnings
+        return {}, []
     shown = display(backups.workspace, key)
     if entry is not None:
         healed = backups.heal(key, entry)
         if healed is None:
-            return [*warnings, no_rewind(shown, entry.error or "backup_failed")]
-        new = healed
-    else:
-        size = backups.oversize(key)
-        if size is not None:
-            return [*warnings, *_too_large(ledger, snap, key, shown, size, backups)]
-        new, failures = backups.capture(key)
-        warnings.extend(failures)
-    record = SnapshotRecord.update_of(snap, {key: new})
-    if not ledger.commit(record):
-        warnings.append(_journal_lost(shown))
-    evict(ledger)
-    return warnings
+            return {}, [no_rewind(shown, entry.error or "backup_failed")]
+        return {key: healed}, []
+    size = backups.oversize(key)
+    if size is not None:
+        return {}, _too_large(ledger, snap, key, shown, size, backups)
+    new, failures = backups.capture(key)
+    return {key: new}, failures
+
+
+def _digest(data: bytes | None) -> str | None:
+    return None if data is None else digest(data)
 
 
 def _too_large(
@@ -67,6 +96,14 @@ def record_write(
     """Note what was just written to ``path`` (``None``: deleted) and by which session."""
     note_writes(ledger, backups, session, {os.fspath(path): digest})
     evict(ledger)
+
+
+def put_back(
+    ledger: Ledger, backups: Backups, session: str | None, files: dict[str, str | None]
+) -> None:
+    """Note files of a failed change put back to what they held (digest; ``None``: absent)."""
+    snap, _ = current(ledger, backups)
+    ledger.commit(SnapshotRecord.update_of(snap, session=session, putback=files))
 
 
 def note_writes(

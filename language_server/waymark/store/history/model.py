@@ -17,11 +17,13 @@ from waymark.store.history.snapshots import FileEntry, Snapshot, SnapshotRecord
 
 @dataclass(frozen=True)
 class Write:
-    """The last write to a file: its digest (``None``: deleted), by whom, in which turn."""
+    """The last write to a file: its digest (``None``: deleted), by whom, in which turn;
+    ``was``: when recorded ahead of the write, the digest the file held before it."""
 
     digest: str | None
     session: str | None
     seq: int
+    was: tuple[str | None, ...] = ()
 
 
 class Model:
@@ -46,7 +48,8 @@ class Model:
         freed: list[str] = []
         self.seq = max(self.seq, record.seq + 1)
         for key, digest in record.writes.items():
-            self.writes[key] = Write(digest, record.session, record.seq)
+            was = (record.was[key],) if key in record.was else ()
+            self.writes[key] = Write(digest, record.session, record.seq, was)
         if record.base:
             for key, entry in record.files.items():
                 if key not in self.first:
@@ -104,6 +107,11 @@ class Model:
         target.edited.update(record.writes)
         target.edited.update(record.edited)
         target.unreached.update(record.unreached)
+        for key, digest in record.putback.items():
+            self.writes[key] = Write(digest, record.session, record.seq)
+            start = target.files.get(key)
+            if start is not None and start.state != "failed" and start.digest == digest:
+                target.edited.discard(key)
         return freed
 
     def _set_entry(self, snap: Snapshot, key: str, entry: FileEntry, freed: list[str]) -> None:
@@ -204,12 +212,23 @@ class Model:
             )
             parent = snap
         # Last writes go last, one record per (session, seq) so each keeps its author and turn.
-        groups: dict[tuple[str | None, int], dict[str, str | None]] = {}
+        groups: dict[tuple[str | None, int], dict[str, Write]] = {}
         for key, write in self.writes.items():
-            groups.setdefault((write.session, write.seq), {})[key] = write.digest
+            groups.setdefault((write.session, write.seq), {})[key] = write
         for (session, seq), writes in sorted(groups.items(), key=lambda g: g[0][1]):
             out.append(
-                SnapshotRecord("base", None, "", seq, True, {}, writes, session=session, base=True)
+                SnapshotRecord(
+                    "base",
+                    None,
+                    "",
+                    seq,
+                    True,
+                    {},
+                    {key: w.digest for key, w in writes.items()},
+                    session=session,
+                    base=True,
+                    was={key: w.was[0] for key, w in writes.items() if w.was},
+                )
             )
         if self.seq:
             out.append(SnapshotRecord("base", None, "", self.seq - 1, True, {}, {}, base=True))

@@ -165,7 +165,9 @@ def plan_file(
         return replace(base, outcome="conflict", reason=blocked[key], target=data)
     should = expected(h.ledger.model, key)
     why = None
-    if isinstance(should, _Unknown) or current.digest != should:
+    if (isinstance(should, _Unknown) or current.digest != should) and not _write_cut_short(
+        h.ledger.model, key, current.digest
+    ):
         why = "changed_since_agent_write"
     elif _other_session(h, key, snap.seq):
         why = "written_by_other_session"
@@ -174,6 +176,13 @@ def plan_file(
     if data is None:
         return replace(base, outcome="delete", current=current.data)
     return replace(base, outcome="restore", target=data, current=current.data)
+
+
+def _write_cut_short(model: Model, key: str, found: str | None) -> bool:
+    """Whether ``key`` still holds what a write recorded ahead of it replaced: the writer was
+    stopped (killed, or its batch undone) before the write landed."""
+    write = model.writes.get(key)
+    return write is not None and found in write.was
 
 
 def _refusal(workspace: Workspace, key: str) -> str | None:

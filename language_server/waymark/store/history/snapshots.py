@@ -127,6 +127,12 @@ class SnapshotRecord:
     inherit: str | None = None
     forget: tuple[str, ...] = ()
     unreached: dict[str, str] = field(default_factory=dict)
+    # For a file of ``writes`` recorded before it was written: what it held just before. A
+    # process killed between the two leaves either, and a rewind must accept both.
+    was: dict[str, str | None] = field(default_factory=dict)
+    # Files of a failed change put back to what they held (that digest): their write ahead
+    # never happened, and the turn lists them as edited no more when they hold its start.
+    putback: dict[str, str | None] = field(default_factory=dict)
 
     @classmethod
     def update_of(
@@ -138,6 +144,8 @@ class SnapshotRecord:
         session: str | None = None,
         unreached: dict[str, str] | None = None,
         dropped: bool = False,
+        was: dict[str, str | None] | None = None,
+        putback: dict[str, str | None] | None = None,
     ) -> SnapshotRecord:
         """An update of ``snap``'s turn: entries added, writes noted, paths out of reach, or
         the turn dropped."""
@@ -152,6 +160,8 @@ class SnapshotRecord:
             dropped=dropped,
             session=session,
             unreached=unreached or {},
+            was=was or {},
+            putback=putback or {},
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -179,6 +189,10 @@ class SnapshotRecord:
             out["forget"] = list(self.forget)
         if self.unreached:
             out["unreached"] = self.unreached
+        if self.was:
+            out["was"] = self.was
+        if self.putback:
+            out["putback"] = self.putback
         return out
 
     @classmethod
@@ -192,6 +206,8 @@ class SnapshotRecord:
         is_update = value.get("isUpdate", False)
         files = value.get("files", {})
         writes = value.get("writes", {})
+        was = value.get("was", {})
+        putback = value.get("putback", {})
         dropped = value.get("dropped", False)
         session = value.get("session")
         base = value.get("base", False)
@@ -226,9 +242,11 @@ class SnapshotRecord:
         if not isinstance(files, dict) or not isinstance(writes, dict):
             raise ShapeError("snapshot whose `files`/`writes` is not an object")
         entries = {str(key): FileEntry.from_json(entry) for key, entry in files.items()}
-        for digest in writes.values():
+        if not isinstance(was, dict) or not isinstance(putback, dict):
+            raise ShapeError("snapshot whose `was`/`putback` is not an object")
+        for digest in [*writes.values(), *was.values(), *putback.values()]:
             if digest is not None and not _is_digest(digest):
-                raise ShapeError("snapshot with a malformed digest in `writes`")
+                raise ShapeError("snapshot with a malformed digest in `writes`/`was`")
         return cls(
             prompt_id,
             label,
@@ -244,6 +262,8 @@ class SnapshotRecord:
             inherit,
             tuple(forget),
             dict(unreached),
+            {str(k): v for k, v in was.items()},
+            {str(k): v for k, v in putback.items()},
         )
 
 

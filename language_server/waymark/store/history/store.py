@@ -25,6 +25,7 @@ from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from waymark.store.files import digest
 from waymark.store.history import budget, capture, foreign, turns
 from waymark.store.history.backups import Backups, display
 from waymark.store.history.blobs import BlobStore
@@ -176,15 +177,24 @@ class History:
 
     # -- recording writes -----------------------------------------------------------------------
 
-    def track_edit(self, path: Path) -> list[str]:
-        """Back up ``path``'s pre-image on its first write in this turn; return warnings."""
+    def track_edit(
+        self, path: Path, write: tuple[bytes | None, bytes | None] | None = None
+    ) -> list[str]:
+        """Back up ``path``'s pre-image on its first write in this turn, and record ``write``
+        (the bytes before and after; ``None``: absent) ahead of it; return warnings."""
         with self.lock:
-            return capture.track_edit(self.ledger, self.backups, path)
+            return capture.track_edit(self.ledger, self.backups, path, write, self.session)
 
     def record_write(self, path: Path, content_digest: str | None) -> None:
         """Note what was just written to ``path`` (``None``: deleted) and by which session."""
         with self.lock:
             capture.record_write(self.ledger, self.backups, self.session, path, content_digest)
+
+    def put_back(self, files: Mapping[Path, bytes | None]) -> None:
+        """Note files of a failed change put back to these bytes (``None``: absent)."""
+        digests = {os.fspath(p): None if b is None else digest(b) for p, b in files.items()}
+        with self.lock:
+            capture.put_back(self.ledger, self.backups, self.session, digests)
 
     def track_shell(
         self, changes: Mapping[str, tuple[bytes | None, str | None]], unreached: Mapping[str, str]
