@@ -2,7 +2,7 @@
  * "Waymark: Set Up an Agent Host…" (also the walkthrough's first step): runs
  * `waymark init <host>` for the open folder in a terminal, so the user sees what it writes.
  * The hook and MCP entries it writes start `waymark` itself, so it needs the installed
- * package (`waymark-edits`), not the server bundled in the extension.
+ * `waymark` command (see the README's Install section), not the server bundled in the extension.
  */
 import * as vscode from "vscode";
 
@@ -18,7 +18,7 @@ export const INIT_HOSTS = [
 
 export interface InitCommand {
   text: string;
-  /** false: the package is missing; the line installs it first and waits for Enter. */
+  /** false: the command is missing; the line says to install it first and waits for Enter. */
   run: boolean;
 }
 
@@ -29,7 +29,7 @@ export function initCommand(host: string, pythonPath: string, waymarkOnPath: boo
   if (waymarkOnPath) {
     return { text: `waymark init ${host}`, run: true };
   }
-  return { text: `pipx install waymark-edits && waymark init ${host}`, run: false };
+  return { text: `waymark init ${host}  # first install the waymark command as the Install section of the Waymark README says`, run: false };
 }
 
 export async function initHost(host: string | undefined, log: vscode.LogOutputChannel): Promise<void> {

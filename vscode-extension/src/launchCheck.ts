@@ -31,7 +31,7 @@ export function missingServerMessage(launch: ServerLaunch, usesPythonPath: boole
   if (usesPythonPath) {
     return (
       `Waymark: the Python interpreter "${launch.command}" set in waymark.server.pythonPath was not found. ` +
-      "Fix: point the setting at an interpreter that has Waymark installed (python -m pip install waymark-edits), or clear it to use the server bundled with the extension."
+      "Fix: point the setting at an interpreter that has Waymark installed (as the Install section of the Waymark README says), or clear it to use the server bundled with the extension."
     );
   }
   return (

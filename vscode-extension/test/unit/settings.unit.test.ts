@@ -125,6 +125,6 @@ describe("agent host setup", () => {
   it("runs `waymark init <host>` with the configured interpreter, the installed command, or offers the install", () => {
     assert.deepEqual(initCommand("claude-code", "/opt/my venv/bin/python", true), { text: "'/opt/my venv/bin/python' -m waymark init claude-code", run: true });
     assert.deepEqual(initCommand("codex", "", true), { text: "waymark init codex", run: true });
-    assert.deepEqual(initCommand("qwen-code", "", false), { text: "pipx install waymark-edits && waymark init qwen-code", run: false });
+    assert.deepEqual(initCommand("qwen-code", "", false), { text: "waymark init qwen-code  # first install the waymark command as the Install section of the Waymark README says", run: false });
   });
 });
