@@ -30,6 +30,11 @@ SAVED = "Saved in the editor"
 JOIN_S = 300.0
 
 
+# The watch's copies are background work: after the first second they go on while no one
+# (an edit, a hook in another process) waits for the history's lock, up to this long.
+UNHURRIED_S = 30.0
+
+
 def bracket_name() -> str:
     return f"{PREFIX}{os.getpid()}-{os.urandom(6).hex()}"
 
@@ -39,7 +44,7 @@ def begin(ctx: CommandContext, name: str) -> int:
     are still to be copied (a later bracket copies them)."""
     if ctx.history is None:
         return 0
-    skipped = track.begin(ctx.history, name).skipped
+    skipped = track.begin(ctx.history, name, unhurried_seconds=UNHURRIED_S).skipped
     return sum(1 for why in skipped.values() if why == "not_backed_up_yet")
 
 
