@@ -330,3 +330,22 @@ async def test_repeated_editor_saves_are_one_turn_that_rewinds_to_the_first(
         rewound = await server("rewind", promptId=turns[0]["promptId"])
         assert rewound["ok"], rewound
     assert page.read_bytes() == b"first draft\r\n"
+
+
+async def test_every_file_rewinds_once_the_watch_is_ready_without_git(tmp_path: Path) -> None:
+    root, history = workspace(tmp_path)
+    # More files than a second's copying takes here: the fill runs on past its first slice
+    # while no one waits for the history.
+    for i in range(4000):
+        folder = root / f"d{i % 100:02d}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"f{i}.txt").write_bytes(f"file {i}\r\n".encode() * 5)
+    async with serve(root, history) as server:
+        # Right once it is watching: no file is left for a later bracket to copy.
+        other_program("rm d*/f39??.txt", root)
+        turn = await server.turn_with("d99/f3999.txt")
+        assert len(turn["edited"]) == 100, turn
+        rewound = await server("rewind", promptId=turn["promptId"])
+        assert rewound["ok"], rewound
+    for i in range(3900, 4000):
+        assert (root / f"d{i % 100:02d}" / f"f{i}.txt").read_bytes() == f"file {i}\r\n".encode() * 5
