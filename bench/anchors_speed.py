@@ -2,6 +2,9 @@
 
 ``read``: decode the bytes, ``annotate`` every line, ``render`` the model text.
 ``edit``: plan a three-operation batch on the decoded file and encode the result.
+``page`` / ``one-line edit`` (issue 43): what an agent feels through the CLI, a read of the
+first 100 lines with hashes and a one-line anchored edit (history on), on the 200,000-line
+file against the same request on a 100-line file plus ``xxhsum`` of the big file.
 The floor is ``xxhsum`` (Debian package ``xxhash``) hashing the same file, timed in the same
 run; the figure that matters is the ratio.
 
@@ -10,6 +13,8 @@ Usage: PYTHONPATH=language_server python bench/anchors_speed.py [RUNS]
 
 from __future__ import annotations
 
+import json
+import os
 import random
 import shutil
 import statistics
@@ -18,6 +23,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +71,71 @@ def _xxhsum() -> str:
     if found is None:
         sys.exit("xxhsum is missing: apt-get install -y xxhash")
     return found
+
+
+def _cli(root: Path, *args: str) -> str:
+    command = [sys.executable, "-m", "waymark", *args, "--root", str(root)]
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
+
+
+def _agent_figures(runs: int, xxhsum: str) -> list[dict[str, Any]]:
+    """A page and a one-line edit through the CLI: the 200k-line file vs a 100-line one."""
+    big, small = make_file(), make_file(100, seed=8)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for name, data in (("big.py", big), ("small.py", small)):
+            (root / name).write_bytes(data)
+
+        def page(name: str) -> None:
+            _cli(root, "read", name, "--hashes", "--limit", "100")
+
+        def one_line_edit(name: str) -> float:
+            # A fresh read record each time the file is put back, as an agent would hold.
+            (root / name).write_bytes(big if name == "big.py" else small)
+            shown = _cli(root, "read", name, "--hashes", "--limit", "20")
+            anchor = next(r.split("|")[0] for r in shown.splitlines() if "~|" not in r)
+            ops = json.dumps([{"op": "replace_line", "hash": anchor, "content": "x = 0"}])
+            started = time.perf_counter()
+            _cli(root, "edit", name, "--ops", ops)
+            return time.perf_counter() - started
+
+        pages: dict[str, list[float]] = {"big.py": [], "small.py": []}
+        edits: dict[str, list[float]] = {"big.py": [], "small.py": []}
+        hashed: list[float] = []
+        for _ in range(runs):
+            for name in ("big.py", "small.py"):
+                pages[name] += _times(partial(page, name), 1)
+                edits[name].append(one_line_edit(name))
+            hashed += _times(
+                partial(
+                    subprocess.run,
+                    [xxhsum, str(root / "big.py")],
+                    check=True,
+                    stdout=subprocess.DEVNULL,
+                ),
+                1,
+            )
+    plus = [a + b for a, b in zip(sorted(pages["small.py"]), sorted(hashed), strict=True)]
+    plus_edit = [a + b for a, b in zip(sorted(edits["small.py"]), sorted(hashed), strict=True)]
+    extra = {"lines": LINES, "bytes": len(big), "cpus": os.cpu_count()}
+    return [
+        {
+            "name": "paged read (first 100 lines, hashes) of a 200k-line file, CLI",
+            "runs": pages["big.py"],
+            "baseline": "the same on a 100-line file + xxhsum of the big file",
+            "baseline_runs": plus,
+            "goals": [Goal("ratio", "≤", 1.2, "×")],
+            "extra": extra,
+        },
+        {
+            "name": "one-line anchored edit of a 200k-line file, CLI (history on)",
+            "runs": edits["big.py"],
+            "baseline": "the same on a 100-line file + xxhsum of the big file",
+            "baseline_runs": plus_edit,
+            "goals": [Goal("ratio", "≤", 1.2, "×")],
+            "extra": extra,
+        },
+    ]
 
 
 def figures(runs: int = 7) -> list[dict[str, Any]]:
@@ -119,6 +190,7 @@ def figures(runs: int = 7) -> list[dict[str, Any]]:
             "goals": GOALS,
             "extra": extra,
         },
+        *_agent_figures(max(3, runs // 2), xxhsum),
     ]
 
 

@@ -43,7 +43,8 @@ BARE_IMPORT = "import pygls.lsp.server"
 
 def server_command() -> list[str]:
     script = Path(sys.executable).with_name("waymark-ls")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "waymark.doors.lsp.server"]
+    entry = "from waymark.doors.lsp import main; main()"
+    return [str(script)] if script.exists() else [sys.executable, "-c", entry]
 
 
 class ServerError(RuntimeError):

@@ -109,6 +109,38 @@ async def measure(root: Path, history: Path, idle: float, watch: bool) -> dict[s
     return out
 
 
+def figures(files: int = 10_000, idle: float = 5.0) -> list[dict[str, Any]]:
+    """For bench/run: `initialize` with the watch on beside the same server with it off, and
+    what the watch costs once ready (first scan, copies, idle CPU, RSS) as extras."""
+    out = []
+    for git in (True, False):
+        got = {}
+        for watch in (True, False):
+            with tempfile.TemporaryDirectory() as tmp:
+                root = Path(tmp) / "ws"
+                make_workspace(root, files, git)
+                got[watch] = asyncio.run(measure(root, Path(tmp) / "history", idle, watch))
+        on = got[True]
+        out.append(
+            {
+                "name": f"waymark-ls initialize, watch on, {files} files, "
+                + ("git" if git else "no git"),
+                "runs": [on["initialize"]],
+                "baseline": "the same server with watch: false",
+                "baseline_runs": [got[False]["initialize"]],
+                "goals": [],
+                "extra": {
+                    "ready_ms": round(on.get("ready", 0) * 1000),
+                    "filled_ms": round(on["filled"] * 1000) if "filled" in on else None,
+                    "idle_cpu_percent": round(on["idle_cpu"] * 100, 2),
+                    "rss_mb": round(on["rss"]),
+                    "slowest_turns_in_burst_ms": round(on.get("turns_during_burst", 0) * 1000),
+                },
+            }
+        )
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", type=int, default=10_000)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -118,6 +119,31 @@ def test_a_prompt_is_a_turn_and_rewind_restores_it(
     assert "a.txt" in shown and "b.txt" in shown
     assert editor.close() == 0
     assert not any("/rewind" in line or "/turns" in line for line in received(log))
+
+
+def test_a_git_ignored_file_the_agent_deletes_comes_back(
+    editor: Editor, log: Path, workspace: Path
+) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=workspace,
+            check=True,
+            capture_output=True,
+        )
+
+    git("init", "-q")
+    (workspace / ".gitignore").write_text(".env.local\n")
+    git("add", ".gitignore")
+    git("commit", "-qm", "ignore")
+    (workspace / ".env.local").write_bytes(b"TOKEN=s3cret\r\n")
+    [session] = editor.start(workspace)
+    _, answer = editor.prompt(1, session, "rm .env.local")
+    assert answer["result"] == {"stopReason": "end_turn"}
+    assert not (workspace / ".env.local").exists()
+    shown, _ = editor.prompt(2, session, "/rewind")
+    assert (workspace / ".env.local").read_bytes() == b"TOKEN=s3cret\r\n", shown
+    assert editor.close() == 0
 
 
 def test_rewind_with_nothing_to_undo_says_so(editor: Editor, log: Path, workspace: Path) -> None:

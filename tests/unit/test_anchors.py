@@ -11,6 +11,7 @@ from waymark.engine.anchors import (
     AnchoredLine,
     LineIndex,
     annotate,
+    annotate_range,
     context_hash,
     line_hash,
     render,
@@ -130,3 +131,22 @@ def test_every_displayed_anchor_resolves_to_exactly_its_line(lines: list[str]) -
     index = LineIndex(tf.lines)
     for a in annotate(tf):
         assert resolve(index, a.hash) == [a.line - 1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(st.sampled_from(_POOL), st.text(max_size=6)), max_size=40),
+    st.integers(0, 45),
+    st.integers(0, 45),
+)
+def test_a_page_shows_the_anchors_and_qualities_of_the_whole_file(
+    lines: list[str], start: int, size: int
+) -> None:
+    tf = TextFile.from_text("".join(f"{line}\n" for line in lines))
+    assert annotate_range(tf, start, start + size) == annotate(tf)[start : start + size]
+
+
+def test_a_page_of_a_file_with_a_prefix_collision_outside_it_shows_eight_chars() -> None:
+    # The line that shares the page's 6-char prefix is not on the page, yet decides it.
+    tf = TextFile.from_text(f"{COLLIDING[0]}\nx = 1\n{COLLIDING[1]}\n")
+    assert [a.hash for a in annotate_range(tf, 0, 1)] == [line_hash(COLLIDING[0])[:8]]

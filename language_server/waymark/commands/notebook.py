@@ -18,7 +18,6 @@ from waymark.commands.descriptions import PATH, PREVIEW
 from waymark.commands.params import BadFields, register_hook, structure_item
 from waymark.commands.schema import param
 from waymark.engine.errors import InvalidParams
-from waymark.engine.notebook import CellOp, NotebookInvalid, plan_notebook_edit
 
 MAX_OPERATIONS = 1_000
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -129,6 +128,9 @@ def _fresh_id() -> str:
 
 
 def notebook_edit(ctx: CommandContext, params: NotebookEditParams) -> Proposal:
+    # Loaded with the first notebook edit, not at every door's start.
+    from waymark.engine.notebook import CellOp, NotebookInvalid, plan_notebook_edit
+
     ops = [
         CellOp(i, o.op, o.cell, _source(o.source), o.cell_type)
         for i, o in enumerate(params.operations)

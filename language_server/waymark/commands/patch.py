@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -13,15 +13,11 @@ from waymark.commands.descriptions import PREVIEW
 from waymark.commands.encoding import encode_as
 from waymark.commands.params import require
 from waymark.commands.schema import param
-from waymark.engine.edits.patch import (
-    FilePatch,
-    StripTooLong,
-    UnreadablePatch,
-    apply_file_patch,
-    parse_patch,
-)
 from waymark.engine.errors import InvalidParams, PatchFailed
 from waymark.engine.text import TextFile
+
+if TYPE_CHECKING:
+    from waymark.engine.edits.patch import FilePatch
 
 
 @attrs.define(kw_only=True)
@@ -44,6 +40,9 @@ class PatchParams:
 
 def read_patch(text: str, strip: int | None) -> list[FilePatch]:
     """:func:`parse_patch`, a text it cannot read refused as the ``patch`` or ``strip`` param."""
+    # The parser (and unidiff under it) loads with the first patch, not at every door's start.
+    from waymark.engine.edits.patch import StripTooLong, UnreadablePatch, parse_patch
+
     try:
         return parse_patch(text, strip)
     except UnreadablePatch as exc:
@@ -93,6 +92,8 @@ def _file_changes(
     assert shown is not None
     display = shown.resolved.display
     before = source.text_file() if source is not None else TextFile((), ())
+    from waymark.engine.edits.patch import apply_file_patch
+
     patched = apply_file_patch(display, before, fp)
     after = patched.text_file
     changes: list[FileChange] = []

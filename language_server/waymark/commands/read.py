@@ -11,10 +11,8 @@ from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import ENCODING, PATH
 from waymark.commands.params import require
 from waymark.commands.schema import param
-from waymark.engine.anchors import annotate, render
+from waymark.engine.anchors import annotate_range, render
 from waymark.engine.encodings import Decision
-from waymark.engine.notebook import NotebookInvalid, parse_notebook
-from waymark.engine.notebook_view import render_cells
 
 
 @attrs.define(kw_only=True)
@@ -52,7 +50,7 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
     stop = len(tf.lines) if params.limit is None else min(len(tf.lines), start + params.limit)
     lines: list[dict[str, Any]]
     if params.hashes:
-        shown = annotate(tf)[start:stop]
+        shown = annotate_range(tf, start, stop)
         lines = [a._asdict() for a in shown]
         text = render(shown)
     else:
@@ -100,6 +98,10 @@ def encoding_note(decision: Decision | None) -> str | None:
 def _notebook(loaded: Loaded, params: ReadParams) -> dict[str, Any] | None:
     """The notebook's cells as a model reads them, paged by view lines; None: not a notebook
     that parses, read as text (its JSON may need repair)."""
+    # Notebooks are few: their parser loads with the first one read, not at every start.
+    from waymark.engine.notebook import NotebookInvalid, parse_notebook
+    from waymark.engine.notebook_view import render_cells
+
     assert loaded.data is not None
     try:
         nb = parse_notebook(loaded.data)

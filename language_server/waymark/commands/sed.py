@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -20,10 +20,13 @@ from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import PREVIEW
 from waymark.commands.schema import param
 from waymark.commands.sed_glob import expand_glob
+from waymark.engine import sed as sed_engine
 from waymark.engine.errors import WaymarkError
-from waymark.engine.sed import SedDecline, apply_files, parse_command_line
-from waymark.engine.sed.invocation import SedInvocation
+from waymark.engine.sed.decline import SedDecline
 from waymark.engine.text import sniff_encoding
+
+if TYPE_CHECKING:
+    from waymark.engine.sed.invocation import SedInvocation
 
 
 @attrs.define(kw_only=True)
@@ -120,7 +123,7 @@ def _home_of(user: str) -> str | None:
 
 def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
     try:
-        invocation = parse_command_line(params.command, _home_of)
+        invocation = sed_engine.parse_command_line(params.command, _home_of)
     except SedDecline as decline:
         return _declined(decline.reason)
     base = None
@@ -176,7 +179,7 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
     except WaymarkError as exc:
         return _declined(wording.message(exc, ctx.names), error=exc.code)
     try:
-        results = apply_files(invocation.script, [item.data or b"" for item in loaded])
+        results = sed_engine.apply_files(invocation.script, [item.data or b"" for item in loaded])
     except SedDecline as decline:
         return _declined(decline.reason)
     except UnicodeEncodeError:

@@ -10,9 +10,12 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from waymark.engine.sed import SedDecline
-from waymark.engine.sed.invocation import GlobPart, PathGlob
+from waymark.engine.sed.decline import SedDecline
+
+if TYPE_CHECKING:
+    from waymark.engine.sed.invocation import GlobPart, PathGlob
 
 MAX_MATCHES = 1000
 

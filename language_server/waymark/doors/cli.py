@@ -34,7 +34,7 @@ from waymark.commands.schema import (
     object_schema,
     without_none,
 )
-from waymark.doors import acp, cli_args, history_admin
+from waymark.doors import acp, cli_args, history_admin, quiet_start
 from waymark.doors import run as shell_run
 from waymark.doors.bridge.client import execute_via_editor_or_local
 from waymark.doors.cli_output import exit_status, print_result
@@ -342,7 +342,7 @@ def main(argv: list[str] | None = None) -> None:
             )
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.verb == "serve":
-        from waymark.doors.lsp.server import main as serve
+        from waymark.doors.lsp import main as serve
 
         serve(["--tcp", args.tcp] if args.tcp else [])
         return
@@ -351,8 +351,10 @@ def main(argv: list[str] | None = None) -> None:
 
         raise SystemExit(demo(keep=args.keep))
     if args.verb == "mcp":
+        collecting = quiet_start.pause()
         from waymark.doors.mcp_server import main as mcp
 
+        quiet_start.resume(collecting)
         mcp(args.workspace)
         return
     if args.verb == "hook":

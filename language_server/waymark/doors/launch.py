@@ -31,6 +31,10 @@ def main(argv: list[str] | None = None) -> None:
             from waymark.doors.hooks import main as hook
 
             raise SystemExit(hook(words[1], stdin, started))
+    from waymark.doors import quiet_start
+
+    collecting = quiet_start.pause()
     from waymark.doors.cli import main as cli
 
+    quiet_start.resume(collecting)
     cli(argv)

@@ -5,6 +5,7 @@ bundled libraries. `--check` imports the server as a start would, without starti
 prints one line: "ok" or the reason this interpreter cannot run it.
 """
 
+import gc
 import os
 import sys
 
@@ -27,6 +28,8 @@ def load():
         )
     # The whole server, as a start imports it: a module missing from the bundle, or one that
     # this platform's Python lacks, fails here rather than after the check said "ok".
+    # The collector paused while the server imports (waymark/doors/quiet_start.py says why).
+    gc.disable()
     try:
         from waymark.doors.lsp.server import main as serve
     except Exception as exc:
@@ -45,6 +48,8 @@ def main():
     if reason:
         sys.stderr.write("Waymark: %s.\n" % reason)
         sys.exit(1)
+    gc.freeze()
+    gc.enable()
     serve()
 
 

@@ -24,15 +24,15 @@ class Splice:
 
 
 def apply_splices(
-    tf: TextFile, hashes: list[str], splices: list[Splice]
-) -> tuple[TextFile, list[str]]:
+    tf: TextFile, hashes: list[int], splices: list[Splice]
+) -> tuple[TextFile, list[int]]:
     """Apply non-overlapping splices in one pass; the same bytes as :meth:`TextFile.splice`
     applied bottom-up, one by one (at one start the region first, so that an insert at that
     point lands before the region's new lines), without copying the file per splice."""
     eol = tf.eol
     eols = tf.eols
     override: dict[int, str] = {}  # terminators of untouched lines that a splice changed
-    chunks: list[tuple[Sequence[str], Sequence[str], Sequence[str]]] = []  # reversed tail
+    chunks: list[tuple[Sequence[str], Sequence[str], Sequence[int]]] = []  # reversed tail
     tail = 0  # lines after ``cursor`` in the file as edited so far
     cursor = len(tf.lines)
 
@@ -42,7 +42,11 @@ def apply_splices(
     def keep(start: int, stop: int) -> None:
         nonlocal tail
         if stop > start:
-            kept = [eol_at(i) for i in range(start, stop)]
+            # A slice in C; the few terminators a splice changed are patched in after.
+            kept = list(eols[start:stop])
+            for i, value in override.items():
+                if start <= i < stop:
+                    kept[i - start] = value
             chunks.append((tf.lines[start:stop], kept, hashes[start:stop]))
             tail += stop - start
 
@@ -71,7 +75,7 @@ def apply_splices(
     keep(0, cursor)
     lines: list[str] = []
     new_eols_all: list[str] = []
-    new_hashes: list[str] = []
+    new_hashes: list[int] = []
     for chunk_lines, chunk_eols, chunk_hashes in reversed(chunks):
         lines.extend(chunk_lines)
         new_eols_all.extend(chunk_eols)

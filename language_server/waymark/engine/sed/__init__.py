@@ -4,14 +4,22 @@ Pure: no file I/O, no subprocess, stdlib only. ``parse_command_line`` recognises
 compiles its script; ``apply_files`` turns each file's bytes into the bytes GNU ``sed -i``
 would leave. Both raise ``SedDecline`` with a one-sentence reason for anything they cannot
 prove, and the caller then lets its shell run the command as before.
+
+The names load on first use (PEP 562): every door imports the command that runs sed, and the
+parser, regex translation and glibc tables cost tens of milliseconds at a start-up that
+seldom needs them.
 """
 
 from __future__ import annotations
 
-from waymark.engine.sed.apply import apply_files, apply_script
-from waymark.engine.sed.decline import SedDecline
-from waymark.engine.sed.invocation import SedInvocation, parse_command_line
-from waymark.engine.sed.script import SedScript
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from waymark.engine.sed.apply import apply_files, apply_script
+    from waymark.engine.sed.decline import SedDecline
+    from waymark.engine.sed.invocation import SedInvocation, parse_command_line
+    from waymark.engine.sed.script import SedScript
 
 __all__ = [
     "SedDecline",
@@ -21,3 +29,21 @@ __all__ = [
     "apply_script",
     "parse_command_line",
 ]
+
+_HOMES = {
+    "SedDecline": "decline",
+    "SedInvocation": "invocation",
+    "SedScript": "script",
+    "apply_files": "apply",
+    "apply_script": "apply",
+    "parse_command_line": "invocation",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
