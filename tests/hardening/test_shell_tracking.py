@@ -269,6 +269,7 @@ def test_a_change_deeper_than_path_max_is_reported(
 def test_repositories_past_the_scan_limit_are_listed(
     ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from waymark.commands.shellreport import shell_notice
     from waymark.store.history import History, history_workspace
     from waymark.store.shelltrack import track
 
@@ -287,4 +288,4 @@ def test_repositories_past_the_scan_limit_are_listed(
         history.close()
     assert report is not None
     assert (report.modified, report.unreached) == (["a/a.txt"], {"b": "too_many_repositories"})
-    assert "b (a nested repository past the first 50 scanned)" in report.message()
+    assert "b (a nested repository past the first 50 scanned)" in shell_notice(report)

@@ -101,8 +101,9 @@ def before_shell(
     could not be backed up (display path → why), or None when there are none."""
     if ctx.history is None:
         return None
+    from waymark.commands.shellreport import reason
     from waymark.store.shelltrack.reach import unsaved
-    from waymark.store.shelltrack.track import REASONS, begin
+    from waymark.store.shelltrack.track import begin
 
     begun = begin(ctx.history, call, command=command, cwd=cwd)
     if not command:
@@ -112,7 +113,7 @@ def before_shell(
     if not at_risk:
         return None
     return {
-        ctx.history.display(key): f"{_size(key)}{REASONS.get(why, why)}"
+        ctx.history.display(key): f"{_size(key)}{reason(why)}"
         for key, why in sorted(at_risk.items())
     }
 

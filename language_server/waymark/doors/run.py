@@ -128,7 +128,9 @@ def main(args: argparse.Namespace) -> int:
         shown = prompt_id if recorded else None
         print(json.dumps({"promptId": shown, **report.to_json()}), file=sys.stderr)
     else:
-        print(f"waymark: {report.message()}", file=sys.stderr)
+        from waymark.commands.shellreport import shell_notice
+
+        print(f"waymark: {shell_notice(report)}", file=sys.stderr)
         for warning in report.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         if recorded:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from waymark.commands.shellreport import shell_notice
 from waymark.store.history import History
 from waymark.store.shelltrack.track import Report, begin, finish
 
@@ -120,7 +121,7 @@ def test_an_ignored_file_git_sees_afterwards_is_not_created(
     report = tracked(history, ws, f"{unignore} && printf n > fresh.txt")
     assert report.created == ["fresh.txt"]
     assert report.unreached == outside(how, tmp_path)
-    assert name not in report.message()
+    assert name not in shell_notice(report)
     assert rewound(history).get("deleted") == ["fresh.txt"]
     assert (ws / name).read_bytes() == CONFIG
     assert not (ws / "fresh.txt").exists()
@@ -151,7 +152,7 @@ def test_a_walk_cut_short_never_creates_the_files_past_its_end(ws: Path, history
     assert report is not None
     assert (report.created, report.modified, report.deleted) == ([], [], [])
     assert report.unreached == {".": "scan_cut_short"}
-    assert report.message() == (
+    assert shell_notice(report) == (
         "Waymark saw no file changes in the workspace from this command. Not rewindable "
         "(out of reach): . (in a folder too big to scan (file limit reached))."
     )

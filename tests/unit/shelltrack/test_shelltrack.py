@@ -19,6 +19,7 @@ from typing import cast
 import pytest
 
 from waymark.commands.context import CommandContext
+from waymark.commands.shellreport import shell_notice
 from waymark.store.history import History
 from waymark.store.shelltrack import watch
 from waymark.store.shelltrack.track import Report, begin, finish
@@ -183,7 +184,8 @@ def test_out_of_reach_is_listed(ws: Path, history: History, tmp_path: Path) -> N
         ".env": "protected",
         "big.dat": "too_large",
     }
-    assert "Not rewindable" in report.message() and "ignored by .gitignore" in report.message()
+    notice = shell_notice(report)
+    assert "Not rewindable" in notice and "ignored by .gitignore" in notice
     reasons = dict(history.turns()[0].unreached)
     assert reasons[os.fspath(ws / ".env")] == "protected"
 

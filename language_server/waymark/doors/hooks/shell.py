@@ -87,5 +87,7 @@ def after(ctx: CommandContext, host: Host, call: Call) -> dict[str, Any] | None:
     report = after_shell(ctx, _call_name(call, _command(host, call)))
     if report is None or host.answers.context is None:
         return None
-    text = " ".join([report.message(), *report.warnings])
+    from waymark.commands.shellreport import shell_notice
+
+    text = " ".join([shell_notice(report), *report.warnings])
     return render(host.answers.context, event=call.event_name, text=text)

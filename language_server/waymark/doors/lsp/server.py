@@ -167,9 +167,10 @@ def create_server() -> WaymarkServer:
                 and capabilities.workspace_edit.change_annotation_support
             )
         )
-        ls.context = open_context(ls.folder_paths(), options, editor=ClientEditor(ls))
+        ls.context = open_context(
+            ls.folder_paths(), options, editor=ClientEditor(ls), documents=BufferDocuments(ls)
+        )
         ls.watch = options.watch
-        ls.context.documents = BufferDocuments(ls)
         experimental = params.capabilities.experimental
         if isinstance(experimental, dict) and experimental.get("waymarkReview") is True:
             ls.review = ClientReview(ls)

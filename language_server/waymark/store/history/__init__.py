@@ -32,20 +32,15 @@ from waymark.store.history.store import (
 from waymark.store.history.sync import write_locks
 
 if TYPE_CHECKING:
-    from waymark.store.history.rewind import (
-        OPTIONS,
-        FileOutcome,
-        FilePlan,
-        RewindPlan,
-        RewindResult,
-    )
+    from waymark.store.history.plan import FilePlan, RewindPlan
+    from waymark.store.history.rewind import OPTIONS, FileOutcome, RewindResult
     from waymark.store.history.stats import FileStat
 
 _LAZY = {
     "OPTIONS": "rewind",
     "FileOutcome": "rewind",
-    "FilePlan": "rewind",
-    "RewindPlan": "rewind",
+    "FilePlan": "plan",
+    "RewindPlan": "plan",
     "RewindResult": "rewind",
     "FileStat": "stats",
 }

@@ -1,9 +1,4 @@
-"""Rewind: planning what a rewind would do to each file, then doing it.
-
-A plan is made per file from three states: the target (the file's entry in the snapshot
-rewound to, or its first backup), the current bytes on disk, and what the agent last wrote.
-Bytes are held only for files the rewind would change (or would change with ``force``), so a
-plan over thousands of unchanged files stays small.
+"""Rewind: doing what a plan (:mod:`~.plan`) says, file by file.
 
 A rewind first opens an undo turn (so it can itself be rewound), then restores file by file
 under the history's lock and each file's own (:func:`~.sync.write_locks`): a file is replaced
@@ -17,91 +12,34 @@ import stat
 import uuid
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal
+from typing import Final, Literal
 
 from waymark.engine.errors import (
     FileChangedSinceRead,
     FileTooLarge,
     IoError,
     IsDirectory,
-    NotRegularFile,
-    PathOutsideWorkspace,
-    ProtectedPath,
     WaymarkError,
 )
 from waymark.store.files import atomic_write, create_parents, delete_file
-from waymark.store.history.backups import Unfetched, error_errno, fetch_backup, read_tracked
+from waymark.store.history.backups import error_errno, read_tracked
 from waymark.store.history.budget import evict
 from waymark.store.history.capture import note_writes
 from waymark.store.history.errors import PlanMismatch, RewindRunning, UnknownOption
-from waymark.store.history.model import Model
+from waymark.store.history.parts import Parts
+from waymark.store.history.plan import FilePlan, RewindPlan, chosen, failure, plan_file
 from waymark.store.history.pool import IO_WORKERS, bounded_map
-from waymark.store.history.snapshots import FileEntry, Snapshot
+from waymark.store.history.snapshots import FileEntry
 from waymark.store.history.sync import FileLocks, write_locks
 from waymark.store.history.turns import open_turn, require
 from waymark.store.walk import lstat_at, split_path, walk
-from waymark.store.workspace import Workspace
-
-if TYPE_CHECKING:
-    from waymark.store.history.store import History
 
 # What a rewind may do: restore files, drop the later turns, or both.
 OPTIONS: Final = ("code", "conversation", "both")
 # A rewind waits this long for a file another process is writing, then leaves it alone.
 _LOCK_TIMEOUT: Final = 2.0
-
-Outcome = Literal["restore", "delete", "unchanged", "conflict", "failed"]
-
-
-@dataclass(frozen=True)
-class FilePlan:
-    """One file's would-be outcome.
-
-    ``target`` is what a restore writes (``None`` with ``target_exists`` false: the file is
-    deleted); ``current`` is the content now (``None`` when absent or not loaded). For
-    ``unchanged`` and ``failed`` files neither is loaded.
-    """
-
-    key: str
-    path: str
-    outcome: Outcome
-    target_exists: bool = False
-    target: bytes | None = None
-    target_digest: str | None = None
-    current: bytes | None = None
-    current_digest: str | None = None
-    reason: str | None = None
-    errno: str | None = None
-
-    @property
-    def real(self) -> Path:
-        return Path(self.key)
-
-    def matches(self, other: FilePlan) -> bool:
-        """Same outcome from the same bytes on both sides."""
-        return (self.outcome, self.target_digest, self.current_digest, self.target_exists) == (
-            other.outcome,
-            other.target_digest,
-            other.current_digest,
-            other.target_exists,
-        )
-
-
-@dataclass(frozen=True)
-class RewindPlan:
-    """What ``rewind(prompt_id, force=force)`` would do, file by file; nothing written yet."""
-
-    prompt_id: str
-    force: bool
-    files: tuple[FilePlan, ...]
-
-    @property
-    def changes(self) -> tuple[FilePlan, ...]:
-        """The files a rewind would write or delete."""
-        return tuple(f for f in self.files if f.outcome in ("restore", "delete"))
-
 
 Done = Literal["restored", "deleted", "unchanged", "conflict", "failed"]
 
@@ -137,125 +75,8 @@ class RewindResult:
         return [o.key for o in self.outcomes if o.kind in kinds]
 
 
-class _Unknown:
-    """What a file should hold, when even that is not known."""
-
-
-UNKNOWN: Final = _Unknown()
-Expected = str | _Unknown | None
-
-
-def expected(model: Model, key: str) -> Expected:
-    """What the file should hold if nobody but Waymark's writers touched it.
-
-    Without a recorded write, nobody changed it through Waymark: it should still hold its
-    first backup. Later snapshots are no guide, since they record whatever the file held.
-    """
-    write = model.writes.get(key)
-    if write is not None:
-        return write.digest
-    entry = model.first[key][1]
-    if entry.state == "absent":
-        return None
-    return entry.digest if entry.digest is not None else UNKNOWN
-
-
-def plan_rewind(
-    h: History,
-    prompt_id: str,
-    force: bool,
-    blocked: Mapping[str, str],
-    only: AbstractSet[str] | None = None,
-) -> RewindPlan:
-    """What a rewind to ``prompt_id`` would do to each tracked file; writes nothing."""
-    model = h.ledger.model
-    snap = require(h.ledger, prompt_id)
-    return RewindPlan(
-        prompt_id,
-        force,
-        tuple(_plan_file(h, key, snap, force, blocked) for key in _chosen(model, only)),
-    )
-
-
-def _chosen(model: Model, only: AbstractSet[str] | None) -> list[str]:
-    """The tracked files a rewind covers: all of them, or those of ``only`` it tracks."""
-    return sorted(model.first if only is None else only & model.first.keys())
-
-
-def _plan_file(
-    h: History, key: str, snap: Snapshot, force: bool, blocked: Mapping[str, str]
-) -> FilePlan:
-    shown = h.display(key)
-    target = h.ledger.model.target(snap, key)
-    refused = _refusal(h.workspace, key)
-    if refused is not None:
-        return FilePlan(key, shown, "failed", reason=refused)
-    try:
-        current = read_tracked(Path(key), limit=h.workspace.max_file_size)
-    except WaymarkError as exc:
-        return FilePlan(
-            key, shown, "failed", reason=_reason(exc, "unreadable"), errno=error_errno(exc)
-        )
-    base = FilePlan(
-        key,
-        shown,
-        "unchanged",
-        target_exists=target.state == "present",
-        target_digest=target.digest,
-        current_digest=current.digest,
-    )
-    if target.state == "failed":
-        if target.digest is not None and current.digest == target.digest:
-            return base
-        return replace(base, outcome="failed", reason="backup_failed", errno=target.error)
-    if current.digest == target.digest:
-        return base
-    data: bytes | None = None
-    if target.state == "present" and target.digest is not None:
-        fetched = fetch_backup(h.ledger.blobs, target.digest)
-        if isinstance(fetched, Unfetched):
-            return replace(base, outcome="failed", reason=fetched.reason, errno=fetched.errno)
-        data = fetched
-    if key in blocked:
-        return replace(base, outcome="conflict", reason=blocked[key], target=data)
-    should = expected(h.ledger.model, key)
-    why = None
-    if isinstance(should, _Unknown) or current.digest != should:
-        why = "changed_since_agent_write"
-    elif _other_session(h, key, snap.seq):
-        why = "written_by_other_session"
-    if why is not None and not force:
-        return replace(base, outcome="conflict", reason=why, target=data, current=current.data)
-    if data is None:
-        return replace(base, outcome="delete", current=current.data)
-    return replace(base, outcome="restore", target=data, current=current.data)
-
-
-def _refusal(workspace: Workspace, key: str) -> str | None:
-    """Why the journal's ``key`` may not be written: it passes the client-path policy."""
-    try:
-        resolved = workspace.resolve(key)
-    except WaymarkError as exc:
-        return exc.code
-    if os.fspath(resolved.real) != key or not os.path.isabs(key):
-        return "path_outside_workspace"
-    return None
-
-
-def _other_session(h: History, key: str, since: int) -> bool:
-    """Whether another session wrote ``key`` last, in turn ``since`` or later."""
-    write = h.ledger.model.writes.get(key)
-    return (
-        write is not None
-        and write.session is not None
-        and h.session is not None
-        and write.session != h.session
-        and write.seq >= since
-    )
-
-
 def rewind(
-    h: History,
+    h: Parts,
     prompt_id: str,
     option: str,
     force: bool,
@@ -278,7 +99,7 @@ def rewind(
 
 
 def _rewind(
-    h: History,
+    h: Parts,
     files: FileLocks,
     prompt_id: str,
     option: str,
@@ -304,13 +125,13 @@ def _rewind(
         planned = {f.key: f for f in plan.files} if plan is not None else None
 
         def step(key: str) -> FileOutcome:
-            fresh = _plan_file(h, key, target, force, blocked)
+            fresh = plan_file(h, key, target, force, blocked)
             if planned is not None:
                 fresh = _against_preview(planned.get(key), fresh)
             return _carry_out(files, fresh, undo.files.get(key))
 
         writes: dict[str, str | None] = {}
-        keys = _chosen(ledger.model, only)
+        keys = chosen(ledger.model, only)
         # Deletions first: a file a command put where a directory was must be gone before
         # the files under that directory come back (and a directory made where a file was
         # must be empty before the file does).
@@ -374,7 +195,7 @@ def _carry_out(files: FileLocks, plan: FilePlan, undo: FileEntry | None) -> File
         if isinstance(exc, IoError) and exc.details.get("errno") == "EAGAIN":
             # Another process is writing it right now: its change wins, as any later one.
             return FileOutcome(plan.key, plan.path, "conflict", "being_written_elsewhere")
-        return FileOutcome(plan.key, plan.path, "failed", _reason(exc), error_errno(exc))
+        return FileOutcome(plan.key, plan.path, "failed", failure(exc), error_errno(exc))
 
 
 def _remove_empty_tree(path: Path) -> None:
@@ -406,15 +227,6 @@ def _remove_dir(name: str, parent: int) -> None:
     finally:
         os.close(fd)
     os.rmdir(name, dir_fd=parent)
-
-
-def _reason(exc: WaymarkError, default: str = "write_failed") -> str:
-    """A per-file failure's reason: the policy's code when the path itself was refused."""
-    if isinstance(exc, IsDirectory):
-        return "is_directory"
-    if isinstance(exc, PathOutsideWorkspace | NotRegularFile | ProtectedPath):
-        return exc.code
-    return default
 
 
 def _against_preview(planned: FilePlan | None, fresh: FilePlan) -> FilePlan:

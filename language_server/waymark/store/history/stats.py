@@ -18,8 +18,8 @@ from waymark.engine.text import TextFile
 from waymark.store.files import read_state
 from waymark.store.history.backups import Unfetched, error_errno, fetch_backup
 from waymark.store.history.blobs import BlobStore
+from waymark.store.history.plan import UNKNOWN, Expected, expected
 from waymark.store.history.pool import bounded_map
-from waymark.store.history.rewind import UNKNOWN, Expected, expected
 from waymark.store.history.snapshots import FileEntry
 from waymark.store.history.sync import HistoryLock, Ledger
 from waymark.store.history.turns import require

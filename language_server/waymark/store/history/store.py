@@ -46,7 +46,8 @@ from waymark.store.workspace import DEFAULT_PROTECTED, Workspace
 if TYPE_CHECKING:
     # Rewind and stats (and their diff engine and thread pool) load on first use: a hook
     # opening a turn or tracking a shell command never needs them (issue 33).
-    from waymark.store.history.rewind import RewindPlan, RewindResult
+    from waymark.store.history.plan import RewindPlan
+    from waymark.store.history.rewind import RewindResult
     from waymark.store.history.stats import FileStat
 
 DEFAULT_MAX_SNAPSHOTS: Final = 100
@@ -240,10 +241,10 @@ class History:
         only: AbstractSet[str] | None = None,
     ) -> RewindPlan:
         """What a rewind to ``prompt_id`` would do to each tracked file; writes nothing."""
-        from waymark.store.history import rewind
+        from waymark.store.history import plan
 
         with self.lock:
-            return rewind.plan_rewind(self, prompt_id, force, blocked or {}, only)
+            return plan.plan_rewind(self, prompt_id, force, blocked or {}, only)
 
     @property
     def rewinding(self) -> bool:

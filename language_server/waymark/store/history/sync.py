@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from waymark.store import callbound
 from waymark.store.history.blobs import BlobStore
@@ -33,9 +33,6 @@ from waymark.store.history.model import Model
 from waymark.store.history.snapshots import SnapshotRecord, record_json
 from waymark.store.locks import DEFAULT_LOCK_TIMEOUT, locked
 from waymark.store.private import make_private_dir, open_private
-
-if TYPE_CHECKING:
-    from waymark.store.history.store import History
 
 
 class Ledger:
@@ -345,9 +342,16 @@ class FileLocks:
         return locked(*paths, timeout=timeout)
 
 
+class Locked(Protocol):
+    """What holds a history's lock (an open history)."""
+
+    @property
+    def lock(self) -> HistoryLock: ...
+
+
 @contextlib.contextmanager
 def write_locks(
-    history: History | None, paths: Sequence[Path] = (), *, timeout: float = DEFAULT_LOCK_TIMEOUT
+    history: Locked | None, paths: Sequence[Path] = (), *, timeout: float = DEFAULT_LOCK_TIMEOUT
 ) -> Iterator[FileLocks]:
     """The one order every write takes its locks in: the history's, then the files'.
 

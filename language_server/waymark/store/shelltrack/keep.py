@@ -38,7 +38,7 @@ def cache_of(history: History) -> Preimages:
 def ensure(history: History, paths: Iterable[Path], *, copy_seconds: float = 1.0) -> dict[str, str]:
     """Keep the current bytes of ``paths`` (absolute; a directory stands for the files
     under it) in the cache; the files out of reach, each with its reason (see
-    ``track.REASONS``). Copying stops after ``copy_seconds``: the rest answer
+    ``commands/shellreport.py``). Copying stops after ``copy_seconds``: the rest answer
     ``not_backed_up_yet`` and are copied by a later call."""
     deadline = time.monotonic() + copy_seconds
     limit = min(history.workspace.max_file_size, ignored.FILE_LIMIT)

@@ -11,82 +11,45 @@ silently.
 from __future__ import annotations
 
 import contextlib
-import glob
-import itertools
 import os
 import shutil
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from waymark.engine.errors import FileTooLarge, WaymarkError
-from waymark.engine.shellwords import MAX_WORDS, command_words
-from waymark.store.files import digest
 from waymark.store.history import History
-from waymark.store.history.backups import read_tracked
 from waymark.store.private import FILE_MODE
 from waymark.store.shelltrack import ignored, watch
 from waymark.store.shelltrack.afterwards import (
     git_ignored,
-    index_before,
     key_prefix,
     other_names,
     same_repository,
     watched,
 )
+from waymark.store.shelltrack.changes import diff, refusal
+from waymark.store.shelltrack.named import MAYBE_IGNORED, named_paths
 from waymark.store.shelltrack.policies import GitPolicy, WalkPolicy
-from waymark.store.shelltrack.preimages import Preimages, Unreachable, git_blobs
+from waymark.store.shelltrack.preimages import Preimages, Unreachable
+from waymark.store.shelltrack.saved import scan_from_state, scan_state
 from waymark.store.shelltrack.scan import (
     DEFAULT_MAX_FILES,
-    SYMLINK_MODE,
     FolderScan,
     GitUnavailable,
-    Signature,
     git_paths,
-    index_blobs,
     lstat_signature,
     scan_git,
-    signature,
     walk,
 )
 from waymark.store.shelltrack.unseen import Unseen, clock
 
 # Repositories inside the workspace scanned on their own (each costs a git status).
 _MAX_REPOSITORIES = 50
-# Why a file is out of reach, as the turn's record and the hook's message say it.
-REASONS = {
-    "outside_workspace": "outside the workspace folders",
-    "ignored": "ignored by .gitignore",
-    "protected": "a protected path",
-    "too_large": "over the file size limit",
-    "symlink": "a symbolic link (links are not restored)",
-    "not_a_file": "not a regular file",
-    "backup_budget": "past the per-command backup budget",
-    "unreadable": "unreadable",
-    "backup_failed": "its backup could not be written",
-    "scan_cut_short": "in a folder too big to scan (file limit reached)",
-    "scan_failed": "in a folder git could no longer scan",
-    "path_too_long": "under a path too long to scan",
-    "too_many_repositories": f"a nested repository past the first {_MAX_REPOSITORIES} scanned",
-    "not_backed_up_yet": "not backed up yet (the first commands in a big folder without git "
-    "copy it a part at a time)",
-    ignored.BULKY: "a bulky or regenerable tree, never backed up",
-    ignored.TOO_LARGE: f"ignored by git and over {ignored.FILE_LIMIT // (1024 * 1024)} MiB",
-    ignored.OVER_BUDGET: "ignored by git, past the history's budget for ignored files",
-    "git_directory": "the repository's own .git, which rewinds read from",
-}
 
 # What one command's PreToolUse may spend copying files that have no other copy: a folder
 # without git is copied a part per command, so no hook call runs into the host's timeout.
 BACKUP_SECONDS = 1.0
-
-# A named path inside a git work tree, asked of git only if the command changed it unseen.
-_MAYBE_IGNORED = "maybe_ignored"
-
-# Directories a line ``cd``s into that relative words are also resolved against.
-_MAX_BASES = 8
 
 
 @dataclass
@@ -99,7 +62,8 @@ class Begun:
 
 @dataclass
 class Report:
-    """What one command changed (workspace-relative paths) and what was out of reach."""
+    """What one command changed (workspace-relative paths) and what was out of reach (path →
+    reason code; the command layer words them, see ``commands/shellreport.py``)."""
 
     created: list[str] = field(default_factory=list)
     modified: list[str] = field(default_factory=list)
@@ -115,28 +79,6 @@ class Report:
             "unreached": [{"path": p, "reason": r} for p, r in sorted(self.unreached.items())],
             "warnings": self.warnings,
         }
-
-    def message(self) -> str:
-        """One paragraph for the model (or a terminal): what rewind covers and what not."""
-        parts = []
-        for name, paths in (
-            ("created", self.created),
-            ("modified", self.modified),
-            ("deleted", self.deleted),
-        ):
-            if paths:
-                parts.append(f"{name} {', '.join(paths)}")
-        text = (
-            "Waymark tracked this command's file changes (rewindable): " + "; ".join(parts) + "."
-            if parts
-            else "Waymark saw no file changes in the workspace from this command."
-        )
-        if self.unreached:
-            listed = "; ".join(
-                f"{p} ({REASONS.get(r, r)})" for p, r in sorted(self.unreached.items())
-            )
-            text += f" Not rewindable (out of reach): {listed}."
-        return text
 
 
 def _cache(history: History) -> Preimages:
@@ -203,7 +145,7 @@ def begin(
                 if known is not None and sig[3] <= history.workspace.max_file_size:
                     backups[key] = known
                     continue
-                why = _refusal(history, key, sig, policed=walked)
+                why = refusal(history, key, sig, policed=walked)
                 if why is None:
                     try:
                         backups[key] = cache.back_up(
@@ -220,10 +162,10 @@ def begin(
         cache.put_pending(
             name,
             {
-                "scans": [_scan_state(s) for s in scans],
+                "scans": [scan_state(s) for s in scans],
                 "backups": backups,
                 "skipped": skipped,
-                "named": _named_paths(history, scans, command, cwd) if command else {},
+                "named": named_paths(history, scans, command, cwd) if command else {},
                 "started": started,
             },
         )
@@ -255,10 +197,10 @@ def finish(
             for path, (reason, sig) in pending["named"].items()
             if lstat_signature(Path(path)) != (tuple(sig) if sig is not None else None)
         }
-        unreached = {path: reason for path, reason in named.items() if reason != _MAYBE_IGNORED}
+        unreached = {path: reason for path, reason in named.items() if reason != MAYBE_IGNORED}
         backups: dict[str, str] = pending["backups"]
         skipped: dict[str, str] = pending["skipped"]
-        befores = [_scan_from_state(raw) for raw in pending["scans"]]
+        befores = [scan_from_state(raw) for raw in pending["scans"]]
         # A command begun by an older Waymark did not say when: every file its scans could
         # not see may have changed.
         started: int = pending.get("started", 0)
@@ -276,7 +218,7 @@ def finish(
             else:
                 _adopt_new_repositories(history, before, after, scopes, unreached)
                 unseen = Unseen(before, started)
-                _diff(history, cache, before, after, backups, skipped, changes, unreached, unseen)
+                diff(history, cache, before, after, backups, skipped, changes, unreached, unseen)
             if before.index_copy is not None:
                 with contextlib.suppress(OSError):
                     before.index_copy.unlink()
@@ -285,7 +227,7 @@ def finish(
         unnoticed = [
             Path(path)
             for path, reason in named.items()
-            if reason == _MAYBE_IGNORED and path not in changes and path not in unreached
+            if reason == MAYBE_IGNORED and path not in changes and path not in unreached
         ]
         roots = [b.root for b in befores if b.git]
         unreached.update({os.fspath(p): "ignored" for p in git_ignored(roots, unnoticed)})
@@ -394,223 +336,3 @@ def _scan_at(
         with contextlib.suppress(GitUnavailable):
             return scan_git(folder, *paths, ignored=ignored)
     return walk(folder, history.workspace, max_files)
-
-
-def _diff(
-    history: History,
-    cache: Preimages,
-    before: FolderScan,
-    after: FolderScan,
-    backups: dict[str, str],
-    skipped: dict[str, str],
-    changes: dict[str, tuple[bytes | None, str | None]],
-    unreached: dict[str, str],
-    unseen: Unseen,
-) -> None:
-    limit = history.workspace.max_file_size
-    root = key_prefix(before.root)
-    candidates = set(before.dirty) | set(after.dirty)
-    old_index: dict[str, tuple[str, str]] | None = None
-    if before.git and after.index_sig != before.index_sig:
-        # The command changed the index: every entry that moved is a candidate too.
-        old_index = index_before(before, None)
-        assert after.index is not None
-        new_index = index_blobs(after, after.index, None)
-        changed = old_index.keys() | new_index.keys()
-        candidates |= {p for p in changed if old_index.get(p) != new_index.get(p)}
-    was_clean: list[str] = []
-    for rel in sorted(candidates):
-        key = root + rel
-        # A string key, not a Path join: ignored files make this thousands of stats.
-        now = _as_file(after.dirty[rel] if rel in after.dirty else _stat(key))
-        if rel in before.dirty:
-            was = _as_file(before.dirty[rel])
-            if was == now:
-                continue
-            if was is not None and key not in backups:
-                unreached[key] = skipped.get(key, "unreadable")
-                continue
-        elif unseen.why(rel) is not None and unseen.unchanged(now):
-            # It existed where the scan could not see, and the command left it as it was.
-            continue
-        why = _refusal(history, key, now) if now is not None else _policy(history, key)
-        if why is not None:
-            unreached[key] = why
-            continue
-        if rel in before.dirty:
-            old_digest = backups.get(key)
-            try:
-                old = cache.load(old_digest) if old_digest is not None else None
-            except Unreachable as exc:
-                unreached[key] = str(exc.args[0])
-                continue
-            _note(key, old, changes, unreached, limit)
-        else:
-            was_clean.append(rel)
-    if old_index is None:
-        known = before.index_known
-        if known is not None and known[0].issuperset(was_clean):
-            old_index = known[1]
-        else:
-            old_index = index_before(before, was_clean)
-    clean: dict[str, str] = {}
-    for rel in was_clean:
-        key = root + rel
-        if rel not in old_index:
-            existed = unseen.why(rel)
-            if existed is None:
-                # In no index and listed nowhere before, where the scan saw: it did not exist.
-                _note(key, None, changes, unreached, limit)
-            elif existed == "ignored":
-                unreached[key] = existed
-            # Else it lies where the scan could not see: its folder is listed.
-        elif old_index[rel][0] == SYMLINK_MODE:
-            unreached[key] = "symlink"
-        else:
-            clean[rel] = old_index[rel][1]
-    blobs, oversized = git_blobs(before.root, set(clean.values()), limit)
-    for rel, blob_id in clean.items():
-        key = root + rel
-        if blob_id not in blobs:
-            unreached[key] = "too_large" if blob_id in oversized else "unreadable"
-            continue
-        _note(key, blobs[blob_id], changes, unreached, limit)
-
-
-def _stat(key: str) -> Signature | None:
-    try:
-        return signature(os.lstat(key))
-    except OSError:
-        return None
-
-
-def _as_file(sig: Signature | None) -> Signature | None:
-    """A directory where a file is tracked means the file is absent: what the directory
-    holds is tracked file by file (a command may swap a file for a directory)."""
-    return None if sig is not None and stat.S_ISDIR(sig[0]) else sig
-
-
-def _note(
-    key: str,
-    old: bytes | None,
-    changes: dict[str, tuple[bytes | None, str | None]],
-    unreached: dict[str, str],
-    limit: int,
-) -> None:
-    try:
-        state = read_tracked(Path(key), any_directory=True, limit=limit)
-    except FileTooLarge:
-        unreached[key] = "too_large"
-        return
-    except WaymarkError:
-        unreached[key] = "unreadable"
-        return
-    if state.digest == (digest(old) if old is not None else None):
-        return
-    changes[key] = (old, state.digest)
-
-
-def _policy(history: History, key: str) -> str | None:
-    try:
-        history.workspace.resolve(key)
-    except WaymarkError as exc:
-        return "outside_workspace" if exc.code == "path_outside_workspace" else "protected"
-    return None
-
-
-def _refusal(history: History, key: str, sig: Signature, *, policed: bool = False) -> str | None:
-    """Why ``key`` (with stat ``sig``) cannot be tracked, or None; ``policed``: the scan
-    that found it already kept to the workspace's allowed paths."""
-    if stat.S_ISLNK(sig[0]):
-        return "symlink"
-    if not stat.S_ISREG(sig[0]):
-        return "not_a_file"
-    why = None if policed else _policy(history, key)
-    if why is not None:
-        return why
-    if sig[3] > history.workspace.max_file_size:
-        return "too_large"
-    return None
-
-
-def _named_paths(
-    history: History, scans: list[FolderScan], command: str, cwd: Path | None
-) -> dict[str, Any]:
-    """Paths the command names that are outside the workspace, or inside a git work tree
-    (whether git ignores them is asked after the command, of those it changed), with stats."""
-    named = command_words(command)
-    base = cwd or (history.workspace.folders[0] if history.workspace.folders else Path.cwd())
-    # A relative word may be relative to any directory the line ``cd``s into.
-    bases = [base]
-    for directory in named.directories[:_MAX_BASES]:
-        expanded = _expand(directory)
-        if expanded is not None:
-            bases.append(base / expanded)
-    out: dict[str, str] = {}
-    inside: list[Path] = []
-    paths = (
-        path
-        for word in named.words
-        if (text := _expand(word.text)) is not None
-        for path in _candidates(text, word.pattern, bases)
-    )
-    for path in itertools.islice(paths, MAX_WORDS):
-        real = Path(os.path.realpath(path))
-        if history.workspace._folder_of(real) is None:
-            out[os.fspath(real)] = "outside_workspace"
-        else:
-            inside.append(real)
-    roots = [s.root for s in scans if s.git]
-    out.update(
-        {os.fspath(p): _MAYBE_IGNORED for p in inside if any(p.is_relative_to(r) for r in roots)}
-    )
-    return {path: (reason, lstat_signature(Path(path))) for path, reason in out.items()}
-
-
-def _expand(word: str) -> str | None:
-    """``~`` and ``$VAR`` as the shell would (its environment is ours); None if unknowable."""
-    text = os.path.expandvars(os.path.expanduser(word))
-    return None if "$" in text or "`" in text else text
-
-
-def _candidates(text: str, pattern: bool, bases: list[Path]) -> list[Path]:
-    paths = [Path(text)] if os.path.isabs(text) else [b / text for b in bases]
-    if not pattern:
-        return paths
-    # A glob names what it matches now (files it deletes); unmatched, the shell passes it on.
-    matched = [Path(m) for p in paths for m in itertools.islice(glob.iglob(os.fspath(p)), 200)]
-    return matched or paths
-
-
-def _scan_state(scan: FolderScan) -> dict[str, Any]:
-    return {
-        "root": os.fspath(scan.root),
-        "scope": os.fspath(scan.scope),
-        "git": scan.git,
-        "dirty": scan.dirty,
-        "index": os.fspath(scan.index) if scan.index else None,
-        "indexSig": scan.index_sig,
-        "indexCopy": os.fspath(scan.index_copy) if scan.index_copy else None,
-        "cutShort": scan.cut_short,
-        "nested": scan.nested,
-        "unscanned": scan.unscanned,
-        "watch": scan.watch,
-        "ignored": scan.ignored,
-        "bulky": scan.bulky,
-    }
-
-
-def _scan_from_state(raw: dict[str, Any]) -> FolderScan:
-    scan = FolderScan(Path(raw["root"]), bool(raw["git"]), Path(raw["scope"]))
-    scan.dirty = dict(raw["dirty"])
-    scan.index = Path(raw["index"]) if raw["index"] else None
-    scan.index_sig = tuple(raw["indexSig"]) if raw["indexSig"] else None
-    scan.index_copy = Path(raw["indexCopy"]) if raw["indexCopy"] else None
-    scan.cut_short = bool(raw["cutShort"])
-    # A command begun by an older Waymark has neither.
-    scan.nested = list(raw.get("nested", []))
-    scan.unscanned = dict(raw.get("unscanned", {}))
-    scan.watch = raw.get("watch")
-    scan.ignored = list(raw.get("ignored", []))
-    scan.bulky = dict(raw.get("bulky", {}))
-    return scan
