@@ -272,3 +272,80 @@ async def test_an_ignored_file_another_program_removes_comes_back(tmp_path: Path
         assert rewound["ok"], rewound
     assert (root / ".env.local").read_bytes() == b"SECRET=1\r\n"
     assert (root / "build" / "out.o").read_bytes() == b"\x7fELF\x00object"
+
+
+async def test_a_watched_turn_mid_prompt_leaves_the_agents_turn_open(tmp_path: Path) -> None:
+    root, history = workspace(tmp_path)
+    (root / "shared.txt").write_bytes(b"original\n")
+    async with serve(root, history, sessionId="s") as server:
+        await server("snapshot", promptId="agent", label="the agent's turn")
+        other_program("echo theirs > theirs.txt", root)
+        watched = await server.turn_with("theirs.txt")
+        # The agent writes on after the other program's turn was recorded.
+        written = await server("write", path="later.txt", content="agent's\n")
+        assert written["ok"], written
+        await server("read", path="shared.txt")
+        edited = await server(
+            "replace", path="shared.txt", old_string="original", new_string="agent"
+        )
+        assert edited["ok"], edited
+        other_program("echo editor >> shared.txt", root)
+        other_program("echo sentinel > sentinel.txt", root)
+        await server.turn_with("sentinel.txt")
+        turns = {t["promptId"]: sorted(t["edited"]) for t in await server.turns()}
+        assert turns.get("agent") == ["later.txt", "shared.txt"], await server.turns()
+        assert turns[watched["promptId"]] == ["theirs.txt"], turns
+        # The agent's write came between: the other program's change to that file is a turn
+        # after it (its pre-image is the agent's bytes), not taken into the earlier one.
+        assert [edited for edited in turns.values() if "shared.txt" in edited][1:], turns
+        # Rewinding the agent's turn takes back its writes, the one after the watched turn
+        # too, and the file both changed goes back to how the turn found it.
+        rewound = await server("rewind", promptId="agent")
+        assert rewound["ok"], rewound
+    assert not (root / "later.txt").exists()
+    assert not (root / "theirs.txt").exists()
+    assert (root / "shared.txt").read_bytes() == b"original\n"
+
+
+async def test_repeated_editor_saves_are_one_turn_that_rewinds_to_the_first(
+    tmp_path: Path,
+) -> None:
+    root, history = workspace(tmp_path)
+    page = root / "page.md"
+    page.write_bytes(b"first draft\r\n")
+    async with serve(root, history) as server:
+        for n in range(1, 6):
+            await server.client.text_document_will_save_wait_until_async(
+                types.WillSaveTextDocumentParams(
+                    text_document=types.TextDocumentIdentifier(uri=page.as_uri()),
+                    reason=types.TextDocumentSaveReason.Manual,
+                )
+            )
+            page.write_bytes(f"save {n}\n".encode())
+            await server.turn_with("page.md")
+            # Past the watch's quiet period: each save is a burst of its own.
+            await asyncio.sleep(1.5)
+        turns = await server.turns()
+        assert [(t["label"], t["edited"]) for t in turns] == [("Saved in the editor", ["page.md"])]
+        rewound = await server("rewind", promptId=turns[0]["promptId"])
+        assert rewound["ok"], rewound
+    assert page.read_bytes() == b"first draft\r\n"
+
+
+async def test_every_file_rewinds_once_the_watch_is_ready_without_git(tmp_path: Path) -> None:
+    root, history = workspace(tmp_path)
+    # More files than a second's copying takes here: the fill runs on past its first slice
+    # while no one waits for the history.
+    for i in range(4000):
+        folder = root / f"d{i % 100:02d}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"f{i}.txt").write_bytes(f"file {i}\r\n".encode() * 5)
+    async with serve(root, history) as server:
+        # Right once it is watching: no file is left for a later bracket to copy.
+        other_program("rm d*/f39??.txt", root)
+        turn = await server.turn_with("d99/f3999.txt")
+        assert len(turn["edited"]) == 100, turn
+        rewound = await server("rewind", promptId=turn["promptId"])
+        assert rewound["ok"], rewound
+    for i in range(3900, 4000):
+        assert (root / f"d{i % 100:02d}" / f"f{i}.txt").read_bytes() == f"file {i}\r\n".encode() * 5

@@ -11,19 +11,28 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from waymark.commands.context import CommandContext
 from waymark.engine.errors import WaymarkError
 from waymark.store.files import digest, read_state
 from waymark.store.history.foreign import recorded
+from waymark.store.history.snapshots import WATCHED, Snapshot
 from waymark.store.shelltrack import track
 from waymark.store.shelltrack.inflight import others_in_flight
 
 # Every bracket of the watch is named so; the shell tracker's state of other commands is not.
 PREFIX = "lsp-watch-"
 SAVED = "Saved in the editor"
+# A burst is taken into the newest turn when that is of the same kind (saves, or other
+# programs' changes), no turn came after it, and it began at most this long before.
+JOIN_S = 300.0
+
+
+# The watch's copies are background work: after the first second they go on while no one
+# (an edit, a hook in another process) waits for the history's lock, up to this long.
+UNHURRIED_S = 30.0
 
 
 def bracket_name() -> str:
@@ -35,7 +44,7 @@ def begin(ctx: CommandContext, name: str) -> int:
     are still to be copied (a later bracket copies them)."""
     if ctx.history is None:
         return 0
-    skipped = track.begin(ctx.history, name).skipped
+    skipped = track.begin(ctx.history, name, unhurried_seconds=UNHURRIED_S).skipped
     return sum(1 for why in skipped.values() if why == "not_backed_up_yet")
 
 
@@ -49,6 +58,25 @@ def label(first: float, last: float, *, saved: bool) -> str:
         return SAVED
     start, end = (time.strftime("%H:%M", time.localtime(t)) for t in (first, last))
     return f"Changes by other programs {start}" + (f"–{end}" if end != start else "")
+
+
+def started(snap: Snapshot) -> float | None:
+    """When the first burst of other programs' turn ``snap`` began (its name says)."""
+    stamp = snap.prompt_id.removeprefix(WATCHED).split("-", 1)[0]
+    return int(stamp) / 1000 if stamp.isdigit() else None
+
+
+def joining(first: float, last: float, *, saved: bool) -> Callable[[Snapshot], str | None]:
+    """Whether a burst (``first``..``last``) may be taken into other programs' newest turn,
+    as the label that turn then has (None: a turn of its own)."""
+
+    def joins(newest: Snapshot) -> str | None:
+        since = started(newest)
+        if since is None or first - since > JOIN_S or (newest.label == SAVED) != saved:
+            return None
+        return label(since, last, saved=saved)
+
+    return joins
 
 
 def finish(
@@ -89,9 +117,13 @@ def finish(
         if not theirs and not unreached:
             return []
         saved = bool(theirs) and not unreached and all(k in announced for k in theirs)
-        prompt_id = f"watch-{int(first * 1000)}-{os.urandom(3).hex()}"
+        prompt_id = f"{WATCHED}{int(first * 1000)}-{os.urandom(3).hex()}"
         files, warnings = history.track_foreign(
-            prompt_id, label(first, last, saved=saved), changes, unreached
+            prompt_id,
+            label(first, last, saved=saved),
+            changes,
+            unreached,
+            joining(first, last, saved=saved),
         )
         shown.extend(history.display(k) for k in files)
         return warnings

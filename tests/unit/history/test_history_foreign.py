@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from helpers_history import Agent
@@ -54,3 +57,38 @@ def test_only_waymark_writes_make_no_turn(agent: Agent) -> None:
     }
     assert agent.history.raw.track_foreign("watch-2", "x", changes, {}) == ([], [])
     assert [t["promptId"] for t in agent.history.turns()] == ["t1"]
+
+
+WAITER = """
+import sys
+from pathlib import Path
+from waymark.store.history import History, history_workspace
+root = Path(sys.argv[1])
+history = History.open(root, history_workspace(root, [Path(sys.argv[2])]), session=None)
+with history.lock:
+    print("had it", flush=True)
+"""
+
+
+def test_the_watch_s_fill_sees_another_process_waiting_for_the_history(
+    agent: Agent, workspace: Path, history_root: Path
+) -> None:
+    lock = agent.history.raw.lock
+    with lock:
+        going_on = lock.slice(0.0, 3600.0)
+        assert going_on()
+        waiter = subprocess.Popen(
+            [sys.executable, "-c", WAITER, str(history_root), str(workspace)],
+            stdout=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 60
+        while going_on():
+            if time.monotonic() > deadline:
+                waiter.kill()
+                raise AssertionError("the waiting process was never seen")
+            time.sleep(0.05)
+    try:
+        out, _ = waiter.communicate(timeout=60)
+    finally:
+        waiter.kill()
+    assert out == b"had it\n"

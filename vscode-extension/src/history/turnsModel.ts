@@ -43,7 +43,7 @@ export interface TurnRow {
   description: string;
   tooltip: string;
   origin: Origin;
-  /** The turn edits land in now (the newest). */
+  /** The turn edits land in now (the newest not of other programs). */
   open: boolean;
   files: FileRow[];
 }
@@ -60,10 +60,16 @@ export interface FileRow {
 
 /** Newest first, as a history reads; the server lists them oldest first. */
 export function turnRows(turns: Turn[], stats: (promptId: string) => StatsState, now: number): TurnRow[] {
-  const newest = newestTurn(turns)?.promptId;
+  const open = openTurn(turns)?.promptId;
   return [...turns]
     .sort((a, b) => (toMillis(b.timestamp) ?? 0) - (toMillis(a.timestamp) ?? 0))
-    .map((turn) => turnRow(turn, stats(turn.promptId), now, turn.promptId === newest));
+    .map((turn) => turnRow(turn, stats(turn.promptId), now, turn.promptId === open));
+}
+
+/** The turn edits land in: other programs' turns are closed as the server records them,
+ * so an agent's turn open around one stays the open one. */
+export function openTurn(turns: Turn[]): Turn | undefined {
+  return newestTurn(turns.filter((turn) => !turn.promptId.startsWith("watch-")));
 }
 
 export function newestTurn(turns: Turn[]): Turn | undefined {
@@ -167,7 +173,7 @@ export function lastRewind(turns: Turn[]): { promptId: string; title: string; pa
 
 /** The status bar's words: "Waymark", the open turn, the pending proposals. */
 export function statusText(turns: Turn[] | undefined, pending: number): { text: string; tooltip: string } {
-  const open = turns ? newestTurn(turns) : undefined;
+  const open = turns ? openTurn(turns) : undefined;
   const parts = ["$(history) Waymark"];
   const tooltip: string[] = [];
   if (open) {

@@ -49,6 +49,19 @@ describe("Turns view model", () => {
     assert.match(rows[1].tooltip, /\+5 −2 in 2 files: what "Rewind to Here" would undo/);
   });
 
+  it("keeps the agent's turn open when other programs' turn began after it", () => {
+    const turns = [turn("turn-agent", 10), turn("watch-1764-ab", 2)];
+    const rows = turnRows(turns, () => "pending", NOW);
+    assert.deepEqual(
+      rows.map((row) => [row.promptId, row.open]),
+      [
+        ["watch-1764-ab", false],
+        ["turn-agent", true],
+      ],
+    );
+    assert.match(statusText(turns, 0).text, /label of turn-agent/);
+  });
+
   it("gives each file its status since the turn started, and out-of-reach paths last", () => {
     const t = turn("t1", 1, { edited: ["new.txt", "b.py", "a.py"], unreached: [{ path: "build/out.bin", reason: "too_large" }] });
     const rows = fileRows(t, STATS);

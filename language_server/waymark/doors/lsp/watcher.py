@@ -30,7 +30,7 @@ LONGEST_S = 60.0
 # Logged once the first scan is done (clients and tests wait for it).
 READY = "watching the workspace for changes by other programs"
 # While files are still to be copied, a quiet workspace gets a bracket this often (each
-# copies for a second, then lets other writers have the history's lock).
+# copies for a second, longer while no other writer waits for the history's lock).
 TOP_UP_S = 0.1
 # Logged once every file git cannot give back has its copy.
 FILLED = "every file of the workspace has its pre-image"
@@ -81,6 +81,8 @@ class Watcher:
             log.exception("the workspace watch could not start")
             return
         log.info("%s", READY)
+        if not behind:
+            log.info("%s", FILLED)
         first = last = 0.0
         while not self._stop.is_set():
             if not watches.wait(TOP_UP_S if behind else 0.5):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from waymark.store.history.snapshots import FileEntry, Snapshot, SnapshotRecord
+from waymark.store.history.snapshots import FileEntry, Snapshot, SnapshotRecord, watched
 
 
 @dataclass(frozen=True)
@@ -102,6 +102,9 @@ class Model:
                     self.first[key] = (-1, entry)
                     self._ref(entry)
             return freed
+        if record.label is not None:
+            # Other programs' turn that took in a later burst spans both.
+            target.label = record.label
         for key, entry in record.files.items():
             self._set_entry(target, key, entry, freed)
         target.edited.update(record.writes)
@@ -154,6 +157,16 @@ class Model:
         return sorted(self.snaps.values(), key=lambda s: s.seq)
 
     def latest(self) -> Snapshot | None:
+        """The open turn: the newest one that is not other programs' (those are closed as
+        they are recorded, so an agent's turn open around them goes on receiving its writes)."""
+        return max(
+            (s for s in self.snaps.values() if not watched(s.prompt_id)),
+            key=lambda s: s.seq,
+            default=None,
+        )
+
+    def newest(self) -> Snapshot | None:
+        """The newest turn, other programs' included."""
         return max(self.snaps.values(), key=lambda s: s.seq, default=None)
 
     def oldest(self) -> Snapshot | None:

@@ -84,6 +84,15 @@ def _is_digest(value: object) -> bool:
     )
 
 
+# Turns of other programs' changes (the language server's watch) are named so.
+WATCHED = "watch-"
+
+
+def watched(prompt_id: str) -> bool:
+    """Whether turn ``prompt_id`` records other programs' changes: closed as it is made."""
+    return prompt_id.startswith(WATCHED)
+
+
 @dataclass
 class Snapshot:
     """A turn: file states at its start, and the files the agent wrote during it."""

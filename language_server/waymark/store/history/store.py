@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -209,11 +209,13 @@ class History:
         label: str,
         changes: Mapping[str, tuple[bytes | None, str | None]],
         unreached: Mapping[str, str],
+        joins: Callable[[Snapshot], str | None] = lambda newest: None,
     ) -> tuple[list[str], list[str]]:
-        """Record other programs' changes as a turn of their own (see :mod:`~.foreign`)."""
+        """Record other programs' changes as a turn of their own, or into the newest such
+        turn ``joins`` takes them into (see :mod:`~.foreign`)."""
         with self.lock:
             return foreign.track_foreign(
-                self.ledger, self.backups, prompt_id, label, changes, unreached
+                self.ledger, self.backups, prompt_id, label, changes, unreached, joins
             )
 
     # -- turns ----------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import fcntl
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
@@ -75,7 +75,7 @@ class Ledger:
                     if not self._make_dir():
                         return
                     continue
-            _flock(self._lock_fd)
+            _flock_announced(self._lock_fd)
             if self._holds_current_lock():
                 break
             # Deleted (``waymark history delete``) or replaced since: this lock excludes no
@@ -137,6 +137,17 @@ class Ledger:
             fd, self._journal_pin = self._journal_pin, None
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+    def others_waiting(self) -> bool:
+        """Whether another process waits for the history's lock (held by this one)."""
+        if self._lock_fd is None:
+            return False
+        try:
+            fcntl.lockf(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 0)
+        except OSError:
+            return True
+        fcntl.lockf(self._lock_fd, fcntl.LOCK_UN, 1, 0)
+        return False
 
     def unlock_files(self) -> None:
         if self._lock_fd is not None:
@@ -225,6 +236,22 @@ def same_file(fd: int, st: os.stat_result) -> bool:
     return (held.st_dev, held.st_ino) == (st.st_dev, st.st_ino)
 
 
+def _flock_announced(fd: int) -> None:
+    """Take the history's lock; while waiting for it, hold a shared record lock on its first
+    byte, so the holder can see someone waits (:meth:`Ledger.others_waiting`). Record locks
+    and ``flock`` are independent: neither waits for the other."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return
+    except BlockingIOError:
+        pass
+    fcntl.lockf(fd, fcntl.LOCK_SH, 1, 0)
+    try:
+        _flock(fd)
+    finally:
+        fcntl.lockf(fd, fcntl.LOCK_UN, 1, 0)
+
+
 def _flock(fd: int) -> None:
     """Wait for the history's lock; a hook call only while it is on (:mod:`.callbound`)."""
     if callbound.until() is None:
@@ -242,6 +269,10 @@ def _flock(fd: int) -> None:
             time.sleep(0.005)
 
 
+# How often work holding the lock past its first slice asks whether anyone waits for it.
+ASK_WAITERS_S = 0.05
+
+
 @dataclass
 class HistoryLock:
     """The history's lock: a thread lock plus, outermost, the cross-process ``flock``."""
@@ -249,9 +280,19 @@ class HistoryLock:
     ledger: Ledger
     thread: threading.RLock = field(default_factory=threading.RLock)
     depth: int = 0
+    # Threads of this process waiting for the lock.
+    waiting: int = 0
+    _counting: threading.Lock = field(default_factory=threading.Lock)
 
     def __enter__(self) -> None:
-        self.thread.acquire()
+        if not self.thread.acquire(blocking=False):
+            with self._counting:
+                self.waiting += 1
+            try:
+                self.thread.acquire()
+            finally:
+                with self._counting:
+                    self.waiting -= 1
         self.depth += 1
         if self.depth == 1:
             try:
@@ -266,6 +307,26 @@ class HistoryLock:
         if self.depth == 0:
             self.ledger.unlock_files()
         self.thread.release()
+
+    def slice(self, seconds: float, longer: float) -> Callable[[], bool]:
+        """Whether work that holds the lock may go on: for ``seconds``, then up to ``longer``
+        while no one waits for it (asked every :data:`ASK_WAITERS_S`, not per file)."""
+        start = time.monotonic()
+        asked, free = start, True
+
+        def going_on() -> bool:
+            nonlocal asked, free
+            now = time.monotonic()
+            if now < start + seconds:
+                return True
+            if now >= start + longer:
+                return False
+            if now - asked >= ASK_WAITERS_S:
+                asked = now
+                free = not self.waiting and not self.ledger.others_waiting()
+            return free
+
+        return going_on
 
 
 class FileLocks:

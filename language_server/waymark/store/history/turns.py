@@ -59,7 +59,8 @@ def open_turn(
     files: dict[str, FileEntry] = {}
     warnings: list[str] = []
     keys = sorted(model.first)
-    parent = model.latest()
+    # The base its entries are told apart from: any newest turn, other programs' included.
+    parent = model.newest()
     inherited = parent.files if parent is not None else {}
     # Backups wait on the filesystem (creating a blob), not the CPU: a few in parallel.
     captured = bounded_map(lambda key: backups.capture(key, reuse=True), keys, IO_WORKERS)

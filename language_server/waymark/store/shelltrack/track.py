@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,13 +93,16 @@ def begin(
     cwd: Path | None = None,
     max_files: int = DEFAULT_MAX_FILES,
     backup_seconds: float = BACKUP_SECONDS,
+    unhurried_seconds: float = 0.0,
 ) -> Begun:
     """Scan the workspace and back up what has no other copy, before a command runs.
 
-    Copies stop after ``backup_seconds``; the files left are out of reach for this command
-    (reported if it changes them) and copied by the next ones. Returns what was not copied.
+    Copies stop after ``backup_seconds`` (up to ``unhurried_seconds`` while no one waits
+    for the history's lock: a background fill); the files left are out of reach for this
+    command (reported if it changes them) and copied by the next ones. Returns what was not
+    copied.
     """
-    deadline = time.monotonic() + backup_seconds
+    copying = history.lock.slice(backup_seconds, unhurried_seconds)
     started = clock()
     with history.lock:
         cache = _cache(history)
@@ -150,7 +152,7 @@ def begin(
                             key,
                             sig,
                             history.workspace.max_file_size,
-                            copy=time.monotonic() < deadline,
+                            copy=copying(),
                         )
                         continue
                     except Unreachable as exc:
