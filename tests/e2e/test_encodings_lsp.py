@@ -5,31 +5,15 @@ decides a file nothing else decides."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import AsyncIterator
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 import pytest_lsp
 from pytest_lsp import LanguageClient
 
+from helpers_encodings import MAKE
+
 from .conftest import SERVER, Session, _serve
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "make_encodings", ROOT / "fixtures" / "make_encodings.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-MAKE = _generator()
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

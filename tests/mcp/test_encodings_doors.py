@@ -5,36 +5,20 @@ nothing written, and a rewind gives back the exact bytes."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
+from helpers_encodings import MAKE
 from helpers_mcp import call, connect
 
 pytestmark = pytest.mark.timeout(300)
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "make_encodings", ROOT / "fixtures" / "make_encodings.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-MAKE = _generator()
 
 # For each corpus file: a word of it and the word put instead, both written in its encoding.
 EDITS: dict[str, tuple[str, str]] = {

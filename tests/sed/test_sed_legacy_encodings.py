@@ -9,29 +9,14 @@ file up).
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from sed_oracle import gnu_args_for_line, gnu_sed_in_place, simulate
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "make_encodings", ROOT / "fixtures" / "make_encodings.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-MAKE = _generator()
+from helpers_encodings import MAKE
 
 LINES = (
     "sed -i 's/=/:/' F",

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from helpers_encodings import MAKE
 from waymark.engine.edits.replace import ReplaceEdit, plan_replace
 from waymark.engine.encodings import LEGACY, canonical, decide
 from waymark.engine.errors import BinaryFile, UnrepresentableCharacter
@@ -19,19 +18,6 @@ from waymark.store.declared_encoding import declared_encoding
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "fixtures" / "encodings"
-
-
-def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "make_encodings", ROOT / "fixtures" / "make_encodings.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-MAKE = _generator()
 
 
 @pytest.fixture
