@@ -9,7 +9,6 @@ Every hook server a test starts is killed by the pid in its pid file.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import subprocess
@@ -23,15 +22,22 @@ from lsprotocol import types
 from mcp import ClientSession
 from pygls.lsp.client import LanguageClient
 
+import helpers_hook_server as served
 from helpers_commands import cli
-from helpers_hook_server import is_server, stop_servers, wait_server
+from helpers_hook_server import (
+    applied,
+    at,
+    bash,
+    is_server,
+    stop_servers,
+    wait_server,
+)
 from helpers_mcp import call, connect
 from waymark.doors import hook_relay
 from waymark.store.history import workspace_dir
 
 pytestmark = pytest.mark.timeout(180)
 
-WAYMARK = str(Path(sys.executable).parent / "waymark")
 GONE = (
     "unknown_prompt: Turn 't1' is gone: this workspace's history was deleted since "
     "(waymark history delete), with its backups, so it cannot be rewound; list the turns with "
@@ -134,25 +140,14 @@ def server_state(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 def hook(ws: Path, event: dict[str, Any]) -> bytes:
     """What Claude Code reads from ``waymark hook claude-code`` for ``event`` in ``ws``."""
-    done = subprocess.run(
-        [WAYMARK, "hook", "claude-code"],
-        cwd=ws,
-        input=json.dumps({"session_id": "s1", "cwd": str(ws), **event}).encode(),
-        capture_output=True,
-        timeout=60,
-    )
-    assert (done.returncode, done.stderr) == (0, b""), done.stderr.decode()
-    return done.stdout
+    done = served.hook(ws, at(ws, event))
+    assert (done.code, done.err) == (0, b""), done.err.decode()
+    return done.out
 
 
 def answered_by(ws: Path, event: dict[str, Any]) -> int:
     """The pid of the process that acted on the call ``event``."""
-    named = event.get("prompt_id") or event["tool_use_id"]
-    key = json.dumps(["claude-code", "s1", event["hook_event_name"], named])
-    name = hashlib.sha256(key.encode()).hexdigest()[:32] + ".call.json"
-    record = workspace_dir(history_dir(), [ws]) / "hook-calls" / name
-    pid: int = json.loads(record.read_bytes())["pid"]
-    return pid
+    return served.answered_by(dict(os.environ), ws, event)
 
 
 def prompt(turn: str) -> dict[str, Any]:
@@ -160,13 +155,7 @@ def prompt(turn: str) -> dict[str, Any]:
 
 
 def sed(old: str, new: str, call_id: str) -> dict[str, Any]:
-    command = f"sed -i s/{old}/{new}/ a.txt"
-    return {
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": call_id,
-    }
+    return bash("PreToolUse", f"sed -i s/{old}/{new}/ a.txt", call_id)
 
 
 def opened(turn: str) -> bytes:
@@ -180,21 +169,6 @@ def opened(turn: str) -> bytes:
     return json.dumps(answer).encode()
 
 
-def applied(old: str, new: str) -> bytes:
-    said = (
-        "Waymark applied this sed -i as a tracked edit (waymark_rewind undoes it). The file "
-        f"changed like this:\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-{old}\n+{new}\n"
-    )
-    answer = {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "allow",
-            "updatedInput": {"command": f"printf '%s' '{said}'"},
-        }
-    }
-    return json.dumps(answer).encode()
-
-
 def test_the_hook_server_starts_a_fresh_history_after_a_delete(
     server_state: Path, workspace: Path
 ) -> None:
@@ -203,12 +177,12 @@ def test_the_hook_server_starts_a_fresh_history_after_a_delete(
     a.write_bytes(b"one\n")
     assert hook(workspace, prompt("p1")) == opened("p1")
     server = wait_server(server_state)
-    assert hook(workspace, sed("one", "two", "c1")) == applied("one", "two")
+    assert hook(workspace, sed("one", "two", "c1")) == applied("a.txt", "one", "two")
     assert answered_by(workspace, sed("one", "two", "c1")) == server
     delete_history(workspace)
 
     assert hook(workspace, prompt("p2")) == opened("p2")
-    assert hook(workspace, sed("two", "three", "c2")) == applied("two", "three")
+    assert hook(workspace, sed("two", "three", "c2")) == applied("a.txt", "two", "three")
     assert answered_by(workspace, sed("two", "three", "c2")) == server
     assert a.read_bytes() == b"three\n"
     assert [t["promptId"] for t in cli(workspace, "turns")["turns"]] == ["p2"]
