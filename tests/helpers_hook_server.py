@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from waymark.store.history import workspace_dir
 
 SERVER_MODULE = "waymark.doors.hooks.server"
 WAYMARK = str(Path(sys.executable).parent / "waymark")
+PACKAGE = Path(__file__).resolve().parents[1] / "language_server" / "waymark"
 
 
 def pid_files(state: Path) -> list[Path]:
@@ -101,6 +103,14 @@ class Servers:
 
 def state_of(env: dict[str, str]) -> Path:
     return Path(env["XDG_STATE_HOME"])
+
+
+def package_copy(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A copy of the package, and the environment whose hook calls (and the server they
+    start) run it: a test changes the copy's files, never the source tree's."""
+    lib = tmp_path / "lib"
+    shutil.copytree(PACKAGE, lib / "waymark", ignore=shutil.ignore_patterns("__pycache__"))
+    return lib, {**os.environ, "PYTHONPATH": str(lib)}
 
 
 def start_hook(

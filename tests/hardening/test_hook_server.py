@@ -31,6 +31,7 @@ from helpers_hook_server import (
     bash,
     hook,
     is_server,
+    package_copy,
     pid_files,
     project,
     state_of,
@@ -43,7 +44,6 @@ pytestmark = [
     pytest.mark.skipif(sys.platform != "linux", reason="the hook server needs abstract sockets"),
 ]
 
-PACKAGE = Path(__file__).resolve().parents[2] / "language_server" / "waymark"
 # A call the hook answers without acting (Claude Code's Read is not tracked): it only starts
 # the server.
 WARM_UP = {"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_use_id": "warm"}
@@ -209,10 +209,7 @@ def test_a_frozen_server_is_passed_over(servers: Servers, workspace: Path) -> No
 def test_a_server_older_than_the_files_declines_and_exits(
     servers: Servers, workspace: Path, tmp_path: Path
 ) -> None:
-    # A copy of the package: its files are touched, never the source tree's.
-    lib = tmp_path / "lib"
-    shutil.copytree(PACKAGE, lib / "waymark", ignore=shutil.ignore_patterns("__pycache__"))
-    env = {**os.environ, "PYTHONPATH": str(lib)}
+    lib, env = package_copy(tmp_path)
     (workspace / "b.txt").write_bytes(b"one\n")
     hook(workspace, at(workspace, WARM_UP), env)
     server = servers.up(state_of(env))

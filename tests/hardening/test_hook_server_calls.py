@@ -13,7 +13,6 @@ import contextlib
 import fcntl
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from helpers_hook_server import (
     finish,
     hook,
     is_server,
+    package_copy,
     pid_files,
     project,
     record_path,
@@ -46,7 +46,6 @@ pytestmark = [
     pytest.mark.skipif(sys.platform != "linux", reason="the hook server needs abstract sockets"),
 ]
 
-PACKAGE = Path(__file__).resolve().parents[2] / "language_server" / "waymark"
 PROMPT = {"hook_event_name": "UserPromptSubmit", "prompt": "p1", "prompt_id": "p1"}
 HOST_TIMEOUT_S = HOSTS["claude-code"].hook_seconds
 LATE = (
@@ -177,10 +176,7 @@ def test_a_call_the_server_began_is_not_run_again_after_it_died(
 def test_any_changed_file_of_the_package_stops_the_server(
     servers: Servers, workspace: Path, tmp_path: Path, changed: str
 ) -> None:
-    # A copy of the package: its files are changed, never the source tree's.
-    lib = tmp_path / "lib"
-    shutil.copytree(PACKAGE, lib / "waymark", ignore=shutil.ignore_patterns("__pycache__"))
-    env = {**os.environ, "PYTHONPATH": str(lib)}
+    lib, env = package_copy(tmp_path)
     (workspace / "b.txt").write_bytes(b"one\n")
     hook(workspace, at(workspace, PROMPT), env)
     server = servers.up(state_of(env))
