@@ -32,6 +32,7 @@ from waymark.doors.acp.wire import (
     params_of,
     parse,
     prompt_text,
+    session_update,
     skip_line,
 )
 from waymark.doors.wire_guard import MAX_MESSAGE_BYTES, request_id
@@ -143,9 +144,8 @@ class Proxy:
     # ------------------------------------------------------------ editor -> agent
 
     async def on_editor_line(self, line: bytes) -> None:
-        message = parse(line)
+        message = await self.received(line, self.editor, "editor")
         if message is None:
-            await self.malformed(line, self.editor, "editor")
             return
         method, message_id = message.get("method"), message.get("id")
         params = params_of(message)
@@ -184,19 +184,11 @@ class Proxy:
         if command is not None:
             self.from_editor.pop(key(message_id), None)
             text = await self.work(slash.answer, self.recorder, session, *command)
-            await self.editor.message(
-                {
-                    "jsonrpc": "2.0",
-                    "method": "session/update",
-                    "params": {
-                        "sessionId": session,
-                        "update": {
-                            "sessionUpdate": "agent_message_chunk",
-                            "content": {"type": "text", "text": text},
-                        },
-                    },
-                }
-            )
+            chunk = {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": text},
+            }
+            await self.editor.message(session_update(session, chunk))
             await self.editor.message(
                 {"jsonrpc": "2.0", "id": message_id, "result": {"stopReason": "end_turn"}}
             )
@@ -219,9 +211,8 @@ class Proxy:
     # ------------------------------------------------------------ agent -> editor
 
     async def on_agent_line(self, line: bytes) -> None:
-        message = parse(line)
+        message = await self.received(line, self.agent, "agent")
         if message is None:
-            await self.malformed(line, self.agent, "agent")
             return
         method, message_id = message.get("method"), message.get("id")
         params = params_of(message)
@@ -279,21 +270,17 @@ class Proxy:
             return
         self.recorder.sessions[session] = params["cwd"]
         commands = slash.merged(self.agent_commands.get(session, []))
-        await self.editor.message(
-            {
-                "jsonrpc": "2.0",
-                "method": "session/update",
-                "params": {
-                    "sessionId": session,
-                    "update": {
-                        "sessionUpdate": "available_commands_update",
-                        "availableCommands": commands,
-                    },
-                },
-            }
-        )
+        update = {"sessionUpdate": "available_commands_update", "availableCommands": commands}
+        await self.editor.message(session_update(session, update))
 
     # ------------------------------------------------------------ either side
+
+    async def received(self, line: bytes, sender: Side, name: str) -> dict[str, Any] | None:
+        """The message ``line`` carries; None once a malformed line is dealt with."""
+        message = parse(line)
+        if message is None:
+            await self.malformed(line, sender, name)
+        return message
 
     async def malformed(self, line: bytes, sender: Side, name: str) -> None:
         """A line that is not a JSON-RPC message: answered where it carried an id, else

@@ -49,6 +49,15 @@ def error(message_id: object, code: int, text: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": message_id, "error": {"code": code, "message": text}}
 
 
+def session_update(session: str, update: dict[str, Any]) -> dict[str, Any]:
+    """The notification that tells the editor ``update`` happened in ``session``."""
+    return {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": session, "update": update},
+    }
+
+
 def parse(line: bytes) -> dict[str, Any] | None:
     try:
         message = json.loads(line)
