@@ -65,7 +65,7 @@ def diff(
         elif unseen.why(rel) is not None and unseen.unchanged(now):
             # It existed where the scan could not see, and the command left it as it was.
             continue
-        why = refusal(history, key, now) if now is not None else _policy(history, key)
+        why = refusal(history, key, now) if now is not None else policy_refusal(history, key)
         if why is not None:
             unreached[key] = why
             continue
@@ -142,7 +142,8 @@ def _note(
     changes[key] = (old, state.digest)
 
 
-def _policy(history: History, key: str) -> str | None:
+def policy_refusal(history: History, key: str) -> str | None:
+    """Why the workspace's path policy keeps ``key`` out of reach, or None."""
     try:
         history.workspace.resolve(key)
     except WaymarkError as exc:
@@ -157,7 +158,7 @@ def refusal(history: History, key: str, sig: Signature, *, policed: bool = False
         return "symlink"
     if not stat.S_ISREG(sig[0]):
         return "not_a_file"
-    why = None if policed else _policy(history, key)
+    why = None if policed else policy_refusal(history, key)
     if why is not None:
         return why
     if sig[3] > history.workspace.max_file_size:

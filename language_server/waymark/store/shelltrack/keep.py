@@ -23,9 +23,9 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from waymark.engine.errors import WaymarkError
 from waymark.store.history import History
 from waymark.store.shelltrack import ignored
+from waymark.store.shelltrack.changes import policy_refusal
 from waymark.store.shelltrack.preimages import Preimages, Unreachable, git_blobs
 from waymark.store.shelltrack.scan import GitUnavailable, git_out, git_paths, lstat_signature
 
@@ -54,7 +54,7 @@ def ensure(history: History, paths: Iterable[Path], *, copy_seconds: float = 1.0
             refused.update({os.fspath(path.parent / r): ignored.BULKY for r in found.bulky})
             for rel, file_sig in found.files.items():
                 key = os.fspath(path.parent / rel)
-                why = found.refused.get(rel) or _policy(history, key)
+                why = found.refused.get(rel) or policy_refusal(history, key)
                 if why is None:
                     try:
                         cache.back_up(key, file_sig, limit, copy=time.monotonic() < deadline)
@@ -96,11 +96,3 @@ def _index_blob(path: Path, limit: int) -> bytes:
     if blob_id in blobs:
         return blobs[blob_id]
     raise Unreachable("too_large" if blob_id in oversized else "unreadable")
-
-
-def _policy(history: History, key: str) -> str | None:
-    try:
-        history.workspace.resolve(key)
-    except WaymarkError as exc:
-        return "outside_workspace" if exc.code == "path_outside_workspace" else "protected"
-    return None
