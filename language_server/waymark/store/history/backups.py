@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno as errno_mod
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -193,6 +194,19 @@ class Backups:
         except OSError as exc:
             return FileEntry(shown, "failed", digest, now, errno_name(exc))
         return FileEntry(shown, "present", digest, now, size=len(before))
+
+    def keep_each(
+        self, befores: Mapping[str, bytes | None]
+    ) -> tuple[dict[str, FileEntry], list[str]]:
+        """:meth:`keep` for each file's bytes before a change; the entries, and a warning for
+        each file that could not be backed up."""
+        files = {key: self.keep(key, before) for key, before in befores.items()}
+        warnings = [
+            no_rewind(entry.display, entry.error or "backup_failed")
+            for entry in files.values()
+            if entry.state == "failed"
+        ]
+        return files, warnings
 
 
 def _stat_signature(st: os.stat_result) -> tuple[int, ...]:

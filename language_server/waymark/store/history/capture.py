@@ -128,14 +128,10 @@ def track_shell(
     earlier backup (the turn's start), like any second write.
     """
     snap, warnings = current(ledger, backups)
-    files: dict[str, FileEntry] = {}
-    for key, (before, _) in changes.items():
-        if key in snap.files:
-            continue
-        entry = backups.keep(key, before)
-        if entry.state == "failed":
-            warnings.append(no_rewind(entry.display, entry.error or "backup_failed"))
-        files[key] = entry
+    files, failed = backups.keep_each(
+        {key: before for key, (before, _) in changes.items() if key not in snap.files}
+    )
+    warnings += failed
     record = SnapshotRecord.update_of(
         snap,
         files,

@@ -18,10 +18,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from waymark.store.files import digest
-from waymark.store.history.backups import Backups, no_rewind
+from waymark.store.history.backups import Backups
 from waymark.store.history.budget import evict
 from waymark.store.history.model import Model
-from waymark.store.history.snapshots import FileEntry, Snapshot, SnapshotRecord, watched
+from waymark.store.history.snapshots import Snapshot, SnapshotRecord, watched
 from waymark.store.history.sync import Ledger
 from waymark.store.history.turns import open_turn
 
@@ -60,14 +60,15 @@ def track_foreign(
     ):
         snap, warnings = open_turn(ledger, backups, prompt_id, label, evict_after=False)
         joined = None
-    files: dict[str, FileEntry] = {}
-    for key, (before, _) in mine.items():
-        if joined is not None and key in snap.files:
-            continue  # its entry is the file before the turn's first change of it
-        entry = backups.keep(key, before)
-        if entry.state == "failed":
-            warnings.append(no_rewind(entry.display, entry.error or "backup_failed"))
-        files[key] = entry
+    # A file a joined turn holds already keeps its entry: the file before its first change.
+    files, failed = backups.keep_each(
+        {
+            key: before
+            for key, (before, _) in mine.items()
+            if joined is None or key not in snap.files
+        }
+    )
+    warnings += failed
     # No session: another program's write never makes a rewind's files another session's.
     record = SnapshotRecord.update_of(
         snap,
