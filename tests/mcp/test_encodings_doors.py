@@ -6,7 +6,6 @@ nothing written, and a rewind gives back the exact bytes."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -15,6 +14,7 @@ from typing import Any
 
 import pytest
 
+import helpers_hooks
 from helpers_encodings import MAKE
 from helpers_mcp import call, connect
 
@@ -204,17 +204,8 @@ async def test_mcp_every_string_and_line_door_writes_the_files_encoding(corpus: 
 
 
 def hook(workspace: Path, event: dict[str, Any]) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "waymark", "hook", "claude-code"],
-        input=json.dumps({"cwd": str(workspace), "session_id": "s", **event}),
-        cwd=workspace,
-        env={**os.environ, "CLAUDE_PROJECT_DIR": str(workspace)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stderr == "", done.stderr
+    _, err = helpers_hooks.hook("claude-code", workspace, {"session_id": "s", **event})
+    assert err == "", err
 
 
 def test_a_hosts_own_edit_of_legacy_files_is_backed_up_counted_and_rewound(corpus: Path) -> None:
