@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
-# The agent hosts the real-host tests drive, at pinned versions, into .hosts/ (gitignored).
-# Pinned exactly: these hosts change weekly and their hook/MCP behaviour with them.
+# The agent hosts the real-host tests drive, into .hosts/ (gitignored), as
+# scripts/hosts/package-lock.json pins them: the hosts and everything they pull in. These hosts
+# change weekly and their hook/MCP behaviour with them; an unpinned dependency tree also broke
+# fresh installs when the registry moved under it. (`npm install` with the lock, not `npm ci`:
+# npm ci refuses this lock for the other platforms' optional packages it leaves out.)
+# To move a host: change its version in scripts/hosts/package.json, then
+#   (cd scripts/hosts && npm install --package-lock-only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PACKAGES=(
-  "@anthropic-ai/claude-code@2.1.332"
-  "@qwen-code/qwen-code@0.24.4"
-  "@openai/codex@0.169.0"
-  "@google/gemini-cli@0.61.0"
-  "@github/copilot@1.0.102"
-  "opencode-ai@1.18.33"
-  "cline@3.0.65"
-  "@zed-industries/codex-acp@0.16.0"
-)
 BINS=(claude qwen codex gemini copilot opencode cline codex-acp)
 mkdir -p .hosts
-[ -f .hosts/package.json ] || echo '{"private": true}' > .hosts/package.json
-npm install --prefix .hosts --no-save --no-audit --no-fund --loglevel=error "${PACKAGES[@]}"
+installed() {
+  cmp -s scripts/hosts/package-lock.json .hosts/.installed-lock.json || return 1
+  for bin in "${BINS[@]}"; do [ -x ".hosts/node_modules/.bin/$bin" ] || return 1; done
+}
+if ! installed; then
+  rm -f .hosts/.installed-lock.json
+  cp scripts/hosts/package.json scripts/hosts/package-lock.json .hosts/
+  npm install --prefix .hosts --no-audit --no-fund --loglevel=error
+  cp scripts/hosts/package-lock.json .hosts/.installed-lock.json
+fi
 for bin in "${BINS[@]}"; do
   [ -x ".hosts/node_modules/.bin/$bin" ] || { echo "install-hosts: $bin missing" >&2; exit 1; }
 done
