@@ -12,8 +12,9 @@ seldom needs them.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from waymark.engine.lazy import lazy_names
 
 if TYPE_CHECKING:
     from waymark.engine.sed.apply import apply_files, apply_script
@@ -40,10 +41,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOMES, globals())

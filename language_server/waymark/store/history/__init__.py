@@ -8,8 +8,9 @@ Rewind's and stats' names load on first use (:func:`__getattr__`): the hooks ope
 track shell commands many times a minute and never rewind (issue 33).
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from waymark.engine.lazy import lazy_names
 from waymark.store.history.errors import (
     HistoryError,
     LimitTooLow,
@@ -46,13 +47,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+__getattr__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [
