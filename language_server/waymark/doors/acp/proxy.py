@@ -25,6 +25,7 @@ from waymark.doors.acp.wire import (
     INTERNAL_ERROR,
     PARSE_ERROR,
     Asked,
+    Received,
     Side,
     dump,
     error,
@@ -144,11 +145,10 @@ class Proxy:
     # ------------------------------------------------------------ editor -> agent
 
     async def on_editor_line(self, line: bytes) -> None:
-        message = await self.received(line, self.editor, "editor")
-        if message is None:
+        got = await self.received(line, self.editor)
+        if got is None:
             return
-        method, message_id = message.get("method"), message.get("id")
-        params = params_of(message)
+        message, method, message_id, params = got
         if isinstance(method, str):
             if message_id is not None:
                 self.from_editor[key(message_id)] = Asked(message_id, method, params)
@@ -211,11 +211,10 @@ class Proxy:
     # ------------------------------------------------------------ agent -> editor
 
     async def on_agent_line(self, line: bytes) -> None:
-        message = await self.received(line, self.agent, "agent")
-        if message is None:
+        got = await self.received(line, self.agent)
+        if got is None:
             return
-        method, message_id = message.get("method"), message.get("id")
-        params = params_of(message)
+        message, method, message_id, params = got
         if isinstance(method, str):
             if method == "fs/write_text_file" and message_id is not None:
                 await self.before_write(message_id, params)
@@ -275,21 +274,23 @@ class Proxy:
 
     # ------------------------------------------------------------ either side
 
-    async def received(self, line: bytes, sender: Side, name: str) -> dict[str, Any] | None:
+    async def received(self, line: bytes, sender: Side) -> Received | None:
         """The message ``line`` carries; None once a malformed line is dealt with."""
         message = parse(line)
         if message is None:
-            await self.malformed(line, sender, name)
-        return message
+            await self.malformed(line, sender)
+            return None
+        return Received(message, message.get("method"), message.get("id"), params_of(message))
 
-    async def malformed(self, line: bytes, sender: Side, name: str) -> None:
+    async def malformed(self, line: bytes, sender: Side) -> None:
         """A line that is not a JSON-RPC message: answered where it carried an id, else
         dropped; the streams go on either way."""
+        name = sender.name
         found = request_id(line)
         shown = line[:80].decode("utf-8", "replace").rstrip()
         if isinstance(found, int | str):
             warn(f"the {name} sent a line that is not JSON-RPC (answered): {shown}")
-            if name == "agent" and key(found) in self.from_editor:
+            if sender is self.agent and key(found) in self.from_editor:
                 # The agent's broken answer to the editor's request: the editor must hear.
                 self.from_editor.pop(key(found))
                 await self.agent_answered(found, {})

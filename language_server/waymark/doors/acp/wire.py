@@ -19,6 +19,15 @@ class Asked(NamedTuple):
     params: dict[str, Any]
 
 
+class Received(NamedTuple):
+    """A parsed message and the parts of it the proxy reads first."""
+
+    message: dict[str, Any]
+    method: Any
+    id: Any
+    params: dict[str, Any]
+
+
 class Side:
     """One peer's byte stream out: whole lines, written in the order they were sent."""
 

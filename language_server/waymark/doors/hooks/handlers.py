@@ -299,12 +299,7 @@ def instead_of_sed(host: Host, call: Call, output: str, refusal: str) -> dict[st
         # The shell prints the result instead of running sed again: the model reads a
         # successful command's output. printf's first word is not sed, so a second
         # delivery of the rewritten call is never simulated again.
-        printed = f"printf '%s' {shlex.quote(output)}"
-        key = host.shell[call.tool or ""]
-        # A host taking a list of commands gets a list of the one.
-        value = printed if isinstance(call.tool_input.get(key), str) else [printed]
-        new_input = {**call.tool_input, key: value}
-        return render(host.answers.rewrite, event=call.event_name, input=new_input)
+        return shell.rewritten(host, call, f"printf '%s' {shlex.quote(output)}")
     return render(host.answers.deny, event=call.event_name, text=refusal)
 
 

@@ -198,30 +198,21 @@ def _package_stamps() -> Stamps:
     removed changes them. The whole package rather than the modules loaded: a module imported
     later must not be newer than the rest. Not its folders: a ``__pycache__`` made by an
     import changes its folder's mtime (a file an upgrade adds is imported by one it changed)."""
-    stamps: Stamps = {}
-    for path in _package_files():
-        try:
-            st = os.stat(path)
-        except OSError:
-            stamps[path] = None
-        else:
-            stamps[path] = (st.st_mtime_ns, st.st_size, st.st_ino)
-    return stamps
+    return {path: _stamp(path) for path in _package_files()}
+
+
+def _stamp(path: str) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
 def _unchanged(stamps: Stamps) -> bool:
     """Whether the package is as stamped: about 120 ``stat`` calls, a few hundred
     microseconds per call (bench/results.md)."""
-    for path, stamp in stamps.items():
-        try:
-            st = os.stat(path)
-        except OSError:
-            if stamp is not None:
-                return False
-        else:
-            if stamp != (st.st_mtime_ns, st.st_size, st.st_ino):
-                return False
-    return True
+    return all(_stamp(path) == stamp for path, stamp in stamps.items())
 
 
 def _package_files() -> list[str]:

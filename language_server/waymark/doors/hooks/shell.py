@@ -73,13 +73,17 @@ def before(ctx: CommandContext, host: Host, call: Call, command: str) -> dict[st
 def refuse(host: Host, call: Call, text: str) -> dict[str, Any]:
     """Keep the call from running, the model reading ``text``, in the host's way."""
     if host.answers.refuse == "rewrite" and host.answers.rewrite is not None:
-        key = host.shell[call.tool or ""]
-        printed = f"printf '%s\\n' {shlex.quote(text)} >&2; exit 1"
-        # A host taking a list of commands gets a list of the one.
-        value = printed if isinstance(call.tool_input.get(key), str) else [printed]
-        new_input = {**call.tool_input, key: value}
-        return render(host.answers.rewrite, event=call.event_name, input=new_input)
+        return rewritten(host, call, f"printf '%s\\n' {shlex.quote(text)} >&2; exit 1")
     return render(host.answers.deny, event=call.event_name, text=text)
+
+
+def rewritten(host: Host, call: Call, command: str) -> dict[str, Any]:
+    """The host's rewrite answer (it must have one): the shell call runs ``command`` instead."""
+    key = host.shell[call.tool or ""]
+    # A host taking a list of commands gets a list of the one.
+    value = command if isinstance(call.tool_input.get(key), str) else [command]
+    new_input = {**call.tool_input, key: value}
+    return render(host.answers.rewrite, event=call.event_name, input=new_input)
 
 
 def after(ctx: CommandContext, host: Host, call: Call) -> dict[str, Any] | None:
