@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from waymark.store.history.sync import same_file
+from waymark.store.history.sync import still_at
 from waymark.store.private import open_private
 
 # Histories of workspaces nobody opened for this long are removed when a history opens.
@@ -79,7 +79,7 @@ def delete_history(directory: Path, *, wait: bool = True) -> bool:
                 fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
             except BlockingIOError:
                 return False
-            if not _still_there(fd, lock):
+            if not still_at(fd, lock):
                 # Someone deleted it while this waited: what is there now is a newer history.
                 return True
         doomed = directory.with_name(f"{DELETING}{directory.name}-{os.urandom(4).hex()}")
@@ -92,14 +92,6 @@ def delete_history(directory: Path, *, wait: bool = True) -> bool:
     finally:
         if fd >= 0:
             os.close(fd)
-
-
-def _still_there(fd: int, path: Path) -> bool:
-    try:
-        there = os.stat(path, follow_symlinks=False)
-    except OSError:
-        return False
-    return same_file(fd, there)
 
 
 def _remove_tree(path: Path) -> None:

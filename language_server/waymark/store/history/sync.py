@@ -108,11 +108,7 @@ class Ledger:
         the same device and inode.
         """
         assert self._lock_fd is not None
-        try:
-            there = os.stat(self.dir / "lock", follow_symlinks=False)
-        except OSError:
-            return False
-        return same_file(self._lock_fd, there)
+        return still_at(self._lock_fd, self.dir / "lock")
 
     def _forget(self) -> None:
         """Drop everything read from a history that is gone; its turns are ``lost``."""
@@ -234,6 +230,15 @@ def same_file(fd: int, st: os.stat_result) -> bool:
     except OSError:
         return False
     return (held.st_dev, held.st_ino) == (st.st_dev, st.st_ino)
+
+
+def still_at(fd: int, path: Path) -> bool:
+    """Whether the open ``fd`` is still the file at ``path`` (not removed or replaced)."""
+    try:
+        there = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    return same_file(fd, there)
 
 
 def _flock_announced(fd: int) -> None:
