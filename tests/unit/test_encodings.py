@@ -282,3 +282,28 @@ async def test_a_new_file_is_written_in_its_declared_encoding(tmp_path: Path) ->
     refused = await agent("write", path="other.txt", content="5 €\n")
     assert refused["error"] == "unrepresentable_character"
     assert not (root / "other.txt").exists()
+
+
+@pytest.mark.parametrize("command", ["read", "replace", "multiReplace", "write", "edit"])
+async def test_an_encoding_waymark_does_not_read_is_invalid_params(
+    tmp_path: Path, command: str
+) -> None:
+    from helpers_commands import Agent
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_bytes(b"caf\xe9\n")
+    agent = Agent(root, tmp_path / "history")
+    assert (await agent("read", path="a.txt", encoding="iso-8859-1"))["ok"]
+    params = {
+        "read": {},
+        "replace": {"old_string": "caf", "new_string": "tea"},
+        "multiReplace": {"edits": [{"old_string": "caf", "new_string": "tea"}]},
+        "write": {"content": "tea\n"},
+        "edit": {"operations": [{"op": "delete_line", "hash": "abcdef"}]},
+    }[command]
+    refused = await agent(command, path="a.txt", encoding="ebcdic", **params)
+    assert (refused["ok"], refused["error"]) == (False, "invalid_params")
+    assert refused["details"]["field"] == "encoding"
+    assert "utf-8" in refused["details"]["supported"]
+    assert (root / "a.txt").read_bytes() == b"caf\xe9\n"

@@ -82,8 +82,7 @@ def outside_refusal(
     ``allow_with`` words how the door allows a folder (else the setting)."""
     from waymark.store.shelltrack.reach import ALLOW_ENV, allowed_outside, outside
 
-    base = cwd or (ctx.workspace.folders[0] if ctx.workspace.folders else Path.cwd())
-    paths = outside(ctx.workspace, command, base, allowed_outside(allowed))
+    paths = outside(ctx.workspace, command, _base(ctx, cwd), allowed_outside(allowed))
     if not paths:
         return None
     listed = _listed(paths)
@@ -108,8 +107,7 @@ def before_shell(
     begun = begin(ctx.history, call, command=command, cwd=cwd)
     if not command:
         return None
-    base = cwd or (ctx.workspace.folders[0] if ctx.workspace.folders else Path.cwd())
-    at_risk = unsaved(command, base, begun.skipped, begun.scans)
+    at_risk = unsaved(command, _base(ctx, cwd), begun.skipped, begun.scans)
     if not at_risk:
         return None
     return {
@@ -148,6 +146,11 @@ def unsaved_notice(at_risk: dict[str, str], *, retry: bool, flag: str | None = N
         f"This command may delete or overwrite {listed}, which Waymark cannot back up, so no "
         "rewind would bring it back; run it only if the user agrees."
     )
+
+
+def _base(ctx: CommandContext, cwd: Path | None) -> Path:
+    """Where a shell command's relative words start: its cwd, else the first folder."""
+    return cwd or (ctx.workspace.folders[0] if ctx.workspace.folders else Path.cwd())
 
 
 def _listed(items: list[str], shown: int = 5) -> str:

@@ -177,11 +177,6 @@ class LineIndex:
             out[i] = context_hash(prev, lines[i], nxt)
         return out
 
-    def p6_of(self, token: str) -> int:
-        """How many lines' hashes start with the token's first 6 chars."""
-        key = _p6_key(token)
-        return 0 if key is None else self.p6_count.get(key, 0)
-
     def _line_candidates(self, token: str) -> list[int]:
         short = _p6_key(token)
         count = 0 if short is None else self.p6_count.get(short, 0)

@@ -128,8 +128,7 @@ class TextFile:
             except UnicodeDecodeError:
                 pass
             else:
-                lines, eols = split_lines(text)
-                return TextFile(tuple(lines), tuple(eols), self.encoding, self.bom, self.decision)
+                return self.with_text(text)
         if self.decision is not None and self.decision.source in ("declared", "undecided"):
             return TextFile.decode(data, self.encoding)
         return TextFile.decode(data, declared)
