@@ -50,13 +50,8 @@ def parse_script(expressions: list[str], extended: bool, quiet: bool = False) ->
     if not program:
         raise SedDecline("the script has no command, so there is nothing to simulate")
     reads = tuple(dict.fromkeys(c.text for c in program if c.name in ("r", "R")))
-    writes = tuple(
-        dict.fromkeys(
-            c.subst.write if c.subst else c.text
-            for c in program
-            if c.name in ("w", "W") or (c.subst and c.subst.write is not None)
-        )
-    )
+    written = (c.subst.write if c.subst else c.text for c in program if c.name in "wWs")
+    writes = tuple(dict.fromkeys(name for name in written if name is not None))
     if writes:
         plain = False
     commands = tuple(c.subst for c in program if c.subst) if plain and not quiet else None
