@@ -173,7 +173,10 @@ class _Parser:
         if char in ("", "\n", ";"):
             raise SedDecline("an address without a command: GNU sed rejects it")
         if char in _DECLINED_COMMANDS:
-            raise SedDecline(f"{_DECLINED_COMMANDS[char]} is not simulated")
+            # e runs a program: its output is not determined by the line and the files.
+            raise SedDecline(
+                f"{_DECLINED_COMMANDS[char]} is not simulated", needs_shell=char == "e"
+            )
         if char == "{":
             self.blocks.append(len(self.program))
             self.program.append(_named(head, "{"))

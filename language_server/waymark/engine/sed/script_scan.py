@@ -205,7 +205,9 @@ def subst_flags(reader: Reader) -> tuple[int, bool, bool, bool, bool]:
             reader.pos -= 1
             return nth or 1, glob, printed, icase, multiline
         elif char in _UNSUPPORTED_FLAGS:
-            raise SedDecline(_UNSUPPORTED_FLAGS[char] + ", so it is not simulated")
+            raise SedDecline(
+                _UNSUPPORTED_FLAGS[char] + ", so it is not simulated", needs_shell=True
+            )
         else:
             raise SedDecline(f"unknown s flag {char!r}: GNU sed rejects it")
 
