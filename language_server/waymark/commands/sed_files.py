@@ -12,12 +12,16 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from waymark.commands.changes import Loaded, load_path
 from waymark.commands.context import CommandContext
 from waymark.engine.sed.decline import SedDecline
-from waymark.engine.sed.script import SedScript
 from waymark.engine.text import sniff_encoding
+
+if TYPE_CHECKING:
+    # The compiled script's module loads the regex machinery: not at every door's start-up.
+    from waymark.engine.sed.script import SedScript
 
 
 def literal(path: str) -> str:
