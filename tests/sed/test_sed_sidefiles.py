@@ -4,6 +4,8 @@ holds the ``r`` files; every operand and every ``w`` file must come out byte-ide
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from sed_oracle import gnu_args_for_line, gnu_sed_with_files
 
@@ -116,3 +118,31 @@ def test_a_huge_r_on_every_line_is_declined() -> None:
     script = parse_command_line("sed -i 'r big' f").script
     with pytest.raises(SedDecline, match="far beyond the size of its input"):
         apply_with_files(script, [b"a\n" * 10_000], {"big": b"x" * 1_000})
+
+
+_ADDRESSES = ["", "1", "2", "$", "/o/", "/a/,/c/", "2,$", "1~2", "$!", "/o/!", "0,/o/"]
+_COMMANDS = [
+    *("r snip", "r open", "r missing", "r empty", "R snip", "R open", "R crlf"),
+    *("w out", "w other", "W out", "s/o/0/w out", "s/o/0/gpw other"),
+    *("p", "n", "N", "$!N", "D", "P", "d", "q", "Q", "G", "h", "x"),
+    *("a txt", "i txt", "c txt", "=", "s/\\n/-/"),
+]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_programs_with_side_files_match_gnu(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(40):
+        commands = [
+            rng.choice(_ADDRESSES) + rng.choice(_COMMANDS) for _ in range(rng.randint(1, 4))
+        ]
+        line = f"sed -i {'-n ' if rng.random() < 0.2 else ''}'{chr(10).join(commands)}' f"
+        inputs = rng.sample(INPUTS, rng.randint(1, 3))
+        try:
+            script = parse_command_line(line).script
+            ours = apply_with_files(script, inputs, READS)
+        except SedDecline:
+            continue
+        expected = gnu_sed_with_files(gnu_args_for_line(line), inputs, READS, script.writes)
+        files = [data if new is None else new for data, new in zip(inputs, ours.files, strict=True)]
+        assert (files, ours.writes) == expected, (line, inputs)
