@@ -23,7 +23,8 @@ from waymark.engine.sed.script import SedScript
 
 class _Stream:
     """A ``w`` file's output: like sed's own, a line read without its newline is written
-    without one, and anything written after it first supplies the newline."""
+    without one, and anything written after it first supplies the newline (GNU keeps that
+    flag per output stream, so each ``w`` file has its own)."""
 
     def __init__(self) -> None:
         self.parts: list[str] = []
