@@ -1,0 +1,183 @@
+"""Lines a change inserts and deletes, as ``difflib`` counts them, without its per-line cost.
+
+diffStats' counts are those of ``difflib.SequenceMatcher(None, a, b, autojunk=False)`` after
+the common head and tail are trimmed (docs/history.md), and they must stay so. A count needs
+only how many lines the matcher pairs, not where: so its recursion (take the longest equal
+block of a region, earliest in ``a`` then in ``b``; recurse on both sides of it) is replayed
+over runs of equal lines (maximal diagonals of the match grid) instead of over lines. A run
+clipped to a region is the longest equal block the matcher would find on that diagonal, so
+each step costs the runs in its region, and an edit of a few lines leaves a few runs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+from waymark.engine.encodings import refuse_binary
+
+Lines = Sequence[Hashable]
+Run = tuple[int, int, int]  # equal lines: start in a, start in b, length
+
+_EOL = re.compile(rb"\r\n|\r|\n")
+
+
+def count_ascii(old: bytes, new: bytes, exact: int) -> tuple[int, int]:
+    """:func:`count_changes` of two ASCII files' lines (UTF-8 without a BOM, whose lines
+    compare as bytes exactly as decoded ones do); raise :class:`BinaryFile` as decoding would.
+
+    Bytes equal at either end are equal whole lines up to the line boundary nearest the first
+    difference, so only the lines between are split.
+    """
+    refuse_binary(old)
+    refuse_binary(new)
+    size = min(len(old), len(new))
+    head = _reach(old, new, 0, 0, size, 1)
+    start = old.rfind(b"\n", 0, head) + 1
+    tail = _reach(old, new, len(old) - 1, len(new) - 1, size - head, -1)
+    end = old.find(b"\n", len(old) - tail) + 1 or len(old)
+    cut = len(old) - end
+    return count_changes(_lines(old[start:end]), _lines(new[start : len(new) - cut]), exact)
+
+
+def _lines(data: bytes) -> list[bytes]:
+    """Lines split as ``text.split_lines`` splits them (``\n``, ``\r\n``, ``\r``)."""
+    lines = data.split(b"\n") if b"\r" not in data else _EOL.split(data)
+    if not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def count_changes(
+    before: Sequence[Hashable], after: Sequence[Hashable], exact: int
+) -> tuple[int, int]:
+    """``(inserted, deleted)`` lines from ``before`` to ``after``: the common head and tail
+    trimmed, then difflib's count (:func:`matched`); past ``exact`` differing lines, from
+    line multisets (exact unless lines were reordered)."""
+    # Lists, not a list and a tuple: slices of both must compare equal when their lines do.
+    a, b = list(before), list(after)
+    size = min(len(a), len(b))
+    head = _reach(a, b, 0, 0, size, 1)
+    tail = _reach(a, b, len(a) - 1, len(b) - 1, size - head, -1)
+    a, b = a[head : len(a) - tail], b[head : len(b) - tail]
+    if not a or not b:
+        return len(b), len(a)
+    if len(a) + len(b) > exact:
+        old, new = Counter(a), Counter(b)
+        return sum((new - old).values()), sum((old - new).values())
+    same = matched(a, b)
+    return len(b) - same, len(a) - same
+
+
+def matched(a: Lines, b: Lines) -> int:
+    """How many lines ``difflib.SequenceMatcher(None, a, b, autojunk=False)`` pairs."""
+    if not a or not b:
+        return 0
+    where = dict(zip(b, range(len(b)), strict=False))
+    repeated = _repeated(a, b, where)
+    # No run made only of repeated lines is longer than the longest stretch of them in a.
+    others = max(map(len, bytes(map(repeated.__contains__, a)).split(b"\0"))) if repeated else 0
+    return _replay(a, b, _anchored_runs(a, b, where, repeated), others)
+
+
+def _repeated(a: Lines, b: Lines, where: dict[Hashable, int]) -> set[Hashable]:
+    """The lines on both sides that occur more than once on one of them."""
+    in_a = set(a)
+    repeated: set[Hashable] = set()
+    for lines, distinct, other in ((a, len(in_a), where), (b, len(where), in_a)):
+        if distinct < len(lines):
+            repeated.update(line for line, n in Counter(lines).items() if n > 1 and line in other)
+    return repeated
+
+
+def _anchored_runs(
+    a: Sequence[Hashable],
+    b: Sequence[Hashable],
+    where: dict[Hashable, int],
+    repeated: set[Hashable],
+) -> list[Run]:
+    """Every maximal run of equal lines holding a line that occurs once on each side.
+
+    Such a line has one partner, so its run is found by comparing slices outward from it;
+    the lines a run covers need no look-up (each has its partner on the run).
+    """
+    runs: list[Run] = []
+    la, lb = len(a), len(b)
+    i = 0
+    while i < la:
+        line = a[i]
+        j = where.get(line)
+        if j is None or line in repeated:
+            i += 1
+            continue
+        back = _reach(a, b, i - 1, j - 1, min(i, j), -1)
+        ahead = 1 + _reach(a, b, i + 1, j + 1, min(la - i, lb - j) - 1, 1)
+        runs.append((i - back, j - back, back + ahead))
+        i += ahead
+    return runs
+
+
+def _reach(a: Lines, b: Lines, i: int, j: int, limit: int, way: int) -> int:
+    """How many items are equal from ``a[i]`` and ``b[j]`` on (``way`` 1) or back (-1), at
+    most ``limit``: slices twice as long while equal, then halving down what is left, so
+    the comparisons run in C and cost about the length found."""
+    n = 0
+    step = 1
+    while step <= limit - n and _same(a, b, i, j, n, step, way):
+        n += step
+        step *= 2
+    while step > 1:
+        step //= 2
+        if step <= limit - n and _same(a, b, i, j, n, step, way):
+            n += step
+    return n
+
+
+def _same(a: Sequence[Any], b: Sequence[Any], i: int, j: int, n: int, step: int, way: int) -> bool:
+    if way > 0:
+        return a[i + n : i + n + step] == b[j + n : j + n + step]
+    return a[i - n - step + 1 : i - n + 1] == b[j - n - step + 1 : j - n + 1]
+
+
+def _replay(a: Lines, b: Lines, runs: list[Run], others: int) -> int:
+    """The lines difflib's matcher pairs, replaying its recursion over ``runs``; a region
+    where no run is longer than ``others`` (the longest run not listed) is left to difflib."""
+    total = 0
+    regions = [(0, len(a), 0, len(b), runs)]
+    while regions:
+        alo, ahi, blo, bhi, inside = regions.pop()
+        best = bi = bj = 0
+        for i, j, size in inside:
+            skip = max(alo - i, blo - j, 0)
+            length = min(size, ahi - i, bhi - j) - skip
+            # Longest first; among equals, earliest in a, then in b (difflib's order).
+            if length > best or (length == best and (i + skip, j + skip) < (bi, bj)):
+                best, bi, bj = length, i + skip, j + skip
+        if best <= others:
+            if others:
+                total += _difflib(a[alo:ahi], b[blo:bhi])
+            continue
+        total += best
+        if alo < bi and blo < bj:
+            regions.append((alo, bi, blo, bj, _within(inside, alo, bi, blo, bj)))
+        if bi + best < ahi and bj + best < bhi:
+            ai, aj = bi + best, bj + best
+            regions.append((ai, ahi, aj, bhi, _within(inside, ai, ahi, aj, bhi)))
+    return total
+
+
+def _difflib(a: Lines, b: Lines) -> int:
+    import difflib
+
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return sum(size for _, _, size in matcher.get_matching_blocks())
+
+
+def _within(runs: list[Run], alo: int, ahi: int, blo: int, bhi: int) -> list[Run]:
+    return [
+        run
+        for run in runs
+        if min(run[2], ahi - run[0], bhi - run[1]) > max(alo - run[0], blo - run[1], 0)
+    ]
