@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Hashable, Sequence
+from itertools import compress, count
+from operator import ne
 from typing import Any
 
 from waymark.engine.encodings import refuse_binary
@@ -28,15 +30,17 @@ def count_ascii(old: bytes, new: bytes, exact: int) -> tuple[int, int]:
     """:func:`count_changes` of two ASCII files' lines (UTF-8 without a BOM, whose lines
     compare as bytes exactly as decoded ones do); raise :class:`BinaryFile` as decoding would.
 
-    Bytes equal at either end are equal whole lines up to the line boundary nearest the first
-    difference, so only the lines between are split.
+    Bytes equal at both ends hold equal whole lines up to a line boundary, and trimming
+    those first leaves the same lines to compare (the line trim finishes the job): so only
+    the lines between are split.
     """
     refuse_binary(old)
     refuse_binary(new)
     size = min(len(old), len(new))
-    head = _reach(old, new, 0, 0, size, 1)
+    # Roughly is enough: the lines between are trimmed exactly.
+    head = _ahead(old, new, 0, 0, size, 256, 128)
     start = old.rfind(b"\n", 0, head) + 1
-    tail = _reach(old, new, len(old) - 1, len(new) - 1, size - head, -1)
+    tail = _back(old, new, len(old), len(new), size - head, 256, 128)
     end = old.find(b"\n", len(old) - tail) + 1 or len(old)
     cut = len(old) - end
     return count_changes(_lines(old[start:end]), _lines(new[start : len(new) - cut]), exact)
@@ -59,8 +63,8 @@ def count_changes(
     # Lists, not a list and a tuple: slices of both must compare equal when their lines do.
     a, b = list(before), list(after)
     size = min(len(a), len(b))
-    head = _reach(a, b, 0, 0, size, 1)
-    tail = _reach(a, b, len(a) - 1, len(b) - 1, size - head, -1)
+    head = _ahead(a, b, 0, 0, size, 4)
+    tail = _back(a, b, len(a), len(b), size - head, 4)
     a, b = a[head : len(a) - tail], b[head : len(b) - tail]
     if not a or not b:
         return len(b), len(a)
@@ -75,7 +79,7 @@ def matched(a: Lines, b: Lines) -> int:
     """How many lines ``difflib.SequenceMatcher(None, a, b, autojunk=False)`` pairs."""
     if not a or not b:
         return 0
-    where = dict(zip(b, range(len(b)), strict=False))
+    where = dict(zip(b, count()))
     repeated = _repeated(a, b, where)
     # No run made only of repeated lines is longer than the longest stretch of them in a.
     others = max(map(len, bytes(map(repeated.__contains__, a)).split(b"\0"))) if repeated else 0
@@ -86,10 +90,16 @@ def _repeated(a: Lines, b: Lines, where: dict[Hashable, int]) -> set[Hashable]:
     """The lines on both sides that occur more than once on one of them."""
     in_a = set(a)
     repeated: set[Hashable] = set()
-    for lines, distinct, other in ((a, len(in_a), where), (b, len(where), in_a)):
-        if distinct < len(lines):
-            repeated.update(line for line, n in Counter(lines).items() if n > 1 and line in other)
+    if len(in_a) < len(a):
+        repeated.update(_not_last(a, dict(zip(a, count()))) & where.keys())
+    if len(where) < len(b):
+        repeated.update(_not_last(b, where) & in_a)
     return repeated
+
+
+def _not_last(lines: Lines, last: dict[Hashable, int]) -> set[Hashable]:
+    """The lines found again further on (``last``: each line's last position), in C."""
+    return set(compress(lines, map(ne, map(last.__getitem__, lines), count())))
 
 
 def _anchored_runs(
@@ -112,33 +122,44 @@ def _anchored_runs(
         if j is None or line in repeated:
             i += 1
             continue
-        back = _reach(a, b, i - 1, j - 1, min(i, j), -1)
-        ahead = 1 + _reach(a, b, i + 1, j + 1, min(la - i, lb - j) - 1, 1)
+        back = _back(a, b, i, j, min(i, j))
+        ahead = 1 + _ahead(a, b, i + 1, j + 1, min(la - i, lb - j) - 1, 4)
         runs.append((i - back, j - back, back + ahead))
         i += ahead
     return runs
 
 
-def _reach(a: Lines, b: Lines, i: int, j: int, limit: int, way: int) -> int:
-    """How many items are equal from ``a[i]`` and ``b[j]`` on (``way`` 1) or back (-1), at
-    most ``limit``: slices twice as long while equal, then halving down what is left, so
-    the comparisons run in C and cost about the length found."""
+def _ahead(
+    a: Sequence[Any], b: Sequence[Any], i: int, j: int, limit: int, step: int = 1, least: int = 1
+) -> int:
+    """How many items are equal from ``a[i]`` and ``b[j]`` on, at most ``limit``: slices
+    twice as long while equal, then halving down what is left, so the comparisons run in C
+    and cost about the length found; with ``least``, it may fall short by less than that."""
     n = 0
-    step = 1
-    while step <= limit - n and _same(a, b, i, j, n, step, way):
+    while step <= limit - n and a[i + n : i + n + step] == b[j + n : j + n + step]:
         n += step
         step *= 2
-    while step > 1:
+    while step > least:
         step //= 2
-        if step <= limit - n and _same(a, b, i, j, n, step, way):
+        if step <= limit - n and a[i + n : i + n + step] == b[j + n : j + n + step]:
             n += step
     return n
 
 
-def _same(a: Sequence[Any], b: Sequence[Any], i: int, j: int, n: int, step: int, way: int) -> bool:
-    if way > 0:
-        return a[i + n : i + n + step] == b[j + n : j + n + step]
-    return a[i - n - step + 1 : i - n + 1] == b[j - n - step + 1 : j - n + 1]
+def _back(
+    a: Sequence[Any], b: Sequence[Any], i: int, j: int, limit: int, step: int = 1, least: int = 1
+) -> int:
+    """How many items are equal going back from before ``a[i]`` and ``b[j]``, at most
+    ``limit`` (as :func:`_ahead`)."""
+    n = 0
+    while step <= limit - n and a[i - n - step : i - n] == b[j - n - step : j - n]:
+        n += step
+        step *= 2
+    while step > least:
+        step //= 2
+        if step <= limit - n and a[i - n - step : i - n] == b[j - n - step : j - n]:
+            n += step
+    return n
 
 
 def _replay(a: Lines, b: Lines, runs: list[Run], others: int) -> int:
