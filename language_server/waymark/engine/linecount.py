@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Hashable, Sequence
-from itertools import compress, count
+from itertools import compress, count, pairwise
 from operator import ne
 from typing import Any
 
@@ -83,7 +83,11 @@ def matched(a: Lines, b: Lines) -> int:
     repeated = _repeated(a, b, where)
     # No run made only of repeated lines is longer than the longest stretch of them in a.
     others = max(map(len, bytes(map(repeated.__contains__, a)).split(b"\0"))) if repeated else 0
-    return _replay(a, b, _anchored_runs(a, b, where, repeated), others)
+    runs = _anchored_runs(a, b, where, repeated)
+    if not others and all(i + n <= i2 and j + n <= j2 for (i, j, n), (i2, j2, _) in pairwise(runs)):
+        # Runs in order on both sides and no other: every step takes one of them whole.
+        return sum(n for _, _, n in runs)
+    return _replay(a, b, runs, others)
 
 
 def _repeated(a: Lines, b: Lines, where: dict[Hashable, int]) -> set[Hashable]:

@@ -158,6 +158,11 @@ def test_counts_past_the_exact_limit_are_the_same_multisets(
         assert count_lines(*pair) == reference_counts(*pair, exact=exact)
 
 
+def _difflib_matched(a: list[int], b: list[int]) -> int:
+    blocks = difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
+    return sum(size for _, _, size in blocks)
+
+
 @settings(max_examples=1000, deadline=None)
 @given(
     st.lists(st.integers(0, 6), max_size=40),
@@ -168,8 +173,19 @@ def test_matched_lines_are_difflibs(a: list[int], b: list[int], alphabet: int) -
     # Small alphabets make repeated lines, and runs of them, on both sides.
     a = [n % alphabet for n in a]
     b = [n % alphabet for n in b]
-    blocks = difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
-    assert matched(a, b) == sum(size for _, _, size in blocks)
+    assert matched(a, b) == _difflib_matched(a, b)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.lists(st.integers(0, 40), unique=True, max_size=30),
+    st.lists(st.integers(0, 40), unique=True, max_size=30),
+)
+def test_matched_lines_of_distinct_lines_in_any_order_are_difflibs(
+    a: list[int], b: list[int]
+) -> None:
+    # Lines moved around: runs cross, and which of two equally long ones comes first matters.
+    assert matched(a, b) == _difflib_matched(a, b)
 
 
 GIT = ["git", "-c", "core.autocrlf=false", "-c", "diff.algorithm=myers", "-c", "user.name=t"]
