@@ -7,6 +7,11 @@ block of a region, earliest in ``a`` then in ``b``; recurse on both sides of it)
 over runs of equal lines (maximal diagonals of the match grid) instead of over lines. A run
 clipped to a region is the longest equal block the matcher would find on that diagonal, so
 each step costs the runs in its region, and an edit of a few lines leaves a few runs.
+
+Runs are found from the lines that occur once on each side (each has one partner, and its
+run is grown by comparing slices, in C). A run made only of repeated lines (blank lines,
+braces) is not listed, but none is longer than the longest stretch of such lines: a region
+whose longest listed run is not longer than that is left to difflib itself.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ def count_ascii(old: bytes, new: bytes, exact: int) -> tuple[int, int]:
     refuse_binary(old)
     refuse_binary(new)
     size = min(len(old), len(new))
-    # Roughly is enough: the lines between are trimmed exactly.
+    # The ends need not be found to the byte: the line trim finishes them.
     head = _ahead(old, new, 0, 0, size, 256, 128)
     start = old.rfind(b"\n", 0, head) + 1
     tail = _back(old, new, len(old), len(new), size - head, 256, 128)
@@ -47,7 +52,7 @@ def count_ascii(old: bytes, new: bytes, exact: int) -> tuple[int, int]:
 
 
 def _lines(data: bytes) -> list[bytes]:
-    """Lines split as ``text.split_lines`` splits them (``\n``, ``\r\n``, ``\r``)."""
+    """Lines split as ``text.split_lines`` splits them (``\\n``, ``\\r\\n``, ``\\r``)."""
     lines = data.split(b"\n") if b"\r" not in data else _EOL.split(data)
     if not lines[-1]:
         lines.pop()
@@ -76,7 +81,8 @@ def count_changes(
 
 
 def matched(a: Lines, b: Lines) -> int:
-    """How many lines ``difflib.SequenceMatcher(None, a, b, autojunk=False)`` pairs."""
+    """How many lines ``difflib.SequenceMatcher(None, a, b, autojunk=False)`` pairs (the
+    same number, always)."""
     if not a or not b:
         return 0
     where = dict(zip(b, count()))
@@ -107,10 +113,7 @@ def _not_last(lines: Lines, last: dict[Hashable, int]) -> set[Hashable]:
 
 
 def _anchored_runs(
-    a: Sequence[Hashable],
-    b: Sequence[Hashable],
-    where: dict[Hashable, int],
-    repeated: set[Hashable],
+    a: Lines, b: Lines, where: dict[Hashable, int], repeated: set[Hashable]
 ) -> list[Run]:
     """Every maximal run of equal lines holding a line that occurs once on each side.
 
