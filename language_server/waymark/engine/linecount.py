@@ -16,6 +16,7 @@ whose longest listed run is not longer than that is left to difflib itself.
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections import Counter
 from collections.abc import Hashable, Sequence
@@ -31,9 +32,23 @@ Run = tuple[int, int, int]  # equal lines: start in a, start in b, length
 _EOL = re.compile(rb"\r\n|\r|\n")
 
 
-def count_ascii(old: bytes, new: bytes, exact: int) -> tuple[int, int]:
-    """:func:`count_changes` of two ASCII files' lines (UTF-8 without a BOM, whose lines
-    compare as bytes exactly as decoded ones do); raise :class:`BinaryFile` as decoding would.
+def plain_utf8(data: bytes) -> bool:
+    """UTF-8 without a BOM, as :meth:`TextFile.decode` reads it: its lines compare as bytes
+    exactly as decoded ones do (decoding is one-to-one, and splits where the bytes do)."""
+    if data.isascii():
+        return True
+    if data.startswith(codecs.BOM_UTF8):
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def count_bytes(old: bytes, new: bytes, exact: int) -> tuple[int, int]:
+    """:func:`count_changes` of the lines of two :func:`plain_utf8` files, compared as bytes;
+    raise :class:`BinaryFile` as decoding would.
 
     Bytes equal at both ends hold equal whole lines up to a line boundary, and trimming
     those first leaves the same lines to compare (the line trim finishes the job): so only

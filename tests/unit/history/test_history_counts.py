@@ -149,6 +149,19 @@ def test_counts_with_a_change_at_every_line_of_long_equal_ends() -> None:
                 assert count_lines(*pair) == reference_counts(*pair), (k, pair)
 
 
+def test_a_file_saved_in_another_encoding_counts_its_decoded_lines() -> None:
+    # The same text in UTF-8 and in Windows-1252: equal lines once decoded, never as bytes.
+    lines = [
+        "Le café est très bon à côté de la rivière, déjà prêt.",
+        "Où est la fenêtre? Là-bas, près du château.",
+        "Voilà une phrase ordinaire.",
+    ] * 6
+    old = "".join(line + "\n" for line in lines)
+    new = old.replace(lines[1], "Une ligne changée.", 1)
+    for pair in ((old.encode(), new.encode("cp1252")), (old.encode("cp1252"), new.encode())):
+        assert count_lines(*pair) == reference_counts(*pair) == LineCounts(1, 1)
+
+
 @settings(max_examples=200, deadline=None)
 @given(file_pairs(), st.integers(1, 40))
 def test_counts_past_the_exact_limit_are_the_same_multisets(

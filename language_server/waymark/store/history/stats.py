@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from waymark.engine.errors import BinaryFile, WaymarkError
-from waymark.engine.linecount import count_ascii, count_changes
+from waymark.engine.linecount import count_bytes, count_changes, plain_utf8
 from waymark.engine.text import TextFile
 from waymark.store.files import read_state
 from waymark.store.history.backups import Unfetched, error_errno, fetch_backup
@@ -87,8 +87,8 @@ def _stat_file(
 def count_lines(old: bytes | None, new: bytes | None) -> LineCounts:
     """Lines inserted and deleted going from ``old`` to ``new`` (``None``: absent file)."""
     try:
-        if all(data is None or data.isascii() for data in (old, new)):
-            counts = count_ascii(old or b"", new or b"", _EXACT_LINES)
+        if all(data is None or plain_utf8(data) for data in (old, new)):
+            counts = count_bytes(old or b"", new or b"", _EXACT_LINES)
         else:
             counts = count_changes(_text_lines(old), _text_lines(new), _EXACT_LINES)
     except BinaryFile:
