@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any
 
 from waymark.engine.anchors import LineIndex, gc_paused
@@ -90,10 +91,8 @@ def _valid_through(old: LineIndex, new: LineIndex, first_changed: int) -> int:
     """How many leading lines keep both their number and their displayed anchor."""
     # A line whose 6-char prefix is its own in both snapshots shows that prefix in both.
     special = sorted({i for i in (*old.shared, *new.shared) if i < first_changed})
-    for i in special:
-        if old.display(i) != new.display(i):
-            return i
-    return first_changed
+    moved = map(str.__ne__, old.displays(special), new.displays(special))
+    return next(compress(special, moved), first_changed)
 
 
 @gc_paused()

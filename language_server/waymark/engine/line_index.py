@@ -1,0 +1,305 @@
+"""The index behind line anchors: every line's hash, who shares its prefix, which texts repeat.
+
+docs/anchored-edits.md is the contract; :mod:`waymark.engine.anchors` shows what this index
+decides. The bulk paths map C functions over whole columns: at 200k lines, per-line Python
+bytecode would cost more than the hashing itself.
+"""
+
+from __future__ import annotations
+
+import gc
+from bisect import bisect_left, bisect_right
+import re
+import string
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import cached_property
+from itertools import compress, count, repeat
+from operator import add, itemgetter, not_, rshift, sub
+from typing import TypeVar
+
+from xxhash import xxh3_64_hexdigest, xxh3_64_intdigest
+
+HIGH, MEDIUM, LOW = "high", "medium", "low"
+
+_PUNCT_WS = string.punctuation + string.whitespace
+_WORD = re.compile(r"\w+")
+# A repeated line with at most this many words is boilerplate (`return None`, `display: flex;`).
+_BOILERPLATE_WORDS = 2
+_PREFIX_LENGTHS = (6, 8, 16)
+# An index keeps each line hash as its 64-bit integer and the 6-char prefix as its top 24
+# bits: no 200k hex strings and slices to count, and integer keys hash for free. Hex is made
+# for the lines a result shows.
+_P6_SHIFT = 40
+_SCANS_BEFORE_TABLE = 8
+# Blank lines walked over before searching the list of non-blank lines instead.
+_SHORT_WALK = 8
+_HEX = frozenset("0123456789abcdef")
+_prefix6 = itemgetter(slice(0, 6))
+_T = TypeVar("_T")
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC around bulk work: building 200k acyclic tuples otherwise triggers
+    full collections that cost more than the work itself."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def where(flags: Iterable[object]) -> list[int]:
+    """Indices of the truthy flags."""
+    return list(compress(count(), flags))
+
+
+def scatter(target: list[_T], indices: Iterable[int], values: Iterable[_T]) -> None:
+    """``target[i] = v`` for each pair, in C."""
+    list(map(target.__setitem__, indices, values))
+
+
+def line_hash(line: str) -> str:
+    return xxh3_64_hexdigest(line.encode("utf-8", "surrogateescape"))
+
+
+def hash_lines(lines: Sequence[str]) -> list[int]:
+    """Full line hashes as integers, in bulk (map over C functions: no per-line bytecode)."""
+    encoded = map(str.encode, lines, repeat("utf-8"), repeat("surrogateescape"))
+    return list(map(xxh3_64_intdigest, encoded))
+
+
+def _hex(value: int) -> str:
+    return f"{value:016x}"
+
+
+def _p6_key(token: str) -> int | None:
+    """The top 24 bits a token's 6-char prefix names; None for a token that is not hex."""
+    short = token[:6]
+    return int(short, 16) if len(short) == 6 and _HEX.issuperset(short) else None
+
+
+def context_hash(prev: str, line: str, nxt: str) -> str:
+    return line_hash(f"{prev}\n{line}\n{nxt}")
+
+
+def low_by_text(lines: Sequence[str]) -> list[int]:
+    """Lines that are blank or only ASCII punctuation: low whatever else the file holds."""
+    return where(map(not_, map(str.strip, lines, repeat(_PUNCT_WS))))
+
+
+class LineIndex:
+    """Hashes and lookup tables of one snapshot's lines (0-based indices inside)."""
+
+    def __init__(self, lines: Sequence[str], hashes: list[int] | None = None) -> None:
+        self.lines = lines
+        self.hashes = hashes if hashes is not None else hash_lines(lines)
+        self.p6 = list(map(rshift, self.hashes, repeat(_P6_SHIFT)))
+        self.p6_count = Counter(self.p6)
+        if len(self.p6_count) == len(self.p6):
+            self.shared: list[int] = []
+        else:
+            counts = self.p6_count
+            several = set(compress(counts, map((1).__lt__, counts.values())))
+            self.shared = where(map(several.__contains__, self.p6))
+        # Equal texts have equal prefixes, so only lines with a shared prefix can repeat:
+        # counting those alone skips most of a large file.
+        self.text_count = Counter(map(lines.__getitem__, self.shared))
+        self._ctx: dict[int, str] | None = None
+        self._p6_groups: dict[int, list[int]] | None = None
+        self._p6_pos: dict[int, int] | None = None
+        self._known_pos: dict[int, int] = {}
+        self._scans = 0
+        self._repeated_lines: list[int] | None = None
+
+    def repeated(self, i: int) -> bool:
+        return self.text_count[self.lines[i]] > 1
+
+    @property
+    def repeated_lines(self) -> list[int]:
+        """Indices of the lines whose text occurs more than once."""
+        if self._repeated_lines is None:
+            counts, lines = self.text_count, self.lines
+            texts = map(lines.__getitem__, self.shared)
+            self._repeated_lines = list(
+                compress(self.shared, map((1).__lt__, map(counts.__getitem__, texts)))
+            )
+        return self._repeated_lines
+
+    @property
+    def ctx(self) -> dict[int, str]:
+        """Context hashes of every line whose text repeats (the only lines that use them)."""
+        if self._ctx is None:
+            self._ctx = self._context_hashes()
+        return self._ctx
+
+    def _neighbours(self, wanted: list[int], step: int) -> list[str]:
+        """The nearest non-blank line before (``step`` -1) or after (+1) each wanted line
+        (ascending), ``""`` past the file's edge: the next line in C, a short walk where it
+        is blank, and a search in the non-blank lines past a long blank run."""
+        lines, n = self.lines, len(self.lines)
+        at = list(map(add, wanted, repeat(step)))
+        edge = 0 if step < 0 else len(at) - 1
+        off = not 0 <= at[edge] < n
+        if off:
+            at[edge] = wanted[edge]  # any line: its answer is overwritten below
+        found = list(map(lines.__getitem__, at))
+        nonblank: list[int] | None = None
+        for k in where(map(not_, map(str.strip, found))):
+            j = at[k]
+            for _ in range(_SHORT_WALK):
+                if not 0 <= j < n or lines[j].strip():
+                    break
+                j += step
+            else:
+                if nonblank is None:
+                    nonblank = where(map(str.strip, lines))
+                m = bisect_left(nonblank, j) if step > 0 else bisect_right(nonblank, j) - 1
+                j = nonblank[m] if 0 <= m < len(nonblank) else -1
+            found[k] = lines[j] if 0 <= j < n else ""
+        if off:
+            found[edge] = ""
+        return found
+
+    def _context_hashes(self) -> dict[int, str]:
+        wanted = self.repeated_lines
+        if not wanted:
+            return {}
+        texts = map(self.lines.__getitem__, wanted)
+        joined = map(
+            "%s\n%s\n%s".__mod__,
+            zip(self._neighbours(wanted, -1), texts, self._neighbours(wanted, 1)),
+        )
+        encoded = map(str.encode, joined, repeat("utf-8"), repeat("surrogateescape"))
+        return dict(zip(wanted, map(xxh3_64_hexdigest, encoded)))
+
+    def _line_candidates(self, token: str) -> list[int]:
+        short = _p6_key(token)
+        count = 0 if short is None else self.p6_count.get(short, 0)
+        if short is None or count == 0:
+            return []
+        found = [self._unique_position(short)] if count == 1 else list(self._shared_p6()[short])
+        if len(token) > 6:
+            found = [i for i in found if _hex(self.hashes[i]).startswith(token)]
+        return found
+
+    def _unique_position(self, short: int) -> int:
+        known = self._known_pos.get(short)
+        if known is not None:
+            return known
+        # A page or an edit asks for a few lines: a scan in C each beats a table of every
+        # line, which pays off only from a few dozen questions on.
+        if self._p6_pos is None and self._scans < _SCANS_BEFORE_TABLE:
+            self._scans += 1
+            return self.p6.index(short)
+        if self._p6_pos is None:
+            self._p6_pos = dict(zip(self.p6, range(len(self.p6)), strict=True))
+        return self._p6_pos[short]
+
+    def _learn_positions(self, keys: set[int]) -> None:
+        """Where the lines with these (unique) 6-char prefixes are, in one pass in C."""
+        keys -= self._known_pos.keys()
+        if keys:
+            at = where(map(keys.__contains__, self.p6))
+            self._known_pos.update(zip(map(self.p6.__getitem__, at), at))
+
+    def _shared_p6(self) -> dict[int, list[int]]:
+        """Lines by 6-char prefix, for prefixes that several lines share (blank lines, ...)."""
+        if self._p6_groups is None:
+            groups: dict[int, list[int]] = {}
+            for i in self.shared:
+                groups.setdefault(self.p6[i], []).append(i)
+            self._p6_groups = groups
+        return self._p6_groups
+
+    def candidates(self, token: str) -> list[int]:
+        """The ladder: line-hash prefix matches, else context-hash prefix matches."""
+        found = self._line_candidates(token)
+        if found:
+            return found
+        if len(token) >= 6:
+            return self.ctx_matches(token)
+        return [i for i, h in self.ctx.items() if h.startswith(token)]
+
+    def ctx_matches(self, token: str) -> list[int]:
+        """Repeated lines whose context hash starts with ``token`` (6 chars or more), in file
+        order: a longer token filters its 6-char group, so only that table is built."""
+        group = self.ctx_group6.get(token[:6], ())
+        if len(token) == 6:
+            return list(group)
+        ctx = self.ctx
+        return [j for j in group if ctx[j].startswith(token)]
+
+    @cached_property
+    def ctx_group6(self) -> dict[str, list[int]]:
+        """Repeated lines by the 6-char prefix of their context hash, in file order."""
+        groups: dict[str, list[int]] = {}
+        ctx = self.ctx
+        for i, h in zip(ctx, map(_prefix6, ctx.values()), strict=True):
+            groups.setdefault(h, []).append(i)
+        return groups
+
+    def display(self, i: int) -> str:
+        """The shortest token that resolves to line ``i`` alone (see docs/anchored-edits.md)."""
+        if not self.repeated(i):
+            h = _hex(self.hashes[i])
+            if self.p6_count[self.p6[i]] == 1:
+                return h[:6]
+            group = self._line_candidates(h[:6])
+            for n in _PREFIX_LENGTHS[1:]:
+                if sum(1 for j in group if _hex(self.hashes[j]).startswith(h[:n])) == 1:
+                    return h[:n]
+            return self._with_rank(h, i)
+        c = self.ctx[i]
+        for n in _PREFIX_LENGTHS:
+            if self._line_candidates(c[:n]):
+                continue  # the ladder would stop at those lines first
+            if len(self.ctx_matches(c[:n])) == 1:
+                return c[:n]
+        return self._with_rank(c, i)
+
+    def _with_rank(self, full: str, i: int) -> str:
+        for n in _PREFIX_LENGTHS:
+            token = full[:n]
+            found = self.candidates(token)
+            if i in found:
+                return f"{token}.{found.index(i) + 1}"
+        raise AssertionError("a line is always among its own hash's candidates")
+
+    def displays(self, indices: list[int]) -> list[str]:
+        """``display(i)`` for each index, in bulk: the usual answers (a prefix of its own, a
+        context prefix of its own) in C, the ladder in Python only for the rest."""
+        counts, p6, lines = self.p6_count, self.p6, self.lines
+        texts = list(map(lines.__getitem__, indices))
+        repeated = list(map((1).__lt__, map(self.text_count.__getitem__, texts)))
+        keys = list(map(p6.__getitem__, indices))
+        out: list[str] = list(map("%06x".__mod__, keys))
+        own = map((1).__eq__, map(counts.__getitem__, keys))
+        slow = where(map(not_, map(add, own, repeated)))  # shared prefix, text unique
+        rep_at = where(repeated)
+        if rep_at:
+            ctx, groups = self.ctx, self.ctx_group6
+            shown = list(map(_prefix6, map(ctx.__getitem__, map(indices.__getitem__, rep_at))))
+            scatter(out, rep_at, shown)
+            alone = map((1).__eq__, map(len, map(groups.__getitem__, shown)))
+            shown_keys = list(map(int, shown, repeat(16)))
+            taken = list(map(counts.__contains__, shown_keys))
+            fall = list(compress(range(len(rep_at)), map(add, taken, map(not_, alone))))
+            # The ladder looks up lines by those prefixes: find them all in one pass.
+            self._learn_positions({shown_keys[k] for k in fall if counts[shown_keys[k]] == 1})
+            slow += map(rep_at.__getitem__, fall)
+        for k in slow:
+            out[k] = self.display(indices[k])
+        return out
+
+    def quality(self, i: int) -> str:
+        line = self.lines[i]
+        if not line.strip(_PUNCT_WS):
+            return LOW
+        if self.text_count[line] > 1:
+            return LOW if len(_WORD.findall(line)) <= _BOILERPLATE_WORDS else MEDIUM
+        return HIGH
