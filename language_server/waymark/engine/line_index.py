@@ -291,10 +291,26 @@ class LineIndex:
             fall = list(compress(range(len(rep_at)), map(add, taken, map(not_, alone))))
             # The ladder looks up lines by those prefixes: find them all in one pass.
             self._learn_positions({shown_keys[k] for k in fall if counts[shown_keys[k]] == 1})
-            slow += map(rep_at.__getitem__, fall)
+            ranks: dict[str, dict[int, int] | None] = {}
+            for k in fall:
+                rank = None if taken[k] else self._ranks(shown[k], ranks)
+                if rank is None:
+                    slow.append(rep_at[k])
+                else:
+                    out[rep_at[k]] = f"{shown[k]}.{rank[indices[rep_at[k]]]}"
         for k in slow:
             out[k] = self.display(indices[k])
         return out
+
+    def _ranks(self, c6: str, memo: dict[str, dict[int, int] | None]) -> dict[int, int] | None:
+        """Each line's place among the repeated lines whose context hash is the same in full
+        (a run of blank lines, a copied block), the ``.N`` the ladder gives them when no
+        line hash takes the prefix; None when the 6-char group holds different contexts."""
+        if c6 not in memo:
+            group = self.ctx_group6[c6]
+            same = len(set(map(self.ctx.__getitem__, group))) == 1
+            memo[c6] = dict(zip(group, count(1))) if same else None
+        return memo[c6]
 
     def quality(self, i: int) -> str:
         line = self.lines[i]
