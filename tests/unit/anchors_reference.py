@@ -1,5 +1,6 @@
 """The anchor index as it was before issue 43's columnar rewrite: the straightforward reference
 the differential tests hold the fast paths to (tokens, qualities, candidates, rendering)."""
+
 from __future__ import annotations
 
 import gc

@@ -16,7 +16,6 @@ picks among several. The display builder checks each token against that exact pr
 every displayed anchor resolves to exactly one line of the snapshot it was made from.
 """
 
-
 from __future__ import annotations
 
 import re
@@ -64,8 +63,12 @@ TOKEN_RE = re.compile(r"^([0-9a-f]{6,16})(?:\.([1-9][0-9]*))?$")
 _MARKS = {HIGH: "|", MEDIUM: "|", LOW: LOW_MARK + "|"}
 # One ``%`` format per block of lines renders them with no Python call per line: a line whose
 # token is its own 6-char prefix formats that from the integer, other tokens come as text.
-_SPEC = {(int, False): "%d#%06x|%s\n", (int, True): "%d#%06x~|%s\n"}
-_SPEC |= {(str, False): "%d#%s|%s\n", (str, True): "%d#%s~|%s\n"}
+_SPEC: dict[tuple[type, bool], str] = {
+    (int, False): "%d#%06x|%s\n",
+    (int, True): "%d#%06x~|%s\n",
+    (str, False): "%d#%s|%s\n",
+    (str, True): "%d#%s~|%s\n",
+}
 _BLOCK = 65_536
 
 
@@ -138,7 +141,7 @@ class Annotated(Sequence[AnchoredLine]):
             return [self[k] for k in range(*i.indices(len(self.lines)))]
         k = range(len(self.lines))[i]
         token = self._special_at.get(k)
-        hash_ = token if token is not None else "%06x" % self._p6[k]
+        hash_ = token if token is not None else f"{self._p6[k]:06x}"
         return AnchoredLine(k + 1, self.lines[k], hash_, self._odd.get(k, HIGH))
 
     @cached_property
@@ -155,9 +158,14 @@ class Annotated(Sequence[AnchoredLine]):
     def render(self) -> str:
         tokens: list[int | str] = list(self._p6)
         scatter(tokens, self._special, self._tokens)
-        low = [False] * len(tokens)
-        scatter(low, (k for k, q in self._odd.items() if q == LOW), repeat(True))
-        specs = list(map(_SPEC.__getitem__, zip(map(type, tokens), low)))
+        specs = [_SPEC[int, False]] * len(tokens)
+        scatter(specs, self._special, repeat(_SPEC[str, False]))
+        low = [k for k, q in self._odd.items() if q == LOW]
+        scatter(
+            specs,
+            low,
+            map(_SPEC.__getitem__, zip(map(type, map(tokens.__getitem__, low)), repeat(True))),
+        )
         out = []
         for start in range(0, len(tokens), _BLOCK):
             stop = start + _BLOCK

@@ -8,15 +8,15 @@ bytecode would cost more than the hashing itself.
 from __future__ import annotations
 
 import gc
-from bisect import bisect_left, bisect_right
 import re
 import string
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cached_property
 from itertools import compress, count, repeat
-from operator import add, itemgetter, not_, rshift, sub
+from operator import add, itemgetter, not_, rshift
 from typing import TypeVar
 
 from xxhash import xxh3_64_hexdigest, xxh3_64_intdigest
@@ -95,11 +95,16 @@ def low_by_text(lines: Sequence[str]) -> list[int]:
 class LineIndex:
     """Hashes and lookup tables of one snapshot's lines (0-based indices inside)."""
 
-    def __init__(self, lines: Sequence[str], hashes: list[int] | None = None) -> None:
+    def __init__(
+        self,
+        lines: Sequence[str],
+        hashes: list[int] | None = None,
+        p6_count: Counter[int] | None = None,
+    ) -> None:
         self.lines = lines
         self.hashes = hashes if hashes is not None else hash_lines(lines)
         self.p6 = list(map(rshift, self.hashes, repeat(_P6_SHIFT)))
-        self.p6_count = Counter(self.p6)
+        self.p6_count = p6_count if p6_count is not None else Counter(self.p6)
         if len(self.p6_count) == len(self.p6):
             self.shared: list[int] = []
         else:
@@ -129,6 +134,11 @@ class LineIndex:
                 compress(self.shared, map((1).__lt__, map(counts.__getitem__, texts)))
             )
         return self._repeated_lines
+
+    @property
+    def ctx_known(self) -> bool:
+        """Whether the context hashes were computed already (an edit's index reuses them)."""
+        return self._ctx is not None
 
     @property
     def ctx(self) -> dict[int, str]:
@@ -166,16 +176,19 @@ class LineIndex:
         return found
 
     def _context_hashes(self) -> dict[int, str]:
-        wanted = self.repeated_lines
+        return self.context_hashes_of(self.repeated_lines)
+
+    def context_hashes_of(self, wanted: list[int]) -> dict[int, str]:
+        """Context hashes of these lines (ascending), whether or not their text repeats."""
         if not wanted:
             return {}
         texts = map(self.lines.__getitem__, wanted)
         joined = map(
             "%s\n%s\n%s".__mod__,
-            zip(self._neighbours(wanted, -1), texts, self._neighbours(wanted, 1)),
+            zip(self._neighbours(wanted, -1), texts, self._neighbours(wanted, 1), strict=True),
         )
         encoded = map(str.encode, joined, repeat("utf-8"), repeat("surrogateescape"))
-        return dict(zip(wanted, map(xxh3_64_hexdigest, encoded)))
+        return dict(zip(wanted, map(xxh3_64_hexdigest, encoded), strict=True))
 
     def _line_candidates(self, token: str) -> list[int]:
         short = _p6_key(token)
@@ -205,7 +218,7 @@ class LineIndex:
         keys -= self._known_pos.keys()
         if keys:
             at = where(map(keys.__contains__, self.p6))
-            self._known_pos.update(zip(map(self.p6.__getitem__, at), at))
+            self._known_pos.update(zip(map(self.p6.__getitem__, at), at, strict=True))
 
     def _shared_p6(self) -> dict[int, list[int]]:
         """Lines by 6-char prefix, for prefixes that several lines share (blank lines, ...)."""

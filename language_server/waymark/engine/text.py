@@ -140,7 +140,16 @@ class TextFile:
 
     @property
     def text(self) -> str:
-        return "".join(map(operator.add, self.lines, self.eols))
+        lines, eols = self.lines, self.eols
+        if eols:
+            # One terminator throughout (the usual file): a join in C, no string per line.
+            eol = eols[0] or "\n"
+            same = eols.count(eol)
+            if same == len(eols):
+                return eol.join(lines) + eol
+            if same == len(eols) - 1 and eols[-1] == "":
+                return eol.join(lines)
+        return "".join(map(operator.add, lines, eols))
 
     def lines_with_ends(self) -> list[str]:
         return list(map(operator.add, self.lines, self.eols))

@@ -19,6 +19,7 @@ from waymark.engine.edits.operations import (
     OperationsRefused,
     RangeSwapped,
 )
+from waymark.engine.edits.reindex import IndexAfterEdit
 from waymark.engine.edits.resolve import Resolver
 from waymark.engine.edits.safety import Change, check_safety
 from waymark.engine.edits.splice import apply_splices, merged_changes
@@ -125,7 +126,7 @@ def plan_anchored_edit(
             "anchors and content and retry.",
             {"safety_warnings": warnings},
         )
-    new_index = LineIndex(after.lines, hashes)
+    new_index = IndexAfterEdit(resolver.index, after.lines, hashes, changes)
     valid = _valid_through(resolver.index, new_index, changes[0].old_start)
     details = {
         "operations_applied": len(operations),
