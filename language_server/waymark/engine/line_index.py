@@ -31,7 +31,7 @@ _PREFIX_LENGTHS = (6, 8, 16)
 # An index keeps each line hash as its 64-bit integer and the 6-char prefix as its top 24
 # bits: no 200k hex strings and slices to count, and integer keys hash for free. Hex is made
 # for the lines a result shows.
-_P6_SHIFT = 40
+P6_SHIFT = 40
 _SCANS_BEFORE_TABLE = 8
 # Blank lines walked over before searching the list of non-blank lines instead.
 _SHORT_WALK = 8
@@ -95,22 +95,13 @@ def low_by_text(lines: Sequence[str]) -> list[int]:
 class LineIndex:
     """Hashes and lookup tables of one snapshot's lines (0-based indices inside)."""
 
-    def __init__(
-        self,
-        lines: Sequence[str],
-        hashes: list[int] | None = None,
-        p6_count: Counter[int] | None = None,
-    ) -> None:
+    def __init__(self, lines: Sequence[str], hashes: list[int] | None = None) -> None:
         self.lines = lines
         self.hashes = hashes if hashes is not None else hash_lines(lines)
-        self.p6 = list(map(rshift, self.hashes, repeat(_P6_SHIFT)))
-        self.p6_count = p6_count if p6_count is not None else Counter(self.p6)
-        if len(self.p6_count) == len(self.p6):
-            self.shared: list[int] = []
-        else:
-            counts = self.p6_count
-            several = set(compress(counts, map((1).__lt__, counts.values())))
-            self.shared = where(map(several.__contains__, self.p6))
+        self.p6 = self._prefixes()
+        self.p6_count = self._prefix_counts()
+        self.several: set[int] = set()  # the 6-char prefixes several lines share
+        self.shared = self._shared_lines()
         # Equal texts have equal prefixes, so only lines with a shared prefix can repeat:
         # counting those alone skips most of a large file.
         self.text_count = Counter(map(lines.__getitem__, self.shared))
@@ -119,7 +110,23 @@ class LineIndex:
         self._p6_pos: dict[int, int] | None = None
         self._known_pos: dict[int, int] = {}
         self._scans = 0
+        self._ctx_pos: dict[str, int] | None = None
+        self._ctx_scans = 0
         self._repeated_lines: list[int] | None = None
+
+    # An edit's index (engine/edits/reindex.py) derives these three from the old file's.
+    def _prefixes(self) -> list[int]:
+        return list(map(rshift, self.hashes, repeat(P6_SHIFT)))
+
+    def _prefix_counts(self) -> Counter[int]:
+        return Counter(self.p6)
+
+    def _shared_lines(self) -> list[int]:
+        counts = self.p6_count
+        if len(counts) == len(self.p6):
+            return []
+        self.several = set(compress(counts, map((1).__lt__, counts.values())))
+        return where(map(self.several.__contains__, self.p6))
 
     def repeated(self, i: int) -> bool:
         return self.text_count[self.lines[i]] > 1
@@ -240,21 +247,41 @@ class LineIndex:
 
     def ctx_matches(self, token: str) -> list[int]:
         """Repeated lines whose context hash starts with ``token`` (6 chars or more), in file
-        order: a longer token filters its 6-char group, so only that table is built."""
-        group = self.ctx_group6.get(token[:6], ())
+        order: a longer token filters its 6-char group."""
+        group = self.ctx_group(token[:6])
         if len(token) == 6:
             return list(group)
         ctx = self.ctx
         return [j for j in group if ctx[j].startswith(token)]
 
     @cached_property
-    def ctx_group6(self) -> dict[str, list[int]]:
-        """Repeated lines by the 6-char prefix of their context hash, in file order."""
+    def _ctx6(self) -> tuple[list[int], list[str], Counter[str]]:
+        """The repeated lines, the 6-char prefixes of their context hashes, and how many
+        lines have each prefix: counted in C, grouped only where several share one."""
+        prefixes = list(map(_prefix6, self.ctx.values()))
+        return list(self.ctx), prefixes, Counter(prefixes)
+
+    @cached_property
+    def _ctx_shared6(self) -> dict[str, list[int]]:
+        at, prefixes, counts = self._ctx6
+        several = set(compress(counts, map((1).__lt__, counts.values())))
         groups: dict[str, list[int]] = {}
-        ctx = self.ctx
-        for i, h in zip(ctx, map(_prefix6, ctx.values()), strict=True):
-            groups.setdefault(h, []).append(i)
+        for k in where(map(several.__contains__, prefixes)):
+            groups.setdefault(prefixes[k], []).append(at[k])
         return groups
+
+    def ctx_group(self, c6: str) -> list[int]:
+        """Repeated lines whose context hash starts with the 6 chars ``c6``, in file order."""
+        at, prefixes, counts = self._ctx6
+        found = counts.get(c6, 0)
+        if found != 1:
+            return self._ctx_shared6[c6] if found else []
+        if self._ctx_pos is None and self._ctx_scans < _SCANS_BEFORE_TABLE:
+            self._ctx_scans += 1
+            return [at[prefixes.index(c6)]]
+        if self._ctx_pos is None:
+            self._ctx_pos = dict(zip(prefixes, at, strict=True))
+        return [self._ctx_pos[c6]]
 
     def display(self, i: int) -> str:
         """The shortest token that resolves to line ``i`` alone (see docs/anchored-edits.md)."""
@@ -295,10 +322,10 @@ class LineIndex:
         slow = where(map(not_, map(add, own, repeated)))  # shared prefix, text unique
         rep_at = where(repeated)
         if rep_at:
-            ctx, groups = self.ctx, self.ctx_group6
+            ctx, counts6 = self.ctx, self._ctx6[2]
             shown = list(map(_prefix6, map(ctx.__getitem__, map(indices.__getitem__, rep_at))))
             scatter(out, rep_at, shown)
-            alone = map((1).__eq__, map(len, map(groups.__getitem__, shown)))
+            alone = map((1).__eq__, map(counts6.__getitem__, shown))
             shown_keys = list(map(int, shown, repeat(16)))
             taken = list(map(counts.__contains__, shown_keys))
             fall = list(compress(range(len(rep_at)), map(add, taken, map(not_, alone))))
@@ -320,7 +347,7 @@ class LineIndex:
         (a run of blank lines, a copied block), the ``.N`` the ladder gives them when no
         line hash takes the prefix; None when the 6-char group holds different contexts."""
         if c6 not in memo:
-            group = self.ctx_group6[c6]
+            group = self.ctx_group(c6)
             same = len(set(map(self.ctx.__getitem__, group))) == 1
             memo[c6] = dict(zip(group, count(1))) if same else None
         return memo[c6]

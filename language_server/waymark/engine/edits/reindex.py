@@ -12,28 +12,12 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import chain, repeat
 from operator import add, is_, rshift
 
 from waymark.engine.edits.safety import Change
-from waymark.engine.line_index import LineIndex, where
-
-_P6_SHIFT = 40
-
-
-def _counts_after(old: LineIndex, hashes: list[int], changes: Sequence[Change]) -> Counter[int]:
-    counts = old.p6_count.copy()
-    removed = chain.from_iterable(old.p6[c.old_start : c.old_end] for c in changes)
-    for key in removed:
-        left = counts[key] - 1
-        if left:
-            counts[key] = left
-        else:
-            del counts[key]
-    added = chain.from_iterable(hashes[c.new_start : c.new_end] for c in changes)
-    counts.update(map(rshift, added, repeat(_P6_SHIFT)))
-    return counts
+from waymark.engine.line_index import P6_SHIFT, LineIndex, where
 
 
 class IndexAfterEdit(LineIndex):
@@ -42,9 +26,57 @@ class IndexAfterEdit(LineIndex):
     def __init__(
         self, old: LineIndex, lines: Sequence[str], hashes: list[int], changes: Sequence[Change]
     ) -> None:
-        super().__init__(lines, hashes, _counts_after(old, hashes, changes))
         self._old = old
         self._changes = changes
+        super().__init__(lines, hashes)
+
+    def _stretches(self) -> Iterator[tuple[int, int, int, Change | None]]:
+        """``(a, b, shift, change)``: old lines ``[a, b)`` are unchanged and ``shift`` lines
+        further down now, and ``change`` (None after the last) follows them."""
+        start = shift = 0
+        for c in self._changes:
+            yield start, c.old_start, shift, c
+            start, shift = c.old_end, c.new_end - c.old_end
+        yield start, len(self._old.lines), shift, None
+
+    def _prefixes(self) -> list[int]:
+        old_p6, p6 = self._old.p6, []
+        for a, b, _, c in self._stretches():
+            p6 += old_p6[a:b]
+            if c is not None:
+                p6 += map(rshift, self.hashes[c.new_start : c.new_end], repeat(P6_SHIFT))
+        return p6
+
+    def _prefix_counts(self) -> Counter[int]:
+        old, counts = self._old, self._old.p6_count.copy()
+        for key in chain.from_iterable(old.p6[c.old_start : c.old_end] for c in self._changes):
+            left = counts[key] - 1
+            if left:
+                counts[key] = left
+            else:
+                del counts[key]
+        counts.update(chain.from_iterable(self.p6[c.new_start : c.new_end] for c in self._changes))
+        return counts
+
+    def _shared_lines(self) -> list[int]:
+        old, counts, p6 = self._old, self.p6_count, self.p6
+        touched = {p6[j] for c in self._changes for j in range(c.new_start, c.new_end)}
+        touched.update(old.p6[i] for c in self._changes for i in range(c.old_start, c.old_end))
+        now = {key for key in touched if counts.get(key, 0) > 1}
+        self.several = (old.several - touched) | now
+        shared: list[int] = []
+        for a, b, shift, c in self._stretches():
+            k0, k1 = bisect_left(old.shared, a), bisect_left(old.shared, b)
+            shared += map(add, old.shared[k0:k1], repeat(shift))
+            if c is not None:
+                shared += (j for j in range(c.new_start, c.new_end) if p6[j] in now)
+        left = touched - now
+        if left & old.several:  # prefixes no longer shared: their last line leaves the list
+            shared = [j for j in shared if p6[j] not in left]
+        joined = now - old.several
+        if joined:  # prefixes shared now: unchanged lines that have them join the list
+            shared = sorted({*shared, *where(map(joined.__contains__, p6))})
+        return shared
 
     def _context_hashes(self) -> dict[int, str]:
         old = self._old
@@ -62,38 +94,18 @@ class IndexAfterEdit(LineIndex):
         """Old context hashes, at their new line numbers, of the lines whose nearest
         non-blank neighbours both lie in their own unchanged stretch (or past a file edge
         that stretch reaches)."""
-        old_lines, n = old.lines, len(old.lines)
-        keys = list(old.ctx)
-        values = list(old.ctx.values())
+        lines, keys, values = old.lines, list(old.ctx), list(old.ctx.values())
         kept: dict[int, str] = {}
-        start, shift, after_change = 0, 0, False
-        for c in self._changes:
-            kept.update(_stretch(old_lines, keys, values, start, c.old_start, shift, after_change))
-            start, shift, after_change = c.old_end, c.new_end - c.old_end, True
-        kept.update(_stretch(old_lines, keys, values, start, n, shift, after_change, last=True))
+        for n, (a, b, shift, c) in enumerate(self._stretches()):
+            lo, hi = a, b
+            if n > 0:  # a change above: the lines up to the first non-blank one see it
+                while lo < b and not lines[lo].strip():
+                    lo += 1
+                lo += 1
+            if c is not None:  # and one below: those from the last non-blank one on
+                while hi > lo and not lines[hi - 1].strip():
+                    hi -= 1
+                hi -= 1
+            k0, k1 = bisect_left(keys, lo), bisect_left(keys, max(hi, lo))
+            kept.update(zip(map(add, keys[k0:k1], repeat(shift)), values[k0:k1], strict=True))
         return kept
-
-
-def _stretch(
-    lines: Sequence[str],
-    keys: list[int],
-    values: list[str],
-    a: int,
-    b: int,
-    shift: int,
-    after_change: bool,
-    *,
-    last: bool = False,
-) -> zip[tuple[int, str]]:
-    """The kept context hashes of the unchanged old lines ``[a, b)``, moved by ``shift``."""
-    lo, hi = a, b
-    if after_change:  # the lines up to the stretch's first non-blank one see the change
-        while lo < b and not lines[lo].strip():
-            lo += 1
-        lo += 1
-    if not last:  # and so do those from its last non-blank one on
-        while hi > lo and not lines[hi - 1].strip():
-            hi -= 1
-        hi -= 1
-    k0, k1 = bisect_left(keys, lo), bisect_left(keys, max(hi, lo))
-    return zip(map(add, keys[k0:k1], repeat(shift)), values[k0:k1], strict=True)
