@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from waymark.commands.edit_ops import parse_operations
 from waymark.engine.anchors import LineIndex, annotate, annotate_range, as_json, render
+from waymark.engine.displays import displays
 from waymark.engine.edits.anchored import plan_anchored_edit
 from waymark.engine.edits.reindex import IndexAfterEdit
 from waymark.engine.edits.safety import Change
@@ -84,7 +85,7 @@ def test_candidates_and_displays_match_the_reference(lines: list[str], picks: li
     tf = _file(lines)
     index, expected = LineIndex(tf.lines), ref.LineIndex(tf.lines)
     everything = list(range(len(lines)))
-    assert index.displays(everything) == [expected.display(i) for i in everything]
+    assert displays(index, everything) == [expected.display(i) for i in everything]
     tokens = {expected.display(i).partition(".")[0] for i in everything}
     tokens |= {h[:n] for h in expected.ctx.values() for n in (6, 7, 8)}
     tokens |= {ref.line_hash(line)[:n] for line in lines for n in (6, 8, 16)}
@@ -138,7 +139,7 @@ def test_the_index_after_an_edit_answers_like_a_fresh_one(
     assert after.p6_count == expected.p6_count
     assert after.shared == expected.shared
     everything = list(range(len(new)))
-    assert after.displays(everything) == [expected.display(i) for i in everything]
+    assert displays(after, everything) == [expected.display(i) for i in everything]
 
 
 _SINGLE = ["replace_line", "insert_after", "insert_before", "delete_line"]

@@ -24,6 +24,7 @@ from functools import cached_property, partial
 from itertools import count, repeat
 from typing import Any, NamedTuple, overload
 
+from waymark.engine.displays import displays
 from waymark.engine.line_index import (
     HIGH,
     LOW,
@@ -104,7 +105,7 @@ class Annotated(Sequence[AnchoredLine]):
         self._p6 = index.p6
         # Lines sharing a 6-char prefix (repeated texts among them) show something else.
         self._special = index.shared
-        self._tokens = index.displays(self._special)
+        self._tokens = displays(index, self._special)
         odd: dict[int, str] = {}
         repeated = index.repeated_lines
         if repeated:
@@ -203,7 +204,7 @@ def annotate_range(tf: TextFile, start: int, stop: int) -> Sequence[AnchoredLine
 
 
 def _anchored(index: LineIndex, at: list[int]) -> list[AnchoredLine]:
-    shown = index.displays(at)
+    shown = displays(index, at)
     return [
         AnchoredLine(i + 1, index.lines[i], token, index.quality(i))
         for i, token in zip(at, shown, strict=True)

@@ -106,7 +106,8 @@ class LineIndex:
         # counting those alone skips most of a large file.
         self.text_count = Counter(map(lines.__getitem__, self.shared))
         self._ctx: dict[int, str] | None = None
-        self._p6_groups: dict[int, list[int]] | None = None
+        self._p6_groups: dict[int, list[int]] = {}
+        self._group_scans = 0
         self._p6_pos: dict[int, int] | None = None
         self._known_pos: dict[int, int] = {}
         self._scans = 0
@@ -202,7 +203,7 @@ class LineIndex:
         count = 0 if short is None else self.p6_count.get(short, 0)
         if short is None or count == 0:
             return []
-        found = [self._unique_position(short)] if count == 1 else list(self._shared_p6()[short])
+        found = [self._unique_position(short)] if count == 1 else list(self.p6_group(short))
         if len(token) > 6:
             found = [i for i in found if _hex(self.hashes[i]).startswith(token)]
         return found
@@ -220,21 +221,34 @@ class LineIndex:
             self._p6_pos = dict(zip(self.p6, range(len(self.p6)), strict=True))
         return self._p6_pos[short]
 
-    def _learn_positions(self, keys: set[int]) -> None:
+    def learn_positions(self, keys: set[int]) -> None:
         """Where the lines with these (unique) 6-char prefixes are, in one pass in C."""
         keys -= self._known_pos.keys()
         if keys:
             at = where(map(keys.__contains__, self.p6))
             self._known_pos.update(zip(map(self.p6.__getitem__, at), at, strict=True))
 
-    def _shared_p6(self) -> dict[int, list[int]]:
-        """Lines by 6-char prefix, for prefixes that several lines share (blank lines, ...)."""
-        if self._p6_groups is None:
-            groups: dict[int, list[int]] = {}
-            for i in self.shared:
-                groups.setdefault(self.p6[i], []).append(i)
-            self._p6_groups = groups
-        return self._p6_groups
+    def p6_group(self, short: int) -> list[int]:
+        """The lines whose 6-char prefix is ``short``, one that several lines share."""
+        groups = self._p6_groups
+        if short not in groups:
+            # One pass over the shared lines per question, until a table of them all is
+            # cheaper (as for unique prefixes).
+            self._group_scans += 1
+            wanted = set(self.several) if self._group_scans > _SCANS_BEFORE_TABLE else {short}
+            self.learn_groups(wanted)
+        return groups[short]
+
+    def learn_groups(self, keys: set[int]) -> None:
+        """The lines of each of these shared 6-char prefixes, in one pass in C."""
+        keys -= self._p6_groups.keys()
+        if keys:
+            p6, groups = self.p6, self._p6_groups
+            groups.update((key, []) for key in keys)
+            for i in compress(
+                self.shared, map(keys.__contains__, map(p6.__getitem__, self.shared))
+            ):
+                groups[p6[i]].append(i)
 
     def candidates(self, token: str) -> list[int]:
         """The ladder: line-hash prefix matches, else context-hash prefix matches."""
@@ -260,6 +274,11 @@ class LineIndex:
         lines have each prefix: counted in C, grouped only where several share one."""
         prefixes = list(map(_prefix6, self.ctx.values()))
         return list(self.ctx), prefixes, Counter(prefixes)
+
+    @property
+    def ctx_counts6(self) -> Counter[str]:
+        """How many repeated lines have each 6-char context prefix."""
+        return self._ctx6[2]
 
     @cached_property
     def _ctx_shared6(self) -> dict[str, list[int]]:
@@ -309,48 +328,6 @@ class LineIndex:
             if i in found:
                 return f"{token}.{found.index(i) + 1}"
         raise AssertionError("a line is always among its own hash's candidates")
-
-    def displays(self, indices: list[int]) -> list[str]:
-        """``display(i)`` for each index, in bulk: the usual answers (a prefix of its own, a
-        context prefix of its own) in C, the ladder in Python only for the rest."""
-        counts, p6, lines = self.p6_count, self.p6, self.lines
-        texts = list(map(lines.__getitem__, indices))
-        repeated = list(map((1).__lt__, map(self.text_count.__getitem__, texts)))
-        keys = list(map(p6.__getitem__, indices))
-        out: list[str] = list(map("%06x".__mod__, keys))
-        own = map((1).__eq__, map(counts.__getitem__, keys))
-        slow = where(map(not_, map(add, own, repeated)))  # shared prefix, text unique
-        rep_at = where(repeated)
-        if rep_at:
-            ctx, counts6 = self.ctx, self._ctx6[2]
-            shown = list(map(_prefix6, map(ctx.__getitem__, map(indices.__getitem__, rep_at))))
-            scatter(out, rep_at, shown)
-            alone = map((1).__eq__, map(counts6.__getitem__, shown))
-            shown_keys = list(map(int, shown, repeat(16)))
-            taken = list(map(counts.__contains__, shown_keys))
-            fall = list(compress(range(len(rep_at)), map(add, taken, map(not_, alone))))
-            # The ladder looks up lines by those prefixes: find them all in one pass.
-            self._learn_positions({shown_keys[k] for k in fall if counts[shown_keys[k]] == 1})
-            ranks: dict[str, dict[int, int] | None] = {}
-            for k in fall:
-                rank = None if taken[k] else self._ranks(shown[k], ranks)
-                if rank is None:
-                    slow.append(rep_at[k])
-                else:
-                    out[rep_at[k]] = f"{shown[k]}.{rank[indices[rep_at[k]]]}"
-        for k in slow:
-            out[k] = self.display(indices[k])
-        return out
-
-    def _ranks(self, c6: str, memo: dict[str, dict[int, int] | None]) -> dict[int, int] | None:
-        """Each line's place among the repeated lines whose context hash is the same in full
-        (a run of blank lines, a copied block), the ``.N`` the ladder gives them when no
-        line hash takes the prefix; None when the 6-char group holds different contexts."""
-        if c6 not in memo:
-            group = self.ctx_group(c6)
-            same = len(set(map(self.ctx.__getitem__, group))) == 1
-            memo[c6] = dict(zip(group, count(1))) if same else None
-        return memo[c6]
 
     def quality(self, i: int) -> str:
         line = self.lines[i]

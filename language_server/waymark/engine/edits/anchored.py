@@ -13,6 +13,7 @@ from itertools import compress
 from typing import Any
 
 from waymark.engine.anchors import LineIndex, gc_paused
+from waymark.engine.displays import displays
 from waymark.engine.edits.operations import (
     AdvisoryLineIgnored,
     Operation,
@@ -92,7 +93,7 @@ def _valid_through(old: LineIndex, new: LineIndex, first_changed: int) -> int:
     """How many leading lines keep both their number and their displayed anchor."""
     # A line whose 6-char prefix is its own in both snapshots shows that prefix in both.
     special = sorted({i for i in (*old.shared, *new.shared) if i < first_changed})
-    moved = map(str.__ne__, old.displays(special), new.displays(special))
+    moved = map(str.__ne__, displays(old, special), displays(new, special))
     return next(compress(special, moved), first_changed)
 
 
