@@ -69,9 +69,23 @@ def _repeated(index: LineIndex, out: list[str], indices: list[int], rep_at: list
     index.learn_positions({shown_keys[k] for k in fall if counts[shown_keys[k]] == 1})
     ranks: dict[str, dict[int, int] | None] = {}
     for k in fall:
-        rank = None if taken[k] else _ranks(index, shown[k], ranks)
         i = indices[rep_at[k]]
+        if taken[k]:
+            out[rep_at[k]] = _past_a_line(index, i, shown_keys[k], counts6[shown[k]] == 1)
+            continue
+        rank = _ranks(index, shown[k], ranks)
         out[rep_at[k]] = index.display(i) if rank is None else f"{shown[k]}.{rank[i]}"
+
+
+def _past_a_line(index: LineIndex, i: int, key: int, alone: bool) -> str:
+    """A repeated line whose 6-char context prefix is also one line's hash prefix: the
+    ladder would stop at that line, so 8 chars when they single it out, else the ladder."""
+    c = index.ctx[i]
+    if alone and index.p6_count[key] == 1:
+        other = index.hashes[index.position(key)]
+        if not f"{other:016x}".startswith(c[:8]):
+            return c[:8]
+    return index.display(i)
 
 
 def _ranks(

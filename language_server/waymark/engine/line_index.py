@@ -203,12 +203,13 @@ class LineIndex:
         count = 0 if short is None else self.p6_count.get(short, 0)
         if short is None or count == 0:
             return []
-        found = [self._unique_position(short)] if count == 1 else list(self.p6_group(short))
+        found = [self.position(short)] if count == 1 else list(self.p6_group(short))
         if len(token) > 6:
             found = [i for i in found if _hex(self.hashes[i]).startswith(token)]
         return found
 
-    def _unique_position(self, short: int) -> int:
+    def position(self, short: int) -> int:
+        """Where the one line whose 6-char prefix is ``short`` is."""
         known = self._known_pos.get(short)
         if known is not None:
             return known

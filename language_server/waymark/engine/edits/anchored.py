@@ -7,6 +7,7 @@ offending operation rather than the first. docs/anchored-edits.md is the protoco
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
@@ -92,7 +93,8 @@ def _diff(before: TextFile, new: LineIndex, changes: list[Change]) -> list[dict[
 def _valid_through(old: LineIndex, new: LineIndex, first_changed: int) -> int:
     """How many leading lines keep both their number and their displayed anchor."""
     # A line whose 6-char prefix is its own in both snapshots shows that prefix in both.
-    special = sorted({i for i in (*old.shared, *new.shared) if i < first_changed})
+    cut = old.shared[: bisect_left(old.shared, first_changed)]
+    special = sorted({*cut, *new.shared[: bisect_left(new.shared, first_changed)]})
     moved = map(str.__ne__, displays(old, special), displays(new, special))
     return next(compress(special, moved), first_changed)
 
