@@ -179,7 +179,8 @@ class Annotated(Sequence[AnchoredLine]):
 
     def as_json(self) -> list[dict[str, Any]]:
         columns = zip(count(1), self.lines, self.hashes(), self.qualities())
-        return [{"line": n, "text": t, "hash": h, "quality": q} for n, t, h, q in columns]
+        with gc_paused():
+            return [{"line": n, "text": t, "hash": h, "quality": q} for n, t, h, q in columns]
 
 
 def annotate(tf: TextFile) -> Annotated:
