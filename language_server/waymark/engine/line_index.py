@@ -157,8 +157,9 @@ class LineIndex:
 
     def _neighbours(self, wanted: list[int], step: int) -> list[str]:
         """The nearest non-blank line before (``step`` -1) or after (+1) each wanted line
-        (ascending), ``""`` past the file's edge: the next line in C, a short walk where it
-        is blank, and a search in the non-blank lines past a long blank run."""
+        (ascending), ``""`` past the file's edge: the next line in C; where it is blank, the
+        answer of that line when it is wanted too (a run of repeated blank lines), else a
+        short walk, or a search in the non-blank lines past a long blank run."""
         lines, n = self.lines, len(self.lines)
         at = list(map(add, wanted, repeat(step)))
         edge = 0 if step < 0 else len(at) - 1
@@ -167,8 +168,12 @@ class LineIndex:
             at[edge] = wanted[edge]  # any line: its answer is overwritten below
         found = list(map(lines.__getitem__, at))
         nonblank: list[int] | None = None
-        for k in where(map(not_, map(str.strip, found))):
+        blank = where(map(not_, map(str.strip, found)))
+        for k in blank if step < 0 else reversed(blank):
             j = at[k]
+            if 0 <= k + step < len(at) and wanted[k + step] == j:
+                found[k] = found[k + step]  # a wanted blank line: its answer is already known
+                continue
             for _ in range(_SHORT_WALK):
                 if not 0 <= j < n or lines[j].strip():
                     break
