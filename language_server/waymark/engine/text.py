@@ -73,8 +73,12 @@ def split_lines(text: str) -> tuple[list[str], list[str]]:
 
 def dominant_eol(eols: Sequence[str]) -> str:
     """The most common terminator (first seen wins a tie); ``"\\n"`` when there is none."""
-    # Three C-level counts beat a Python pass: this runs on every edit of every file.
-    counts = {eol: eols.count(eol) for eol in EOLS}
+    # C-level counts beat a Python pass: this runs on every edit of every file. A strict
+    # majority needs no other count (the usual file has one terminator throughout).
+    lf = eols.count("\n")
+    if 2 * lf > len(eols):
+        return "\n"
+    counts = {"\n": lf, "\r\n": eols.count("\r\n"), "\r": eols.count("\r")}
     best = max(counts.values())
     if best == 0:
         return "\n"
@@ -194,7 +198,7 @@ class TextFile:
     @property
     def eol_style(self) -> str:
         """``lf``, ``crlf``, ``cr``, or ``mixed`` when several terminators occur."""
-        kinds = {e for e in self.eols if e}
+        kinds = set(self.eols) - {""}
         if len(kinds) > 1:
             return "mixed"
         return eol_name(kinds.pop() if kinds else "\n")
