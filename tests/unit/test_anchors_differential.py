@@ -184,3 +184,29 @@ def test_an_edit_matches_the_reference(data: st.DataObject, lines: list[str]) ->
                     new_index.display(i),
                     new_index.quality(i),
                 )
+
+
+_EOLS = st.lists(st.sampled_from(["\n", "\r\n", "\r", ""]), max_size=12)
+
+
+def _dominant_reference(eols: list[str]) -> str:
+    counts = {eol: eols.count(eol) for eol in ("\n", "\r\n", "\r")}
+    best = max(counts.values())
+    tied = [eol for eol in ("\n", "\r\n", "\r") if counts[eol] == best]
+    return "\n" if best == 0 else tied[0] if len(tied) == 1 else min(tied, key=eols.index)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_EOLS)
+def test_text_terminators_and_style_match_the_per_line_join(eols: list[str]) -> None:
+    # Only the last line may lack a terminator in a real file; the join must hold anyway.
+    lines = tuple(f"l{i}" for i in range(len(eols)))
+    tf = TextFile(lines, tuple(eols))
+    assert tf.text == "".join(line + eol for line, eol in zip(lines, eols, strict=True))
+    assert tf.eol == _dominant_reference(eols)
+    kinds = {eol for eol in eols if eol}
+    assert tf.eol_style == (
+        "mixed"
+        if len(kinds) > 1
+        else {"\r\n": "crlf", "\r": "cr"}.get(next(iter(kinds), "\n"), "lf")
+    )
