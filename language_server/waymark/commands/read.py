@@ -11,7 +11,7 @@ from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import ENCODING, PATH
 from waymark.commands.params import require
 from waymark.commands.schema import param
-from waymark.engine.anchors import annotate_range, render
+from waymark.engine.anchors import annotate_range, as_json, render
 from waymark.engine.encodings import Decision
 
 
@@ -51,7 +51,7 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
     lines: list[dict[str, Any]]
     if params.hashes:
         shown = annotate_range(tf, start, stop)
-        lines = [a._asdict() for a in shown]
+        lines = as_json(shown)
         text = render(shown)
     else:
         lines = [{"line": i + 1, "text": tf.lines[i]} for i in range(start, stop)]

@@ -73,8 +73,12 @@ def split_lines(text: str) -> tuple[list[str], list[str]]:
 
 def dominant_eol(eols: Sequence[str]) -> str:
     """The most common terminator (first seen wins a tie); ``"\\n"`` when there is none."""
-    # Three C-level counts beat a Python pass: this runs on every edit of every file.
-    counts = {eol: eols.count(eol) for eol in EOLS}
+    # C-level counts beat a Python pass: this runs on every edit of every file. A strict
+    # majority needs no other count (the usual file has one terminator throughout).
+    lf = eols.count("\n")
+    if 2 * lf > len(eols):
+        return "\n"
+    counts = {"\n": lf, "\r\n": eols.count("\r\n"), "\r": eols.count("\r")}
     best = max(counts.values())
     if best == 0:
         return "\n"
@@ -140,7 +144,16 @@ class TextFile:
 
     @property
     def text(self) -> str:
-        return "".join(map(operator.add, self.lines, self.eols))
+        lines, eols = self.lines, self.eols
+        if eols:
+            # One terminator throughout (the usual file): a join in C, no string per line.
+            eol = eols[0] or "\n"
+            same = eols.count(eol)
+            if same == len(eols):
+                return eol.join(lines) + eol
+            if same == len(eols) - 1 and eols[-1] == "":
+                return eol.join(lines)
+        return "".join(map(operator.add, lines, eols))
 
     def lines_with_ends(self) -> list[str]:
         return list(map(operator.add, self.lines, self.eols))
@@ -185,7 +198,7 @@ class TextFile:
     @property
     def eol_style(self) -> str:
         """``lf``, ``crlf``, ``cr``, or ``mixed`` when several terminators occur."""
-        kinds = {e for e in self.eols if e}
+        kinds = set(self.eols) - {""}
         if len(kinds) > 1:
             return "mixed"
         return eol_name(kinds.pop() if kinds else "\n")

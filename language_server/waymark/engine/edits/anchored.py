@@ -7,17 +7,21 @@ offending operation rather than the first. docs/anchored-edits.md is the protoco
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any
 
 from waymark.engine.anchors import LineIndex, gc_paused
+from waymark.engine.displays import displays
 from waymark.engine.edits.operations import (
     AdvisoryLineIgnored,
     Operation,
     OperationsRefused,
     RangeSwapped,
 )
+from waymark.engine.edits.reindex import IndexAfterEdit
 from waymark.engine.edits.resolve import Resolver
 from waymark.engine.edits.safety import Change, check_safety
 from waymark.engine.edits.splice import apply_splices, merged_changes
@@ -89,11 +93,10 @@ def _diff(before: TextFile, new: LineIndex, changes: list[Change]) -> list[dict[
 def _valid_through(old: LineIndex, new: LineIndex, first_changed: int) -> int:
     """How many leading lines keep both their number and their displayed anchor."""
     # A line whose 6-char prefix is its own in both snapshots shows that prefix in both.
-    special = sorted({i for i in (*old.shared, *new.shared) if i < first_changed})
-    for i in special:
-        if old.display(i) != new.display(i):
-            return i
-    return first_changed
+    cut = old.shared[: bisect_left(old.shared, first_changed)]
+    special = sorted({*cut, *new.shared[: bisect_left(new.shared, first_changed)]})
+    moved = map(str.__ne__, displays(old, special), displays(new, special))
+    return next(compress(special, moved), first_changed)
 
 
 @gc_paused()
@@ -126,7 +129,7 @@ def plan_anchored_edit(
             "anchors and content and retry.",
             {"safety_warnings": warnings},
         )
-    new_index = LineIndex(after.lines, hashes)
+    new_index = IndexAfterEdit(resolver.index, after.lines, hashes, changes)
     valid = _valid_through(resolver.index, new_index, changes[0].old_start)
     details = {
         "operations_applied": len(operations),

@@ -39,21 +39,26 @@ def _adjacent_duplicates(lines: Sequence[str], start: int, end: int) -> dict[str
 def _bracket_warnings(
     before: TextFile, after: TextFile, changed: Sequence[Change]
 ) -> list[dict[str, Any]]:
-    old_text = "".join(before.lines)
     removed = "".join("".join(before.lines[c.old_start : c.old_end]) for c in changed)
     added = "".join("".join(after.lines[c.new_start : c.new_end]) for c in changed)
+    old_text: str | None = None
     warnings: list[dict[str, Any]] = []
     for pair in BRACKETS:
         opening, closing = pair[0], pair[1]
-        old_delta = old_text.count(opening) - old_text.count(closing)
-        # Only the changed lines differ, so their counts give the new balance.
-        new_delta = (
-            old_delta
-            + added.count(opening)
+        # Only the changed lines differ, so their counts give the change in balance; when
+        # it is none, the file's balance is what it was and the whole file need not be read.
+        moved = (
+            added.count(opening)
             - added.count(closing)
             - removed.count(opening)
             + removed.count(closing)
         )
+        if moved == 0:
+            continue
+        if old_text is None:
+            old_text = "".join(before.lines)
+        old_delta = old_text.count(opening) - old_text.count(closing)
+        new_delta = old_delta + moved
         if old_delta == 0 and new_delta != 0:
             more = opening if new_delta > 0 else closing
             warnings.append(

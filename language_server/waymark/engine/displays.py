@@ -1,0 +1,101 @@
+"""Display anchors of many lines at once, exactly as :meth:`LineIndex.display` gives them.
+
+A full read shows every line and an edit compares thousands before and after: the usual
+answers (a line's own 6-char prefix; a repeated line's own 6-char context prefix; the ``.N``
+of a run of identical contexts; 8 chars past a prefix two lines share) are decided for whole
+columns or per group, and the ladder of :meth:`LineIndex.display` runs only for the rest
+(a context prefix that is some line's prefix too, a group with mixed contexts).
+"""
+
+from __future__ import annotations
+
+from itertools import compress, count, repeat
+from operator import add, itemgetter, methodcaller, not_
+
+from waymark.engine.line_index import LineIndex, scatter, where
+
+_prefix6 = itemgetter(slice(0, 6))
+
+
+def displays(index: LineIndex, indices: list[int]) -> list[str]:
+    """``index.display(i)`` for each of ``indices``."""
+    counts, p6 = index.p6_count, index.p6
+    texts = list(map(index.lines.__getitem__, indices))
+    repeated = list(map((1).__lt__, map(index.text_count.__getitem__, texts)))
+    keys = list(map(p6.__getitem__, indices))
+    out: list[str] = list(map("%06x".__mod__, keys))
+    own = map((1).__eq__, map(counts.__getitem__, keys))
+    _collided(index, out, indices, where(map(not_, map(add, own, repeated))))
+    rep_at = where(repeated)
+    if rep_at:
+        _repeated(index, out, indices, rep_at)
+    return out
+
+
+def _collided(index: LineIndex, out: list[str], indices: list[int], at: list[int]) -> None:
+    """Lines of unique text that share their 6-char prefix with another line: 8 (then 16)
+    chars when that singles them out in their group, else the group's ``.N``."""
+    if not at:
+        return
+    p6, hashes = index.p6, index.hashes
+    index.learn_groups({p6[indices[k]] for k in at})
+    hexes: dict[int, list[str]] = {}
+    for k in at:
+        i = indices[k]
+        group = index.p6_group(p6[i])
+        if p6[i] not in hexes:
+            hexes[p6[i]] = [f"{hashes[j]:016x}" for j in group]
+        full = f"{hashes[i]:016x}"
+        for n in (8, 16):
+            if sum(map(methodcaller("startswith", full[:n]), hexes[p6[i]])) == 1:
+                out[k] = full[:n]
+                break
+        else:
+            out[k] = f"{full[:6]}.{group.index(i) + 1}"
+
+
+def _repeated(index: LineIndex, out: list[str], indices: list[int], rep_at: list[int]) -> None:
+    """Repeated lines: their context prefix when no other repeated line has it and no line
+    hash takes it; ``.N`` in a run of identical contexts; else the ladder."""
+    counts = index.p6_count
+    ctx, counts6 = index.ctx, index.ctx_counts6
+    shown = list(map(_prefix6, map(ctx.__getitem__, map(indices.__getitem__, rep_at))))
+    scatter(out, rep_at, shown)
+    alone = map((1).__eq__, map(counts6.__getitem__, shown))
+    shown_keys = list(map(int, shown, repeat(16)))
+    taken = list(map(counts.__contains__, shown_keys))
+    fall = list(compress(range(len(rep_at)), map(add, taken, map(not_, alone))))
+    # The ladder looks up lines by those prefixes: find them all in one pass.
+    index.learn_positions({shown_keys[k] for k in fall if counts[shown_keys[k]] == 1})
+    ranks: dict[str, dict[int, int] | None] = {}
+    for k in fall:
+        i = indices[rep_at[k]]
+        if taken[k]:
+            out[rep_at[k]] = _past_a_line(index, i, shown_keys[k], counts6[shown[k]] == 1)
+            continue
+        rank = _ranks(index, shown[k], ranks)
+        out[rep_at[k]] = index.display(i) if rank is None else f"{shown[k]}.{rank[i]}"
+
+
+def _past_a_line(index: LineIndex, i: int, key: int, alone: bool) -> str:
+    """A repeated line whose 6-char context prefix is also one line's hash prefix: the
+    ladder would stop at that line, so 8 chars when they single it out, else the ladder."""
+    c = index.ctx[i]
+    if alone and index.p6_count[key] == 1:
+        other = index.hashes[index.position(key)]
+        if not f"{other:016x}".startswith(c[:8]):
+            return c[:8]
+    return index.display(i)
+
+
+def _ranks(
+    index: LineIndex, c6: str, memo: dict[str, dict[int, int] | None]
+) -> dict[int, int] | None:
+    """Each line's place among the repeated lines whose context hash is the same in full
+    (a run of blank lines, a copied block), the ``.N`` the ladder gives them when no line
+    hash takes the prefix; None when the 6-char group holds different contexts."""
+    if c6 not in memo:
+        group = index.ctx_group(c6)
+        same = len(set(map(index.ctx.__getitem__, group))) == 1
+        memo[c6] = dict(zip(group, count(1))) if same else None
+    return memo[c6]

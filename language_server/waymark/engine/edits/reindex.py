@@ -1,0 +1,111 @@
+"""The index of a file after an anchored edit, made from the index before it.
+
+An edit changes a few regions; every other line keeps its hash and, unless a change is its
+nearest non-blank neighbour, its context hash. So the prefix counts are the old ones adjusted
+for the lines removed and added, and the context hashes are the old ones moved to their new
+line numbers, hashed afresh only next to a change or for a line whose text became repeated.
+The result answers exactly as a :class:`LineIndex` built from scratch (a differential test in
+tests/unit/test_anchors_differential.py).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from itertools import chain, repeat
+from operator import add, is_, rshift
+
+from waymark.engine.edits.safety import Change
+from waymark.engine.line_index import P6_SHIFT, LineIndex, where
+
+
+class IndexAfterEdit(LineIndex):
+    """The index of ``lines`` (``hashes``), which ``changes`` made from ``old``'s lines."""
+
+    def __init__(
+        self, old: LineIndex, lines: Sequence[str], hashes: list[int], changes: Sequence[Change]
+    ) -> None:
+        self._old = old
+        self._changes = changes
+        super().__init__(lines, hashes)
+
+    def _stretches(self) -> Iterator[tuple[int, int, int, Change | None]]:
+        """``(a, b, shift, change)``: old lines ``[a, b)`` are unchanged and ``shift`` lines
+        further down now, and ``change`` (None after the last) follows them."""
+        start = shift = 0
+        for c in self._changes:
+            yield start, c.old_start, shift, c
+            start, shift = c.old_end, c.new_end - c.old_end
+        yield start, len(self._old.lines), shift, None
+
+    def _prefixes(self) -> list[int]:
+        old_p6, p6 = self._old.p6, []
+        for a, b, _, c in self._stretches():
+            p6 += old_p6[a:b]
+            if c is not None:
+                p6 += map(rshift, self.hashes[c.new_start : c.new_end], repeat(P6_SHIFT))
+        return p6
+
+    def _prefix_counts(self) -> Counter[int]:
+        old, counts = self._old, self._old.p6_count.copy()
+        for key in chain.from_iterable(old.p6[c.old_start : c.old_end] for c in self._changes):
+            left = counts[key] - 1
+            if left:
+                counts[key] = left
+            else:
+                del counts[key]
+        counts.update(chain.from_iterable(self.p6[c.new_start : c.new_end] for c in self._changes))
+        return counts
+
+    def _shared_lines(self) -> list[int]:
+        old, counts, p6 = self._old, self.p6_count, self.p6
+        touched = {p6[j] for c in self._changes for j in range(c.new_start, c.new_end)}
+        touched.update(old.p6[i] for c in self._changes for i in range(c.old_start, c.old_end))
+        now = {key for key in touched if counts.get(key, 0) > 1}
+        self.several = (old.several - touched) | now
+        shared: list[int] = []
+        for a, b, shift, c in self._stretches():
+            k0, k1 = bisect_left(old.shared, a), bisect_left(old.shared, b)
+            shared += map(add, old.shared[k0:k1], repeat(shift))
+            if c is not None:
+                shared += (j for j in range(c.new_start, c.new_end) if p6[j] in now)
+        left = touched - now
+        if left & old.several:  # prefixes no longer shared: their last line leaves the list
+            shared = [j for j in shared if p6[j] not in left]
+        joined = now - old.several
+        if joined:  # prefixes shared now: unchanged lines that have them join the list
+            shared = sorted({*shared, *where(map(joined.__contains__, p6))})
+        return shared
+
+    def _context_hashes(self) -> dict[int, str]:
+        old = self._old
+        if not old.ctx_known:  # nothing to reuse: the old file's were never needed
+            return super()._context_hashes()
+        wanted = self.repeated_lines
+        kept = self._kept_context(old)
+        found = list(map(kept.get, wanted))
+        missing = where(map(is_, found, repeat(None)))
+        fresh = self.context_hashes_of(list(map(wanted.__getitem__, missing)))
+        list(map(found.__setitem__, missing, fresh.values()))
+        return dict(zip(wanted, found, strict=True))  # type: ignore[arg-type]
+
+    def _kept_context(self, old: LineIndex) -> dict[int, str]:
+        """Old context hashes, at their new line numbers, of the lines whose nearest
+        non-blank neighbours both lie in their own unchanged stretch (or past a file edge
+        that stretch reaches)."""
+        lines, keys, values = old.lines, list(old.ctx), list(old.ctx.values())
+        kept: dict[int, str] = {}
+        for n, (a, b, shift, c) in enumerate(self._stretches()):
+            lo, hi = a, b
+            if n > 0:  # a change above: the lines up to the first non-blank one see it
+                while lo < b and not lines[lo].strip():
+                    lo += 1
+                lo += 1
+            if c is not None:  # and one below: those from the last non-blank one on
+                while hi > lo and not lines[hi - 1].strip():
+                    hi -= 1
+                hi -= 1
+            k0, k1 = bisect_left(keys, lo), bisect_left(keys, max(hi, lo))
+            kept.update(zip(map(add, keys[k0:k1], repeat(shift)), values[k0:k1], strict=True))
+        return kept
