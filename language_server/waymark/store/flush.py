@@ -25,8 +25,12 @@ import time
 # Past this many descriptors waiting, a writer fsyncs its own: a rewind of thousands of files
 # must not hold thousands of descriptors open.
 MAX_PENDING = 256
-# How long the flusher lets writes gather once one is handed.
-GATHER_S = 0.02
+# The flusher waits for writes to pause this long, so it does not fsync in the middle of a
+# burst (a turn's edits, a rewind): fsync makes the filesystem commit its journal, which
+# holds up the metadata changes of the writes still coming.
+QUIET_S = 0.05
+# ... but never longer than this after the first write it was handed.
+LATEST_S = 1.0
 
 
 def synchronous() -> bool:
@@ -54,6 +58,9 @@ class Flusher:
         # Descriptors taken off the queue and not yet fsynced.
         self._busy = 0
         self._thread: threading.Thread | None = None
+        self._last = 0.0
+        # Whether the thread waits for a first descriptor (then a hand wakes it).
+        self._idle = False
 
     def hand(self, fd: int) -> None:
         """Take ``fd`` (the caller no longer closes it): fsynced and closed soon after, in
@@ -68,12 +75,14 @@ class Flusher:
         with self._cond:
             if len(self._pending) < MAX_PENDING:
                 self._pending.append(fd)
+                self._last = time.monotonic()
                 if self._thread is None or not self._thread.is_alive():
                     self._thread = threading.Thread(
                         target=self._run, name="waymark-flush", daemon=True
                     )
                     self._thread.start()
-                self._cond.notify_all()
+                elif self._idle:
+                    self._cond.notify_all()
                 return
         self.drain()
         _fsync_close(fd)
@@ -117,9 +126,16 @@ class Flusher:
         while True:
             with self._cond:
                 while not self._pending:
+                    self._idle = True
                     self._cond.wait()
-            # The rest of a turn's writes join this flush rather than wake the thread again.
-            time.sleep(GATHER_S)
+                self._idle = False
+                first = time.monotonic()
+                while self._pending:
+                    now = time.monotonic()
+                    until = min(self._last + QUIET_S, first + LATEST_S)
+                    if now >= until:
+                        break
+                    self._cond.wait(until - now)
             self._flush(self._take())
 
     def _forked(self) -> None:
