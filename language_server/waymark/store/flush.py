@@ -10,8 +10,8 @@ thread of the process fsyncs them in that order, several writes of a turn in one
 process drains what is left when it exits (``atexit``), and :func:`drain` does it for a
 caller that needs its writes on disk now.
 
-``WAYMARK_DURABILITY=sync`` fsyncs each descriptor before the write returns, as git does
-with ``core.fsync``. See docs/files-and-encodings.md §2 for what a power cut may cost.
+``WAYMARK_DURABILITY=sync`` fsyncs each descriptor before the write returns. See
+docs/files-and-encodings.md §2 for what a power cut may cost.
 """
 
 from __future__ import annotations
@@ -55,8 +55,9 @@ class Flusher:
     def _reset(self) -> None:
         self._cond = threading.Condition()
         self._pending: list[int] = []
-        # Descriptors taken off the queue and not yet fsynced.
-        self._busy = 0
+        # Held while a batch is taken off the queue and fsynced: batches go in order, and a
+        # drain that holds it knows every earlier batch is done.
+        self._flushing = threading.Lock()
         self._thread: threading.Thread | None = None
         self._last = 0.0
         # Whether the thread waits for a first descriptor (then a hand wakes it).
@@ -102,25 +103,11 @@ class Flusher:
 
     def drain(self) -> None:
         """Return once everything handed so far is fsynced (by this thread or the flusher's)."""
-        self._flush(self._take())
-        with self._cond:
-            while self._busy and self._thread is not None and self._thread.is_alive():
-                self._cond.wait(0.1)
-
-    def _take(self) -> list[int]:
-        with self._cond:
-            batch, self._pending = self._pending, []
-            self._busy += len(batch)
-            return batch
-
-    def _flush(self, batch: list[int]) -> None:
-        try:
+        with self._flushing:
+            with self._cond:
+                batch, self._pending = self._pending, []
             for fd in batch:
                 _fsync_close(fd)
-        finally:
-            with self._cond:
-                self._busy -= len(batch)
-                self._cond.notify_all()
 
     def _run(self) -> None:
         while True:
@@ -136,7 +123,7 @@ class Flusher:
                     if now >= until:
                         break
                     self._cond.wait(until - now)
-            self._flush(self._take())
+            self.drain()
 
     def _forked(self) -> None:
         """In a forked child the flusher's thread is gone, and its queue is the parent's to
