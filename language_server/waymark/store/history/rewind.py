@@ -23,7 +23,6 @@ from waymark.engine.errors import (
     IsDirectory,
     WaymarkError,
 )
-from waymark.store import flush
 from waymark.store.files import atomic_write, create_parents, delete_file
 from waymark.store.history.backups import error_errno, read_tracked
 from waymark.store.history.budget import evict
@@ -31,7 +30,7 @@ from waymark.store.history.capture import note_writes
 from waymark.store.history.errors import PlanMismatch, RewindRunning, UnknownOption
 from waymark.store.history.parts import Parts
 from waymark.store.history.plan import FilePlan, RewindPlan, chosen, failure, plan_file
-from waymark.store.history.pool import IO_WORKERS, bounded_map, io_workers
+from waymark.store.history.pool import IO_WORKERS, bounded_map
 from waymark.store.history.snapshots import FileEntry
 from waymark.store.history.sync import FileLocks, write_locks
 from waymark.store.history.turns import open_turn, require
@@ -138,12 +137,10 @@ def _rewind(
         # must be empty before the file does).
         gone = [k for k in keys if ledger.model.target(target, k).state == "absent"]
         rest = [k for k in keys if ledger.model.target(target, k).state != "absent"]
-        # Restores fsync behind (waymark.store.flush): only big files are worth threads then.
-        # Fsynced one by one, a few in flight share the filesystem's commits.
-        size = sum(ledger.model.target(target, k).size or 0 for k in rest)
-        workers = IO_WORKERS if flush.synchronous() else io_workers(size)
         for batch in (gone, rest):
-            for done in bounded_map(step, batch, workers):
+            # A restore waits on the disk even with its fsync behind (ext4 starts writing a
+            # file renamed over another at once): a few in flight keep the disk busy.
+            for done in bounded_map(step, batch, IO_WORKERS):
                 result.add(done)
                 if done.kind in ("restored", "deleted"):
                     writes[done.key] = done.digest
