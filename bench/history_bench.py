@@ -267,7 +267,7 @@ def figures(files: int = 5000, total_mb: int = 200, runs: int = 5) -> list[dict[
             "baseline": "git diff --numstat of the same changes",
             "baseline_runs": numstat,
             "goals": [
-                Goal("ratio", "≤", 3, "×"),
+                Goal("ratio", "≤", 1, "×"),
                 Goal("peak_rss_mb", "≤", 150, "MB", label="peak RSS"),
             ],
             "met": stats["peak_rss_mb"] <= 150,

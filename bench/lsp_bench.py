@@ -325,7 +325,7 @@ def figures(calls: int = 500, starts: int = 7) -> list[dict[str, Any]]:
             "runs": server,
             "baseline": f'python -c "{BARE_IMPORT}"',
             "baseline_runs": bare,
-            "goals": [Goal("ratio", "≤", 1.3, "×")],
+            "goals": [Goal("ratio", "≤", 1.05, "×")],
             "extra": {"server": " ".join(command)},
         },
         {

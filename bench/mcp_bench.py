@@ -175,7 +175,7 @@ def figures(runs: int = 7) -> list[dict[str, Any]]:
             "runs": start,
             "baseline": "minimal MCP server on the same SDK (low-level Server, one tool)",
             "baseline_runs": start_base,
-            "goals": [Goal("ratio", "≤", 1.3, "×")],
+            "goals": [Goal("ratio", "≤", 1.1, "×")],
         },
         {
             "name": "MCP read→edit round trip (read with hashes + anchored edit, 200 lines)",

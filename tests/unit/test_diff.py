@@ -5,11 +5,14 @@ The LSP edits built from the same opcodes are tested with the LSP door (test_lsp
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from unidiff import PatchSet
 
-from waymark.engine.diff import diff_file
+from waymark.engine.diff import common_ends, diff_file
 from waymark.engine.text import TextFile, split_lines
 
 PIECES = ["a", "b", "é", "😀", "\n", "x\n", "y\r\n", "\r", "\r\n", "\u2028"]
@@ -114,3 +117,33 @@ def test_opcodes_of_the_large_region_path_rebuild_the_target(
         rebuilt.extend(after[j1:j2])
         i, j = i2, j2
     assert (i, j) == (len(before), len(after)) and rebuilt == after
+
+
+def _common_ends_one_by_one(before: Sequence[Any], after: Sequence[Any]) -> tuple[int, int]:
+    limit = min(len(before), len(after))
+    head = 0
+    while head < limit and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and before[-1 - tail] == after[-1 - tail]:
+        tail += 1
+    return head, tail
+
+
+# Long runs of one item around a few others: common ends of every length near the block size.
+runs = st.lists(
+    st.tuples(st.sampled_from(["a\n", "b\n", "a"]), st.integers(0, 140)), max_size=4
+).map(lambda parts: [item for item, count in parts for _ in range(count)])
+
+
+@settings(max_examples=400)
+@given(runs, runs, runs)
+def test_common_ends_are_those_counted_one_by_one(
+    head: list[str], middle: list[str], tail: list[str]
+) -> None:
+    for before, after in ((head + tail, head + middle + tail), (head + middle, middle + tail)):
+        assert common_ends(before, after) == _common_ends_one_by_one(before, after)
+        text_before, text_after = "".join(before), "".join(after)
+        assert common_ends(text_before, text_after) == _common_ends_one_by_one(
+            text_before, text_after
+        )

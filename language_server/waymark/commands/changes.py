@@ -10,7 +10,6 @@ the buffer has unsaved changes (disk is never written under a dirty buffer).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -146,6 +145,10 @@ class Proposal:
     def changed(self) -> bool:
         return any(c.changed for c in self.changes)
 
+    @cached_property
+    def diffs(self) -> list[FileDiff]:  # made on the planning thread (registry.execute)
+        return _diff([c for c in self.changes if c.changed])
+
 
 # Anchors a result carries for the lines it changed: few enough to read at a glance, from a
 # file small enough to index in a few tens of milliseconds.
@@ -210,7 +213,7 @@ async def finish(ctx: CommandContext, proposal: Proposal, *, preview: bool) -> d
         preview=True,
         token=token,
         changed=bool(changes),
-        diff="".join(d.text for d in await asyncio.to_thread(_diff, changes)),
+        diff="".join(d.text for d in proposal.diffs),
         files=_preview_files(changes),
     )
     return result
@@ -259,8 +262,7 @@ async def _write_all(ctx: CommandContext, proposal: Proposal) -> dict[str, Any]:
         await _apply_through_editor(ctx, proposal, changes)
         for change in changes:
             _note_write(ctx, change, proposal.writer)
-    # Diffing a large scattered change takes a while: off the loop, the way planning is.
-    return await asyncio.to_thread(_result, proposal, warnings, changes)
+    return _result(proposal, warnings, changes)
 
 
 def write_changes(
@@ -380,15 +382,13 @@ async def _apply_through_editor(
 
 
 def _result(proposal: Proposal, warnings: list[str], changes: list[FileChange]) -> dict[str, Any]:
-    result = dict(proposal.result)
-    diffs = _diff(changes)
-    unified = "".join(d.text for d in diffs)
-    result["diff"] = unified
+    # ``changes`` are the files the proposal changes: its diffs are theirs.
+    result = dict(proposal.result, diff="".join(d.text for d in proposal.diffs))
     result.update(
         ok=True,
         changed=bool(changes),
-        insertions=sum(d.stats.insertions for d in diffs),
-        deletions=sum(d.stats.deletions for d in diffs),
+        insertions=sum(d.stats.insertions for d in proposal.diffs),
+        deletions=sum(d.stats.deletions for d in proposal.diffs),
         writer_type=proposal.writer,
     )
     if len(proposal.changes) == 1:

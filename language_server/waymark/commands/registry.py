@@ -279,6 +279,19 @@ class UnknownCommand(KeyError):
     """Not one of ours: the server answers with a JSON-RPC error, not a result object."""
 
 
+def _plan(
+    ctx: CommandContext, command: Command, raw_params: object
+) -> tuple[dict[str, Any] | Proposal, bool]:
+    """Params structured, the handler's outcome and whether it is a preview: one hop to a
+    worker thread for all of it (each hop costs a request a thread wake-up and the loop's)."""
+    params = structure(raw_params, command.params)
+    outcome = command.handler(ctx, params)
+    preview = bool(getattr(params, "preview", False))
+    if isinstance(outcome, Proposal) and (preview or outcome.apply is None):
+        outcome.diffs  # noqa: B018 -- made here, off the loop, for the preview or the result
+    return outcome, preview
+
+
 async def execute(ctx: CommandContext, command_id: str, raw_params: object) -> dict[str, Any]:
     """Run one command; every failure becomes an ``ok: false`` result, never an exception."""
     command = COMMANDS.get(command_id)
@@ -289,10 +302,9 @@ async def execute(ctx: CommandContext, command_id: str, raw_params: object) -> d
             ctx.workspace.check_folders()
         # Parsing and planning run on a worker thread: a large request never stalls the
         # event loop that answers every other request (commits stay on the loop, in order).
-        params = await asyncio.to_thread(structure, raw_params, command.params)
-        outcome = await asyncio.to_thread(command.handler, ctx, params)
+        outcome, preview = await asyncio.to_thread(_plan, ctx, command, raw_params)
         if isinstance(outcome, Proposal):
-            return await finish(ctx, outcome, preview=bool(getattr(params, "preview", False)))
+            return await finish(ctx, outcome, preview=preview)
         return outcome
     except WaymarkError as exc:
         return wording.result(exc, ctx.names)

@@ -31,6 +31,7 @@ from waymark.doors.bridge.listener import Listener, Review, start_bridge
 from waymark.doors.entry import open_context
 from waymark.doors.lsp.edits import WorkspaceEdits, lsp_result
 from waymark.doors.lsp.watcher import Watcher
+from waymark.doors.lsp.wire import Protocol, WholeMessages
 from waymark.doors.wire_guard import REJECTED_METHOD, NestingGuard
 from waymark.engine.diff import EditTarget
 from waymark.engine.errors import InternalError, InvalidParams
@@ -41,7 +42,7 @@ log = logging.getLogger("waymark")
 
 class WaymarkServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("waymark-ls", __version__)
+        super().__init__("waymark-ls", __version__, protocol_cls=Protocol)
         self.context: CommandContext | None = None
         # Replaced at initialize, once the client's capabilities are known.
         self.edits = WorkspaceEdits(annotations=False)
@@ -257,8 +258,12 @@ def main(argv: list[str] | None = None) -> None:
         host, _, port = args.tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
-        # NestingGuard offers the two calls pygls' reader makes (readline, read).
-        server.start_io(stdin=cast(BinaryIO, NestingGuard(sys.stdin.buffer)))
+        # NestingGuard offers the two calls pygls' reader makes (readline, read), and
+        # WholeMessages the two its writer makes (write, flush).
+        server.start_io(
+            stdin=cast(BinaryIO, NestingGuard(sys.stdin.buffer)),
+            stdout=cast(BinaryIO, WholeMessages(sys.stdout.buffer)),
+        )
 
 
 if __name__ == "__main__":

@@ -27,6 +27,9 @@ log = logging.getLogger("waymark")
 
 QUIET_S = 1.0
 LONGEST_S = 60.0
+# Within a burst, events are taken in at most this often: every wake-up of this thread takes
+# the interpreter from the requests being answered (an agent's edits make events too).
+GATHER_S = 0.1
 # Logged once the first scan is done (clients and tests wait for it).
 READY = "watching the workspace for changes by other programs"
 # While files are still to be copied, a quiet workspace gets a bracket this often (each
@@ -95,6 +98,7 @@ class Watcher:
             while not self._stop.is_set() and last - first < LONGEST_S:
                 if watches.wait(QUIET_S):
                     last = time.time()
+                    self._stop.wait(GATHER_S)
                 elif not watching.commands_in_flight(self.ctx):
                     break
             name, behind = self._flush(name, first, last)

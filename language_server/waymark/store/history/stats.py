@@ -7,13 +7,11 @@ pool of :mod:`~.pool`.
 
 from __future__ import annotations
 
-import difflib
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from waymark.engine.diff import common_ends
 from waymark.engine.errors import BinaryFile, WaymarkError
+from waymark.engine.linecount import count_bytes, count_changes, plain_utf8
 from waymark.engine.text import TextFile
 from waymark.store.files import read_state
 from waymark.store.history.backups import Unfetched, error_errno, fetch_backup
@@ -86,29 +84,17 @@ def _stat_file(
     return FileStat(key, status, count_lines(old, current.data), conflict)
 
 
-def _lines(data: bytes) -> list[str] | None:
-    """The file's lines, or ``None`` when it is binary."""
-    try:
-        return list(TextFile.decode(data).lines)
-    except BinaryFile:
-        return None
-
-
 def count_lines(old: bytes | None, new: bytes | None) -> LineCounts:
     """Lines inserted and deleted going from ``old`` to ``new`` (``None``: absent file)."""
-    before = [] if old is None else _lines(old)
-    after = [] if new is None else _lines(new)
-    if before is None or after is None:
+    try:
+        if all(data is None or plain_utf8(data) for data in (old, new)):
+            counts = count_bytes(old or b"", new or b"", _EXACT_LINES)
+        else:
+            counts = count_changes(_text_lines(old), _text_lines(new), _EXACT_LINES)
+    except BinaryFile:
         return LineCounts(0, 0, binary=True)
-    head, tail = common_ends(before, after)
-    a, b = before[head : len(before) - tail], after[head : len(after) - tail]
-    if not a or not b or len(a) + len(b) > _EXACT_LINES:
-        old_c, new_c = Counter(a), Counter(b)
-        return LineCounts(sum((new_c - old_c).values()), sum((old_c - new_c).values()))
-    inserted = deleted = 0
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag != "equal":
-            deleted += i2 - i1
-            inserted += j2 - j1
-    return LineCounts(inserted, deleted)
+    return LineCounts(*counts)
+
+
+def _text_lines(data: bytes | None) -> tuple[str, ...]:
+    return () if data is None else TextFile.decode(data).lines

@@ -1,0 +1,50 @@
+"""How ``waymark-ls`` puts its messages on the wire: whole, and without a needless copy.
+
+- Every message goes out whole. Notifications leave from other threads than the loop's (the
+  workspace watch, logging from a worker thread) while the loop may be writing a response;
+  with stdout unbuffered (``PYTHONUNBUFFERED``, common in containers and IDE terminals) two
+  writers would interleave inside a message longer than the pipe holds, and the client would
+  read neither. :class:`WholeMessages` writes each message under one lock.
+- A command's result is plain JSON already: pygls would unstructure its response with cattrs,
+  copying every nested value of, say, a 1,000-line read, only for ``json.dumps`` to walk it
+  again. :class:`Protocol` hands the response to ``json.dumps`` as it is; anything that is not
+  JSON inside it (an lsprotocol object, an enum) still goes through pygls' own converter, so
+  every byte on the wire is the same.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, BinaryIO
+
+from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol
+
+
+class Protocol(LanguageServerProtocol):
+    def _serialize_message(self, data: Any) -> Any:
+        if type(data) is JsonRPCResponseMessage:
+            return {"id": data.id, "jsonrpc": data.jsonrpc, "result": data.result}
+        return super()._serialize_message(data)
+
+
+class WholeMessages:
+    """A binary stream for pygls' writer that writes each message whole, one at a time."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+
+    def write(self, data: bytes) -> int:
+        with self._lock:
+            view = memoryview(data)
+            while view:  # an unbuffered stream may take part of it
+                written = self._stream.write(view)
+                view = view[written:]
+            self._stream.flush()
+        return len(data)
+
+    def flush(self) -> None:
+        """Each write has flushed already."""
+
+    def close(self) -> None:
+        self._stream.close()
