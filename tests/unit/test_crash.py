@@ -10,13 +10,19 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
 from helpers_crash import CrashRig
 
 SIZE = 3 * 1024 * 1024
 TRIALS = 240
 
 
-def test_sigkilled_atomic_writes_are_never_torn_and_temps_are_swept(tmp_path: Path) -> None:
+# Flush-behind (the default) and fsync-before-returning: neither fsync is what a kill needs.
+@pytest.mark.parametrize("durability", ["", "sync"])
+def test_sigkilled_atomic_writes_are_never_torn_and_temps_are_swept(
+    tmp_path: Path, durability: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WAYMARK_DURABILITY", durability)
     seed = random.randrange(2**32)
     rig = CrashRig(tmp_path, size=SIZE)
     try:

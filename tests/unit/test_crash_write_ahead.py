@@ -50,9 +50,16 @@ def _waymark(root: Path, *args: str, killed: bool = False) -> subprocess.Complet
     ],
     ids=["replace", "sed", "create"],
 )
+# Flush-behind (the default) and fsync-before-returning: a kill costs nothing in either.
+@pytest.mark.parametrize("durability", ["", "sync"])
 def test_a_write_killed_before_its_record_is_rewound_exactly(
-    workspace: Path, before: bytes | None, command: list[str]
+    workspace: Path,
+    before: bytes | None,
+    command: list[str],
+    durability: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("WAYMARK_DURABILITY", durability)
     path = workspace / "a.txt"
     if before is not None:
         path.write_bytes(before)

@@ -163,16 +163,20 @@ def test_atomic_write_into_a_missing_directory_is_io_error_enoent(tmp_path: Path
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize(
+    ("durability", "step"), [("sync", "fsync"), ("sync", "fchmod"), ("", "fchmod")]
+)
 def test_an_exception_mid_write_removes_the_temp(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, durability: str, step: str
 ) -> None:
     target = tmp_path / "a.txt"
     target.write_bytes(b"old\n")
 
-    def boom(fd: int) -> None:
+    def boom(*args: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(os, "fsync", boom)
+    monkeypatch.setenv("WAYMARK_DURABILITY", durability)
+    monkeypatch.setattr(os, step, boom)
     with pytest.raises(KeyboardInterrupt):
         files.atomic_write(target, b"new\n")
     monkeypatch.undo()

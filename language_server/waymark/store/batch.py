@@ -2,9 +2,10 @@
 
 Two phases, under the caller's locks (:func:`waymark.store.history.write_locks`):
 
-1. stage: every new content goes to a fsynced temp file beside its target (the
-   ``.NAME.waymark-tmp-XXXX`` of :func:`~waymark.store.files.atomic_write`), so a full disk,
-   a read-only directory or a refused permission fails here, before any target changes;
+1. stage: every new content goes to a temp file beside its target (the
+   ``.NAME.waymark-tmp-XXXX`` of :func:`~waymark.store.files.atomic_write`, fsynced like
+   its), so a full disk, a read-only directory or a refused permission fails here, before
+   any target changes;
 2. commit: each target is compared with the content it was planned against right before
    it is replaced by a rename; a deleted file is renamed to a temp name and removed only
    once every file is in.
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from waymark.engine.errors import IoError, WaymarkError
+from waymark.store import flush
 from waymark.store.files import (
     _check_expected,
     _replace_at,
@@ -144,9 +146,7 @@ def _commit(item: _Staged) -> None:
                 os.rename(item.name, kept, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
                 item.tmp = kept
             item.committed = True
-            # Some filesystems refuse to fsync a directory; the rename has happened anyway.
-            with contextlib.suppress(OSError):
-                os.fsync(dir_fd)
+            flush.hand_directory(dir_fd)
     except OSError as exc:
         raise os_error(exc, item.action, item.absolute) from exc
 
@@ -192,8 +192,7 @@ def _restore(item: _Staged) -> None:
                 os.unlink(item.name, dir_fd=dir_fd)
             else:
                 _replace_at(dir_fd, item.name, write.before, lstat_at(item.name, dir_fd), None)
-        with contextlib.suppress(OSError):
-            os.fsync(dir_fd)
+        flush.hand_directory(dir_fd)
 
 
 def _partial(exc: WaymarkError, unrestored: list[Path]) -> IoError:

@@ -6,9 +6,11 @@ resolves them); ``follow_links=True`` resolves a final symlink first, for reader
 one.
 
 A write never leaves a half-written target: the new bytes go to a temp file in the same
-directory, are fsynced, take the old file's mode (and owner, when we may), and replace the
-target with ``rename``; then the directory is fsynced so the rename survives a crash. A
-crash leaves at most a temp file named ``.NAME.waymark-tmp-XXXX``, swept on the next start.
+directory, take the old file's mode (and owner, when we may), and replace the target with
+``rename``. The temp file, then the directory, are fsynced by :mod:`waymark.store.flush`
+soon after the write returns (before, with ``WAYMARK_DURABILITY=sync``), so the rename
+survives a power cut too. A killed process leaves at most a temp file named
+``.NAME.waymark-tmp-XXXX``, swept on the next start.
 
 ``expected=`` makes :func:`atomic_write` and :func:`delete_file` compare the content right
 before they change it (``file_changed_since_read`` otherwise); held under
@@ -29,6 +31,7 @@ from pathlib import Path
 import xxhash
 
 from waymark.engine.errors import FileChangedSinceRead, FileNotFound, IoError
+from waymark.store import flush
 from waymark.store.walk import (
     SKIP_DIRS,
     lstat_at,
@@ -163,9 +166,7 @@ def atomic_write(
                 raise not_regular(absolute, old.st_mode)
             _check_expected(absolute, name, dir_fd, expected)
             _replace_at(dir_fd, name, data, old, mode)
-            # Some filesystems refuse to fsync a directory; the rename has happened anyway.
-            with contextlib.suppress(OSError):
-                os.fsync(dir_fd)
+            flush.hand_directory(dir_fd)
     except OSError as exc:
         raise os_error(exc, "write", path) from exc
 
@@ -195,24 +196,30 @@ def _write_temp(
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
     try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        # Owner before mode, both after the data: chown and write clear set-id bits.
-        if old is not None and (old.st_uid != os.geteuid() or old.st_gid != os.getegid()):
-            # Only root may give a file away; others keep the file as theirs.
-            with contextlib.suppress(PermissionError):
-                os.fchown(fd, old.st_uid, old.st_gid)
-        if mode is not None:
-            os.fchmod(fd, mode)
-        elif old is not None:
-            os.fchmod(fd, stat.S_IMODE(old.st_mode))
-        else:
-            os.fchmod(fd, 0o666 & ~_UMASK)
-        os.fsync(fd)
-    finally:
+        _fill_temp(fd, data, old, mode)
+    except BaseException:
         os.close(fd)
+        raise
+    # Fsynced before the rename when writes are synchronous, soon after it otherwise.
+    flush.hand(fd)
+
+
+def _fill_temp(fd: int, data: bytes, old: os.stat_result | None, mode: int | None) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+    # Owner before mode, both after the data: chown and write clear set-id bits.
+    if old is not None and (old.st_uid != os.geteuid() or old.st_gid != os.getegid()):
+        # Only root may give a file away; others keep the file as theirs.
+        with contextlib.suppress(PermissionError):
+            os.fchown(fd, old.st_uid, old.st_gid)
+    if mode is not None:
+        os.fchmod(fd, mode)
+    elif old is not None:
+        os.fchmod(fd, stat.S_IMODE(old.st_mode))
+    else:
+        os.fchmod(fd, 0o666 & ~_UMASK)
 
 
 def create_parents(path: Path, *, below: Path | None = None) -> list[Path]:
@@ -232,7 +239,7 @@ def create_parents(path: Path, *, below: Path | None = None) -> list[Path]:
 
 
 def delete_file(path: Path, *, expected: Expected = UNCHECKED) -> None:
-    """Remove a file (a symlink itself, never its target), fsyncing the directory.
+    """Remove a file (a symlink itself, never its target); the directory is fsynced behind.
 
     ``expected`` as for :func:`atomic_write`; an absent file counts as already deleted.
     """
@@ -251,8 +258,7 @@ def delete_file(path: Path, *, expected: Expected = UNCHECKED) -> None:
             if old is None:
                 return
             os.unlink(name, dir_fd=dir_fd)
-            with contextlib.suppress(OSError):
-                os.fsync(dir_fd)
+            flush.hand_directory(dir_fd)
     except FileNotFoundError:
         if not isinstance(expected, _Unchecked) and expected is not None:
             raise _changed(absolute) from None
@@ -261,13 +267,10 @@ def delete_file(path: Path, *, expected: Expected = UNCHECKED) -> None:
 
 
 def fsync_directory(directory: Path) -> None:
+    """Have the directory fsynced (see :mod:`waymark.store.flush`)."""
     # Some filesystems refuse to open or fsync a directory; the rename has happened anyway.
     with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        flush.hand(os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
 
 
 def sweep_temp_files(

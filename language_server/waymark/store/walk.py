@@ -38,11 +38,13 @@ _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 def split_path(path: Path, follow_links: bool) -> tuple[Path, list[str], str]:
     """The absolute path to walk, its directory components and its final name."""
-    absolute = Path(os.path.realpath(path) if follow_links else os.path.abspath(path))
-    parts = list(absolute.parts[1:])
+    text = os.path.realpath(path) if follow_links else os.path.abspath(path)
+    # Normalized and absolute: its components are what lies between slashes (split as
+    # strings, pathlib's parsing is a good part of a small read's cost).
+    parts = [part for part in text.split("/") if part]
     if not parts:
         raise IsDirectory(f"{path} is a directory; pass a file path.", {"path": str(path)})
-    return absolute, parts[:-1], parts[-1]
+    return Path(text), parts[:-1], parts[-1]
 
 
 def symlink_refused(path: Path, where: str) -> PathOutsideWorkspace:
@@ -91,9 +93,7 @@ def walk(
     """
     fd = os.open("/", _DIR_FLAGS)
     try:
-        so_far = Path("/")
         for index, name in enumerate(dirs):
-            so_far = so_far / name
             try:
                 child = os.open(name, _DIR_FLAGS, dir_fd=fd)
             except FileNotFoundError:
@@ -105,17 +105,23 @@ def walk(
                     pass
                 else:
                     if created is not None:
-                        created.append(so_far)
-                child = _open_dir(path, so_far, name, fd)
+                        created.append(_so_far(dirs, index))
+                child = _open_dir(path, _so_far(dirs, index), name, fd)
             except (NotADirectoryError, OSError) as exc:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    raise _component_error(path, so_far, name, fd) from exc
+                    raise _component_error(path, _so_far(dirs, index), name, fd) from exc
                 raise
             os.close(fd)
             fd = child
         yield fd
     finally:
         os.close(fd)
+
+
+def _so_far(dirs: list[str], index: int) -> Path:
+    """The directory reached at ``dirs[index]``, named only for an error or a directory made
+    (a path built per component would cost every walk)."""
+    return Path("/", *dirs[: index + 1])
 
 
 def _open_dir(path: Path, so_far: Path, name: str, parent: int) -> int:

@@ -107,19 +107,36 @@ class Backups:
         self.workspace = workspace
         # Per file: stat signature, digest and when we read it.
         self._stats: dict[str, tuple[tuple[int, ...], str, int]] = {}
+        # Each file's display, for the workspace folders it was worked out with.
+        self._shown: dict[str, str] = {}
+        self._shown_for: list[Path] = workspace.folders
 
-    def capture(self, key: str, *, reuse: bool = False) -> tuple[FileEntry, list[str]]:
-        """Back up the file's current state; a failure becomes a ``failed`` entry + warning."""
-        shown = display(self.workspace, key)
+    def display(self, key: str) -> str:
+        """:func:`display`, remembered: every backup and record names its file."""
+        if self._shown_for is not self.workspace.folders:
+            self._shown, self._shown_for = {}, self.workspace.folders
+        shown = self._shown.get(key)
+        if shown is None:
+            shown = self._shown[key] = display(self.workspace, key)
+        return shown
+
+    def capture(
+        self, key: str, *, reuse: bool = False, before: os.stat_result | None = None
+    ) -> tuple[FileEntry, list[str]]:
+        """Back up the file's current state; a failure becomes a ``failed`` entry + warning.
+
+        ``before``: the file's ``os.stat`` the caller just took, if any."""
+        shown = self.display(key)
         now = time.time()
         if reuse:
             entry = self._unchanged(key, shown, now)
             if entry is not None:
                 return entry, []
-        try:
-            before = os.stat(key)
-        except OSError:
-            before = None
+        if before is None:
+            try:
+                before = os.stat(key)
+            except OSError:
+                before = None
         try:
             state = read_tracked(Path(key), any_directory=True, limit=self.workspace.max_file_size)
         except WaymarkError as exc:
@@ -137,13 +154,14 @@ class Backups:
             self._stats[key] = (_stat_signature(before), state.digest, time.time_ns())
         return FileEntry(shown, "present", state.digest, now, size=len(state.data)), []
 
-    def oversize(self, key: str) -> int | None:
-        """The size of ``key`` when it is over the file size limit (never read), else None."""
+    def oversize(self, key: str) -> tuple[int | None, os.stat_result | None]:
+        """The size of ``key`` when it is over the file size limit (never read), else None;
+        and its stat (None when it cannot be had)."""
         try:
-            size = os.stat(key).st_size
+            st = os.stat(key)
         except OSError:
-            return None
-        return size if size > self.workspace.max_file_size else None
+            return None, None
+        return (st.st_size if st.st_size > self.workspace.max_file_size else None), st
 
     def _unchanged(self, key: str, shown: str, now: float) -> FileEntry | None:
         """The file's entry without reading it, when its stat proves the bytes unchanged."""
@@ -179,12 +197,12 @@ class Backups:
             self.blobs.put(failed.digest, state.data)
         except OSError:
             return None
-        shown = display(self.workspace, key)
+        shown = self.display(key)
         return FileEntry(shown, "present", failed.digest, failed.time, size=len(state.data))
 
     def keep(self, key: str, before: bytes | None) -> FileEntry:
         """An entry for bytes read elsewhere (``None``: the file was absent); stored now."""
-        shown = display(self.workspace, key)
+        shown = self.display(key)
         now = time.time()
         if before is None:
             return FileEntry(shown, "absent", None, now)

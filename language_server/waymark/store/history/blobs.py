@@ -62,19 +62,16 @@ class BlobStore:
         except FileExistsError:
             self._replace(final, digest, data)
             return
-        inode = -1
         try:
-            try:
-                inode = os.fstat(fd).st_ino
-                _write_all(fd, data)
-            finally:
-                os.close(fd)
+            _write_all(fd, data)
         except BaseException:
             # Only our own torn file: a concurrent put of the same content may have replaced it.
             with contextlib.suppress(OSError):
-                if os.stat(final).st_ino == inode:
+                if os.stat(final).st_ino == os.fstat(fd).st_ino:
                     os.unlink(final)
             raise
+        finally:
+            os.close(fd)
 
     def _create(self, final: Path) -> int:
         """A new blob file; the store's directory is made when it is missing.

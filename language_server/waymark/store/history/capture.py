@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from waymark.store.files import digest
-from waymark.store.history.backups import Backups, display, no_rewind
+from waymark.store.history.backups import Backups, no_rewind
 from waymark.store.history.budget import evict
 from waymark.store.history.snapshots import FileEntry, Snapshot, SnapshotRecord
 from waymark.store.history.sync import Ledger
@@ -44,7 +44,7 @@ def track_edit(
     was = {} if write is None else {key: _digest(write[0])}
     record = SnapshotRecord.update_of(snap, files, writes, session=session, was=was)
     if not ledger.commit(record):
-        warnings.append(_journal_lost(display(backups.workspace, key)))
+        warnings.append(_journal_lost(backups.display(key)))
     evict(ledger)
     return warnings
 
@@ -56,16 +56,16 @@ def _backup(
     entry = snap.files.get(key)
     if entry is not None and entry.state != "failed":
         return {}, []
-    shown = display(backups.workspace, key)
+    shown = backups.display(key)
     if entry is not None:
         healed = backups.heal(key, entry)
         if healed is None:
             return {}, [no_rewind(shown, entry.error or "backup_failed")]
         return {key: healed}, []
-    size = backups.oversize(key)
+    size, st = backups.oversize(key)
     if size is not None:
         return {}, _too_large(ledger, snap, key, shown, size, backups)
-    new, failures = backups.capture(key)
+    new, failures = backups.capture(key, before=st)
     return {key: new}, failures
 
 

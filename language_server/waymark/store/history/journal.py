@@ -8,9 +8,10 @@ the damaged line so new records never glue onto it.
 
 Replay streams: records are handed to the caller one by one, so resume holds only what the
 model keeps. Compaction (:meth:`Journal.rewrite`) replaces the file atomically: a temp file
-is written and fsynced, then renamed over the journal, so a kill at any point leaves either
-the old journal or the new one, both resuming to the same state. Other processes notice the
-new inode and replay it from the start.
+is written and renamed over the journal (both fsynced by :mod:`waymark.store.flush`, like
+any atomic write), so a kill at any point leaves either the old journal or the new one, both
+resuming to the same state. Other processes notice the new inode and replay it from the
+start.
 
 Paths that are not valid UTF-8 (file names in another encoding) travel as surrogate escapes:
 the line is written with ``surrogateescape`` and read back the same way, byte for byte.
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from waymark.store import flush
 from waymark.store.files import fsync_directory
 from waymark.store.history.errors import log_warning
 from waymark.store.history.snapshots import ShapeError, SnapshotRecord, parse_record
@@ -153,9 +155,10 @@ class Journal:
                         size += _write(fd, b"".join(chunk))
                         chunk.clear()
                 size += _write(fd, b"".join(chunk))
-                os.fsync(fd)
-            finally:
+            except BaseException:
                 os.close(fd)
+                raise
+            flush.hand(fd)
             os.replace(tmp, self.path)
         except BaseException:
             with contextlib.suppress(OSError):

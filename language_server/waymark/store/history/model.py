@@ -40,6 +40,10 @@ class Model:
         self.seen: set[str] = set()
         self.seq = 0
         self.warnings: list[str] = []
+        # :meth:`latest`, asked before every recorded write, worked out again only after the
+        # set of turns changed.
+        self._latest: Snapshot | None = None
+        self._latest_known = True
 
     # -- the reducer ----------------------------------------------------------------------------
 
@@ -65,6 +69,7 @@ class Model:
         self.seen.add(record.prompt_id)
         if record.dropped:
             dropped = self.snaps.pop(record.prompt_id, None)
+            self._latest_known = False
             if dropped is not None:
                 self._release(dropped, freed)
             return freed
@@ -82,6 +87,7 @@ class Model:
             old = self.snaps.get(record.prompt_id)
             snap = Snapshot(record.prompt_id, record.label, record.timestamp, record.seq)
             self.snaps[record.prompt_id] = snap
+            self._latest_known = False
             for key, entry in files.items():
                 self._set_entry(snap, key, entry, freed)
             snap.edited.update(record.writes)
@@ -159,11 +165,14 @@ class Model:
     def latest(self) -> Snapshot | None:
         """The open turn: the newest one that is not other programs' (those are closed as
         they are recorded, so an agent's turn open around them goes on receiving its writes)."""
-        return max(
-            (s for s in self.snaps.values() if not watched(s.prompt_id)),
-            key=lambda s: s.seq,
-            default=None,
-        )
+        if not self._latest_known:
+            self._latest = max(
+                (s for s in self.snaps.values() if not watched(s.prompt_id)),
+                key=lambda s: s.seq,
+                default=None,
+            )
+            self._latest_known = True
+        return self._latest
 
     def newest(self) -> Snapshot | None:
         """The newest turn, other programs' included."""

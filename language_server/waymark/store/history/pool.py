@@ -1,6 +1,6 @@
 """``map`` on a small thread pool with a bounded number of items in flight.
 
-Hashing, reading and fsyncing release the GIL, so backups, restores and line counts run a
+Hashing and reading release the GIL, so backups, restores and line counts of big files run a
 few files at a time; the bound keeps memory at a few files' worth.
 """
 
@@ -18,8 +18,16 @@ R = TypeVar("R")
 
 MAX_WORKERS = 4
 # Backups and restores wait on the filesystem, not the CPU, so they use this many regardless
-# of the core count.
+# of the core count, once there are enough bytes (:func:`io_workers`).
 IO_WORKERS = 4
+# Below this many bytes to read or write, files are in the page cache and done in microseconds
+# each: threads would cost more (their start, the GIL handed back and forth) than they save.
+POOL_BYTES = 32 << 20
+
+
+def io_workers(total_bytes: int) -> int:
+    """How many threads backups or restores of ``total_bytes`` in all are worth."""
+    return IO_WORKERS if total_bytes >= POOL_BYTES else 1
 
 
 def bounded_map(

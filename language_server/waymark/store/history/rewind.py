@@ -138,7 +138,8 @@ def _rewind(
         gone = [k for k in keys if ledger.model.target(target, k).state == "absent"]
         rest = [k for k in keys if ledger.model.target(target, k).state != "absent"]
         for batch in (gone, rest):
-            # Restores are fsynced writes: a few in flight share the filesystem's commits.
+            # A restore waits on the disk even with its fsync behind (ext4 starts writing a
+            # file renamed over another at once): a few in flight keep the disk busy.
             for done in bounded_map(step, batch, IO_WORKERS):
                 result.add(done)
                 if done.kind in ("restored", "deleted"):

@@ -63,6 +63,10 @@ class Ledger:
         self.lost: set[str] = set()
         self._lock_fd: int | None = None
         self._journal_pin: int | None = None
+        # The (device, inode) of those two descriptors: a descriptor's file never changes,
+        # so each lock compares paths' stats against these, without an fstat.
+        self._lock_id: tuple[int, int] | None = None
+        self._pin_id: tuple[int, int] | None = None
 
     def lock_files(self) -> None:
         if not self.usable:
@@ -71,6 +75,7 @@ class Ledger:
             if self._lock_fd is None:
                 try:
                     self._lock_fd = open_private(self.dir / "lock", os.O_RDWR | os.O_NOFOLLOW)
+                    self._lock_id = _identity(self._lock_fd)
                 except FileNotFoundError:
                     if not self._make_dir():
                         return
@@ -108,7 +113,11 @@ class Ledger:
         the same device and inode.
         """
         assert self._lock_fd is not None
-        return still_at(self._lock_fd, self.dir / "lock")
+        try:
+            there = os.stat(self.dir / "lock", follow_symlinks=False)
+        except OSError:
+            return False
+        return self._lock_id == (there.st_dev, there.st_ino)
 
     def _forget(self) -> None:
         """Drop everything read from a history that is gone; its turns are ``lost``."""
@@ -127,8 +136,10 @@ class Ledger:
             self._journal_pin = os.open(
                 self.journal.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
             )
+            self._pin_id = _identity(self._journal_pin)
 
     def _unpin_journal(self) -> None:
+        self._pin_id = None
         if self._journal_pin is not None:
             fd, self._journal_pin = self._journal_pin, None
             with contextlib.suppress(OSError):
@@ -161,7 +172,7 @@ class Ledger:
         if not S_ISREG(st.st_mode):
             # A journal that is not a file is no one's new state.
             return
-        same = self._journal_pin is not None and same_file(self._journal_pin, st)
+        same = self._journal_pin is not None and self._pin_id == (st.st_dev, st.st_ino)
         if same and st.st_size == self.offset:
             return
         if not same or st.st_size < self.offset:
@@ -217,10 +228,19 @@ class Ledger:
         self._drop_lock()
 
     def _drop_lock(self) -> None:
+        self._lock_id = None
         if self._lock_fd is not None:
             fd, self._lock_fd = self._lock_fd, None
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+
+def _identity(fd: int) -> tuple[int, int] | None:
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def same_file(fd: int, st: os.stat_result) -> bool:

@@ -10,7 +10,7 @@ from waymark.store.history.backups import Backups
 from waymark.store.history.budget import evict
 from waymark.store.history.errors import UnknownTurn
 from waymark.store.history.model import Model, delta, same
-from waymark.store.history.pool import IO_WORKERS, bounded_map
+from waymark.store.history.pool import bounded_map, io_workers
 from waymark.store.history.snapshots import FileEntry, Snapshot, SnapshotRecord
 from waymark.store.history.sync import Ledger
 
@@ -62,8 +62,9 @@ def open_turn(
     # The base its entries are told apart from: any newest turn, other programs' included.
     parent = model.newest()
     inherited = parent.files if parent is not None else {}
-    # Backups wait on the filesystem (creating a blob), not the CPU: a few in parallel.
-    captured = bounded_map(lambda key: backups.capture(key, reuse=True), keys, IO_WORKERS)
+    # Backups of big files wait on the filesystem, not the CPU: a few in parallel.
+    size = sum(entry.size or 0 for entry in inherited.values())
+    captured = bounded_map(lambda key: backups.capture(key, reuse=True), keys, io_workers(size))
     for key, (entry, failures) in zip(keys, captured, strict=True):
         previous = inherited.get(key)
         files[key] = previous if previous is not None and same(previous, entry) else entry
