@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import itertools
 import os
 import select
 import struct
@@ -212,12 +213,12 @@ class _Folder:
         """A token for "from now on"; the folder is watched afresh first if its record broke."""
         if self.broken:
             self.close()
-            self.epoch += 1
+            self.epoch = next(self.watches.epochs)
             self._open()
         if len(self.touched) > 100_000:
             # Commands begun before now have waited long; their Post scans the folder.
             self.touched.clear()
-            self.epoch += 1
+            self.epoch = next(self.watches.epochs)
         return self.epoch, len(self.touched)
 
     def since(self, token: tuple[int, int]) -> Touched | None:
@@ -239,6 +240,9 @@ class Watches:
         self._inotify = _Inotify()
         self._folders: dict[str, _Folder] = {}
         self._owners: dict[int, _Folder] = {}
+        # Epochs are never reused, even by a folder dropped and watched again: a token of
+        # its first record must not read the second's.
+        self.epochs = itertools.count(1)
         self.instance = os.urandom(8).hex()
         self.limit = MAX_WATCHES
         try:
