@@ -76,17 +76,35 @@ def _brought_up_to_date(last: _Last, folder: Path, index: Path) -> FolderScan | 
         return None
     if any(p.rpartition("/")[2] in _RULE_FILES for p in touched.paths):
         return None
-    for rel in touched.paths:
-        try:
-            st = os.lstat(os.path.join(folder, rel))
-        except OSError:
-            continue
-        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
-            return None
     before = last.scan
     # What lies in a directory git ignores is not listed (the directory is, and expanded).
     covered = tuple(d for d in before.ignored if d.endswith("/"))
-    asked = sorted(p for p in touched.paths if not (covered and p.startswith(covered)))
+    listed = set(before.ignored)
+    known: dict[str, Signature] = {}
+    asked: list[str] = []
+    gone: set[str] = set()
+    for rel in sorted(touched.paths):
+        ignored = bool(covered and rel.startswith(covered)) or rel in listed
+        try:
+            st = os.lstat(os.path.join(folder, rel))
+        except FileNotFoundError:
+            if rel in listed:
+                gone.add(rel)
+            elif not ignored:
+                asked.append(rel)  # git says whether it was tracked (listed deleted) or not
+            continue
+        except OSError:
+            return None
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            return None
+        if ignored:
+            continue  # ignored before, ignored still: the rules did not change
+        if rel in before.dirty:
+            # Listed before, listed still: changed since its index entry (it may have gone
+            # back to those bytes; a copy of it then costs only the copy).
+            known[rel] = signature(st)
+        else:
+            asked.append(rel)
     if asked:
         try:
             fresh = scan_git(folder, folder, index, asked, ignored=True)
@@ -96,7 +114,8 @@ def _brought_up_to_date(last: _Last, folder: Path, index: Path) -> FolderScan | 
             return None
     else:
         fresh = FolderScan(folder, True, folder, index=index, index_sig=lstat_signature(index))
-    gone = set(asked)
+    fresh.dirty.update(known)
+    gone.update(asked)
     fresh.dirty = {
         **{rel: sig for rel, sig in before.dirty.items() if rel not in gone},
         **fresh.dirty,
