@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from waymark.store.history import History
-from waymark.store.shelltrack import rescan, scan, watch
+from waymark.store.shelltrack import ignored, rescan, scan, watch
 from waymark.store.shelltrack.policies import GitPolicy
 from waymark.store.shelltrack.track import begin, finish
 
@@ -64,15 +64,32 @@ def git_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
     return calls
 
 
-def both(ws: Path, watches: watch.Watches) -> tuple[scan.FolderScan, scan.FolderScan]:
-    """The Pre's scan (armed first, as ``begin`` does) and a whole ``git status`` after it."""
+BUDGET = 1 << 20
+
+
+def both(ws: Path, watches: watch.Watches) -> tuple[tuple[object, ...], tuple[object, ...]]:
+    """The Pre's scan (armed first, as ``begin`` does) and a whole ``git status`` after it,
+    each with what it keeps of the ignored files."""
     token = watches.arm(ws, GitPolicy(ws))
     index = ws / ".git" / "index"
-    return rescan.scan(ws, index, token), scan.scan_git(ws, ws, index, ignored=True)
+    mine = rescan.scan(ws, index, token)
+    whole = scan.scan_git(ws, ws, index, ignored=True)
+    return answer(mine, rescan.expand(mine, BUDGET)), answer(
+        whole, ignored.expand(ws, whole.ignored, BUDGET)
+    )
 
 
-def answer(found: scan.FolderScan) -> tuple[object, ...]:
-    return (found.dirty, found.ignored, found.nested, found.unscanned, found.index_sig)
+def answer(found: scan.FolderScan, kept: ignored.Ignored) -> tuple[object, ...]:
+    return (
+        found.dirty,
+        found.ignored,
+        found.nested,
+        found.unscanned,
+        found.index_sig,
+        kept.files,
+        kept.refused,
+        kept.bulky,
+    )
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -90,6 +107,9 @@ CHANGES: list[tuple[str, Callable[[Path], object]]] = [
     ("an ignored file made", lambda ws: _write(ws / "src" / "x.log", b"x\n")),
     ("an ignored file deleted", lambda ws: (ws / "run.log").unlink()),
     ("a file in an ignored directory", lambda ws: _write(ws / "build" / "two.o", b"2\n")),
+    ("a tool's tree in it", lambda ws: _write(ws / "build" / "node_modules" / "p.js", b"1")),
+    ("inside that tree", lambda ws: _write(ws / "build" / "node_modules" / "q.js", b"2")),
+    ("a big file in it", lambda ws: _write(ws / "build" / "big.o", b"b" * (BUDGET + 1))),
     ("a directory made", lambda ws: _write(ws / "lib" / "f.txt", b"f\n")),
     ("the rules changed", lambda ws: _write(ws / ".gitignore", b"*.log\nbuild/\n*.txt\n")),
     ("the index changed", lambda ws: subprocess.run(["git", "add", "b.txt"], cwd=ws, check=True)),
@@ -102,7 +122,33 @@ def test_every_pre_answers_as_a_whole_git_status(ws: Path, watches: watch.Watche
     for what, change in CHANGES:
         change(ws)
         mine, whole = both(ws, watches)
-        assert answer(mine) == answer(whole), what
+        assert mine == whole, what
+
+
+def test_an_ignored_directory_is_walked_again_only_once_touched(
+    ws: Path, watches: watch.Watches, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    walked: list[str] = []
+    real = ignored._directory
+
+    def counting(root: Path, top: str) -> ignored.Walked:
+        walked.append(top)
+        return real(root, top)
+
+    monkeypatch.setattr(ignored, "_directory", counting)
+    walks = []
+    for change in (
+        lambda: None,
+        lambda: None,
+        lambda: (ws / "a.txt").write_bytes(b"elsewhere\n"),
+        lambda: (ws / "build" / "out.o").write_bytes(b"rebuilt\n"),
+    ):
+        change()
+        walked.clear()
+        both(ws, watches)
+        walks.append(len(walked))
+    # One walk each time for the whole status's answer it is compared with.
+    assert walks == [2, 1, 1, 2]
 
 
 def test_git_is_asked_only_about_what_changed_since(

@@ -23,7 +23,7 @@ import stat
 from pathlib import Path
 from typing import NamedTuple
 
-from waymark.store.shelltrack import watch
+from waymark.store.shelltrack import ignored, watch
 from waymark.store.shelltrack.scan import (
     FolderScan,
     GitUnavailable,
@@ -47,6 +47,9 @@ class _Last(NamedTuple):
 
 # Per folder, the newest last; as many as the watch keeps folders.
 _LAST: dict[str, _Last] = {}
+# Per folder, what the last Pre found under the directories git ignores, and the token of
+# the scan it expanded.
+_WALKED: dict[str, tuple[list[object], dict[str, ignored.Walked]]] = {}
 
 
 def scan(folder: Path, index: Path, token: list[object] | None) -> FolderScan:
@@ -66,6 +69,31 @@ def scan(folder: Path, index: Path, token: list[object] | None) -> FolderScan:
         while len(_LAST) > watch.MAX_FOLDERS:
             _LAST.pop(next(iter(_LAST)))
     return result
+
+
+def expand(scan: FolderScan, budget: int) -> ignored.Ignored:
+    """:func:`.ignored.expand` of ``scan``'s ignored entries, taking again what the last
+    Pre found in a directory where nothing was touched since."""
+    key = os.fspath(scan.scope)
+    earlier = _WALKED.pop(key, None)
+    since = scan.since
+    last = _LAST.get(key)
+    usable = since is not None and earlier is not None and earlier[0] == since[0]
+    walked = earlier[1] if usable and earlier is not None else {}
+    touched = since[1] if since is not None else set()
+
+    def unchanged(top: str) -> ignored.Walked | None:
+        inside = top + "/"
+        if top not in walked or top in touched or any(p.startswith(inside) for p in touched):
+            return None
+        return walked[top]
+
+    kept = ignored.expand(scan.root, scan.ignored, budget, unchanged)
+    if last is not None and scan.root == scan.scope:
+        _WALKED[key] = (last.token, kept.walked)
+        while len(_WALKED) > watch.MAX_FOLDERS:
+            _WALKED.pop(next(iter(_WALKED)))
+    return kept
 
 
 def _brought_up_to_date(last: _Last, folder: Path, index: Path) -> FolderScan | None:
@@ -123,6 +151,7 @@ def _brought_up_to_date(last: _Last, folder: Path, index: Path) -> FolderScan | 
     kept = [rel for rel in before.ignored if rel not in gone]
     # git lists what it ignores in byte order.
     fresh.ignored = sorted({*kept, *fresh.ignored}, key=os.fsencode)
+    fresh.since = (last.token, set(touched.paths))
     return fresh
 
 

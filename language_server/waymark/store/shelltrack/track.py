@@ -119,7 +119,7 @@ def begin(
             scans.extend(folder_scans)
         budget = history.max_bytes // ignored.BUDGET_SHARE
         for scan in scans:
-            kept = ignored.expand(scan.root, scan.ignored, budget)
+            kept = rescan.expand(scan, budget)
             scan.bulky.update(kept.bulky)
             prefix = key_prefix(scan.root)
             for rel, file_sig in kept.files.items():
