@@ -4,6 +4,7 @@ and a rewind after changes made between commands restores their bytes."""
 
 from __future__ import annotations
 
+import mmap
 import os
 import subprocess
 from collections.abc import Callable, Iterator
@@ -212,3 +213,20 @@ def test_a_folder_dropped_and_watched_again_does_not_vouch_for_old_tokens(
     (folders[0] / "d").write_bytes(b"1")
     (folders[0] / "e").write_bytes(b"1")
     assert watches.touched(old) is None
+
+
+def test_a_listed_file_written_through_a_mapping_is_stat_ed_again(
+    ws: Path, watches: watch.Watches
+) -> None:
+    # Mapped, and its descriptor closed, before the watch starts: the write through the
+    # mapping after it sends no event.
+    with open(ws / "new.txt", "r+b") as handle:
+        mapping = mmap.mmap(handle.fileno(), 0)
+    try:
+        both(ws, watches)
+        mapping[:1] = b"U"
+        mapping.flush()
+        mine, whole = both(ws, watches)
+    finally:
+        mapping.close()
+    assert mine == whole

@@ -34,6 +34,11 @@ from waymark.store.shelltrack.scan import (
 )
 
 _RULE_FILES = frozenset({".gitignore", ".gitattributes", ".gitmodules"})
+# File systems whose every change reaches inotify: written only through this kernel. A
+# network or FUSE file system may change under it without an event.
+_LOCAL_FILE_SYSTEMS = frozenset(
+    {"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "overlay", "zfs", "f2fs", "bcachefs", "jfs"}
+)
 
 
 class _Last(NamedTuple):
@@ -60,7 +65,7 @@ def scan(folder: Path, index: Path, token: list[object] | None) -> FolderScan:
     stamps = _stamps(folder, index)  # before git is asked: a change after it is seen next time
     last = _LAST.pop(key, None)
     result = None
-    if last is not None and token is not None and last.stamps == stamps:
+    if last is not None and token is not None and last.stamps == stamps and _local(folder):
         result = _brought_up_to_date(last, folder, index)
     if result is None:
         result = scan_git(folder, folder, index, ignored=True)
@@ -133,9 +138,20 @@ def _brought_up_to_date(last: _Last, folder: Path, index: Path) -> FolderScan | 
             known[rel] = signature(st)
         else:
             asked.append(rel)
+    for rel, sig in before.dirty.items():
+        if rel in touched.paths:
+            continue
+        # A file git listed may have changed where inotify does not see (a write through a
+        # shared mapping): its stat is taken again, as a whole scan would.
+        now = lstat_signature(folder / rel)
+        if now is None:
+            if sig is not None:
+                asked.append(rel)
+        elif now != sig:
+            known[rel] = now
     if asked:
         try:
-            fresh = scan_git(folder, folder, index, asked, ignored=True)
+            fresh = scan_git(folder, folder, index, sorted(asked), ignored=True)
         except GitUnavailable:
             return None
         if fresh.nested or fresh.unscanned:
@@ -153,6 +169,28 @@ def _brought_up_to_date(last: _Last, folder: Path, index: Path) -> FolderScan | 
     fresh.ignored = sorted({*kept, *fresh.ignored}, key=os.fsencode)
     fresh.since = (last.token, set(touched.paths))
     return fresh
+
+
+def _local(folder: Path) -> bool:
+    """Whether ``folder`` is on a local file system (the mount holding it, from the kernel's
+    table)."""
+    try:
+        with open("/proc/self/mountinfo", "rb") as handle:
+            table = handle.read().decode("utf-8", "surrogateescape")
+    except OSError:
+        return False
+    path = os.fspath(folder)
+    best, kind = "", ""
+    for line in table.splitlines():
+        mount, _, fs = line.partition(" - ")
+        fields = mount.split(" ")
+        if len(fields) < 5 or not fs:
+            continue
+        point = fields[4].replace("\\040", " ").replace("\\011", "\t").replace("\\134", "\\")
+        inside = path == point or path.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(best):
+            best, kind = point, fs.split(" ")[0]
+    return kind in _LOCAL_FILE_SYSTEMS
 
 
 def _copy(result: FolderScan) -> FolderScan:
