@@ -1,10 +1,10 @@
 """Which paths a shell command touched, from Linux inotify, in a process that outlives it.
 
-A command's Pre scans the whole folder (it must: a person may have changed anything since
-the last command). Its Post need not, when a resident process (the hook server) has watched
-every directory of the folder from before the scan until after the command: the folder
-changed only where the kernel reported an event, and Post looks only there. That is how
-``git status`` itself trusts a file-system monitor (``core.fsmonitor``).
+A command's Post need not scan the whole folder when a resident process (the hook server)
+has watched every directory of it from before the Pre's scan until after the command: the
+folder changed only where the kernel reported an event, and Post looks only there. That is
+how ``git status`` itself trusts a file-system monitor (``core.fsmonitor``). The next
+command's Pre in a git work tree does the same from the last Pre's scan (:mod:`.rescan`).
 
 Whenever the record may be incomplete, :meth:`Watches.touched` answers None and Post scans
 the whole folder as without a watch: the kernel's queue overflowed, the watch limit was
