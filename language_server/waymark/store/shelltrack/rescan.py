@@ -214,20 +214,25 @@ def _stamps(folder: Path, index: Path) -> tuple[object, ...]:
     except OSError:
         head = b""
     ref = head[5:].strip() if head.startswith(b"ref: ") else b""
-    home = os.environ.get("HOME", "")
-    config_home = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
     files = [
         os.fspath(index),
         os.fspath(dot_git / "config"),
         os.fspath(dot_git / "packed-refs"),
         os.fspath(dot_git / "info" / "exclude"),
         os.fspath(dot_git / "info" / "attributes"),
-        os.path.join(home, ".gitconfig"),
-        os.path.join(config_home, "git", "config"),
-        os.path.join(config_home, "git", "ignore"),
-        os.path.join(config_home, "git", "attributes"),
         "/etc/gitconfig",
     ]
+    # Without HOME git reads no config of the user's (nor XDG_CONFIG_HOME's when relative).
+    home = os.environ.get("HOME", "")
+    config_home = os.environ.get("XDG_CONFIG_HOME", "")
+    if not os.path.isabs(config_home) and os.path.isabs(home):
+        config_home = os.path.join(home, ".config")
+    if os.path.isabs(home):
+        files.append(os.path.join(home, ".gitconfig"))
+    if os.path.isabs(config_home):
+        files += [
+            os.path.join(config_home, "git", name) for name in ("config", "ignore", "attributes")
+        ]
     if ref:
         files.append(os.fspath(dot_git / os.fsdecode(ref)))
     env = sorted(
