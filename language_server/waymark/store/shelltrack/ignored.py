@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from waymark.store.shelltrack.scan import Signature, lstat_signature, signature
@@ -46,6 +47,8 @@ REGENERABLE = frozenset(
     }
 )
 BULKY = "bulky_tree"
+# What the walk of one ignored directory found: its files, and the bulky trees in it.
+Walked = tuple[dict[str, Signature], dict[str, Signature | None]]
 TOO_LARGE = "ignored_too_large"
 OVER_BUDGET = "ignored_budget"
 
@@ -58,17 +61,34 @@ class Ignored:
         self.files: dict[str, Signature] = {}
         self.refused: dict[str, str] = {}
         self.bulky: dict[str, Signature | None] = {}
+        # Per ignored directory, what its walk found (or a walk before it, taken again).
+        self.walked: dict[str, Walked] = {}
 
 
-def expand(root: Path, entries: list[str], budget: int) -> Ignored:
+def expand(
+    root: Path,
+    entries: list[str],
+    budget: int,
+    unchanged: Callable[[str], Walked | None] = lambda top: None,
+) -> Ignored:
     """The files under git's ignored ``entries`` (relative to ``root``), within ``budget``
-    bytes for all of them, smallest first."""
+    bytes for all of them, smallest first. ``unchanged``: what an earlier walk found in a
+    directory nothing has changed in since (None: walk it); the bulky trees' stats, whose
+    insides no one watched, are taken again."""
     out = Ignored()
     found: dict[str, Signature] = {}
     for entry in entries:
         relative = entry.rstrip("/")
         if entry.endswith("/"):
-            _directory(root, relative, found, out)
+            earlier = unchanged(relative)
+            if earlier is None:
+                files, bulky = _directory(root, relative)
+            else:
+                files = earlier[0]
+                bulky = {path: lstat_signature(root / path) for path in earlier[1]}
+            out.walked[relative] = (files, bulky)
+            found.update(files)
+            out.bulky.update(bulky)
             continue
         sig = lstat_signature(root / relative)
         if sig is not None and stat.S_ISREG(sig[0]):
@@ -86,11 +106,13 @@ def expand(root: Path, entries: list[str], budget: int) -> Ignored:
     return out
 
 
-def _directory(root: Path, top: str, found: dict[str, Signature], out: Ignored) -> None:
-    """Every file under the ignored directory ``top``, unless it is bulky (then none)."""
+def _directory(root: Path, top: str) -> Walked:
+    """Every file under the ignored directory ``top``, unless it is bulky (then none), and
+    the bulky trees found."""
+    bulky: dict[str, Signature | None] = {}
     if top.rpartition("/")[2] in REGENERABLE:
-        out.bulky[top] = lstat_signature(root / top)
-        return
+        bulky[top] = lstat_signature(root / top)
+        return {}, bulky
     files: dict[str, Signature] = {}
     stack = [top]
     while stack:
@@ -107,12 +129,12 @@ def _directory(root: Path, top: str, found: dict[str, Signature], out: Ignored) 
                 continue
             if stat.S_ISDIR(st.st_mode):
                 if entry.name in REGENERABLE:
-                    out.bulky[path] = signature(st)
+                    bulky[path] = signature(st)
                 else:
                     stack.append(path)
             elif stat.S_ISREG(st.st_mode):
                 if len(files) >= DIRECTORY_FILE_LIMIT:
-                    out.bulky[top] = lstat_signature(root / top)
-                    return
+                    bulky[top] = lstat_signature(root / top)
+                    return {}, bulky
                 files[path] = signature(st)
-    found.update(files)
+    return files, bulky

@@ -73,6 +73,9 @@ class FolderScan:
     # Directories left out of the pre-image cache (:mod:`.ignored`, or a walk's tool
     # directories), relative, with their stat: named when the command changed them.
     bulky: dict[str, Signature | None] = field(default_factory=dict)
+    # Before a command, brought up to date from the last scan (:mod:`.rescan`): that scan's
+    # watch token and the paths touched since. None: scanned whole. Never saved.
+    since: tuple[list[object], set[str]] | None = None
 
 
 class GitUnavailable(Exception):

@@ -20,7 +20,7 @@ from typing import Any
 
 from waymark.store.history import History
 from waymark.store.private import FILE_MODE
-from waymark.store.shelltrack import ignored, watch
+from waymark.store.shelltrack import ignored, rescan, watch
 from waymark.store.shelltrack.afterwards import (
     git_ignored,
     key_prefix,
@@ -111,7 +111,7 @@ def begin(
         skipped: dict[str, str] = {}
         for folder in history.workspace.folders:
             token, paths = _arm(history, folder)
-            folder_scans = _scan_with_nested(history, folder, max_files, paths)
+            folder_scans = _scan_with_nested(history, folder, max_files, paths, token)
             first = folder_scans[0]
             # One scan of the whole folder, from its top: what a watch's paths stand for.
             if len(folder_scans) == 1 and first.scope == first.root and not first.cut_short:
@@ -119,7 +119,7 @@ def begin(
             scans.extend(folder_scans)
         budget = history.max_bytes // ignored.BUDGET_SHARE
         for scan in scans:
-            kept = ignored.expand(scan.root, scan.ignored, budget)
+            kept = rescan.expand(scan, budget)
             scan.bulky.update(kept.bulky)
             prefix = key_prefix(scan.root)
             for rel, file_sig in kept.files.items():
@@ -270,11 +270,15 @@ def _arm(history: History, folder: Path) -> tuple[list[object] | None, tuple[Pat
 
 
 def _scan_with_nested(
-    history: History, folder: Path, max_files: int, paths: tuple[Path, Path] | None
+    history: History,
+    folder: Path,
+    max_files: int,
+    paths: tuple[Path, Path] | None,
+    token: list[object] | None,
 ) -> list[FolderScan]:
     """``folder``'s scan, then one per repository inside it (nested ones, submodules): git
     shows each as one entry of the outer status, and what they hold only to their own."""
-    scans = [_scan_at(history, folder, paths, max_files, ignored=True)]
+    scans = [_first_scan(history, folder, max_files, paths, token)]
     queue = list(scans[0].nested)
     while queue:
         inner = queue.pop(0)
@@ -286,6 +290,21 @@ def _scan_with_nested(
         scans.append(scan)
         queue.extend(scan.nested)
     return scans
+
+
+def _first_scan(
+    history: History,
+    folder: Path,
+    max_files: int,
+    paths: tuple[Path, Path] | None,
+    token: list[object] | None,
+) -> FolderScan:
+    """The scan of a workspace folder before a command: at the top of an ordinary
+    repository, the last one's brought up to date where the watch allows (:mod:`.rescan`)."""
+    if paths is not None and paths == (folder, folder / ".git" / "index"):
+        with contextlib.suppress(GitUnavailable):
+            return rescan.scan(folder, paths[1], token)
+    return _scan_at(history, folder, paths, max_files, ignored=True)
 
 
 def _adopt_new_repositories(

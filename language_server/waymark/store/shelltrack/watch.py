@@ -1,10 +1,10 @@
 """Which paths a shell command touched, from Linux inotify, in a process that outlives it.
 
-A command's Pre scans the whole folder (it must: a person may have changed anything since
-the last command). Its Post need not, when a resident process (the hook server) has watched
-every directory of the folder from before the scan until after the command: the folder
-changed only where the kernel reported an event, and Post looks only there. That is how
-``git status`` itself trusts a file-system monitor (``core.fsmonitor``).
+A command's Post need not scan the whole folder when a resident process (the hook server)
+has watched every directory of it from before the Pre's scan until after the command: the
+folder changed only where the kernel reported an event, and Post looks only there. That is
+how ``git status`` itself trusts a file-system monitor (``core.fsmonitor``). The next
+command's Pre in a git work tree does the same from the last Pre's scan (:mod:`.rescan`).
 
 Whenever the record may be incomplete, :meth:`Watches.touched` answers None and Post scans
 the whole folder as without a watch: the kernel's queue overflowed, the watch limit was
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import itertools
 import os
 import select
 import struct
@@ -212,12 +213,12 @@ class _Folder:
         """A token for "from now on"; the folder is watched afresh first if its record broke."""
         if self.broken:
             self.close()
-            self.epoch += 1
+            self.epoch = next(self.watches.epochs)
             self._open()
         if len(self.touched) > 100_000:
             # Commands begun before now have waited long; their Post scans the folder.
             self.touched.clear()
-            self.epoch += 1
+            self.epoch = next(self.watches.epochs)
         return self.epoch, len(self.touched)
 
     def since(self, token: tuple[int, int]) -> Touched | None:
@@ -239,6 +240,9 @@ class Watches:
         self._inotify = _Inotify()
         self._folders: dict[str, _Folder] = {}
         self._owners: dict[int, _Folder] = {}
+        # Epochs are never reused, even by a folder dropped and watched again: a token of
+        # its first record must not read the second's.
+        self.epochs = itertools.count(1)
         self.instance = os.urandom(8).hex()
         self.limit = MAX_WATCHES
         try:
