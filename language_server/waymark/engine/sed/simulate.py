@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import lru_cache, partial
+from functools import partial
 
+from waymark.engine.sed.asciibytes import subst_ascii, two_per_line
 from waymark.engine.sed.ctype import has_unassigned
 from waymark.engine.sed.decline import SedDecline
 from waymark.engine.sed.pieces import by_pieces
@@ -80,12 +81,6 @@ def _repl(replacement: Replacement) -> _Repl:
     if not replacement.has_case:
         return replacement.template()
     return replacement.expand
-
-
-@lru_cache(maxsize=64)
-def _two_per_line(pattern: re.Pattern[str]) -> re.Pattern[str]:
-    """Finds a line with two non-overlapping matches (or a superset of such lines)."""
-    return re.compile(f"(?:{pattern.pattern})[^\\n]*?(?:{pattern.pattern})", pattern.flags)
 
 
 def _first_per_line(replacement: Replacement) -> Callable[[re.Match[str]], str]:
@@ -199,11 +194,22 @@ def _apply_buffer(command: SubstCommand, text: str) -> str:
         # A regex anchored at the line start matches at most once per line, g or not.
         return pattern.sub(_repl(replacement), text)
     if command.nth == 1 and not command.glob:
-        if not regex.nullable and _two_per_line(pattern).search(text) is None:
+        if not regex.nullable and two_per_line(pattern).search(text) is None:
             # No line has a second match, so replacing all of them is replacing the first.
             return pattern.sub(_repl(replacement), text)
         return pattern.sub(_first_per_line(replacement), text)
     return "\n".join(_gnu_subst(pattern, line, command) for line in text.split("\n"))
+
+
+def apply_commands_to_ascii(commands: tuple[SubstCommand, ...], text: bytes) -> bytes:
+    """``apply_commands_to_buffer`` on ASCII text as its bytes: each command runs on the
+    bytes while it can (``asciibytes.py``), the rest on the decoded text."""
+    for index, command in enumerate(commands):
+        new = subst_ascii(command, text)
+        if new is None:
+            return apply_commands_to_buffer(commands[index:], text.decode("ascii")).encode("utf-8")
+        text = new
+    return text
 
 
 def _apply_lines(commands: tuple[SubstCommand, ...], text: str) -> str:
@@ -247,6 +253,12 @@ def _apply_to_piece(commands: tuple[SubstCommand, ...], data: bytes, offset: int
     trim = data.endswith(b"\n") and (
         line_mode or any(c.regex.nullable or c.regex.has_line_anchor for c in commands)
     )
+    if not line_mode and data.isascii():
+        ascii_body = data[:-1] if trim else data
+        new_ascii = apply_commands_to_ascii(commands, ascii_body)
+        if new_ascii == ascii_body:
+            return data
+        return new_ascii + b"\n" if trim else new_ascii
     view = memoryview(data)
     body = decode(view[:-1] if trim else view, offset)
     if line_mode:
