@@ -62,6 +62,15 @@ def subst_ascii(command: SubstCommand, text: bytes) -> bytes | None:
             chars, minimum = regex.trailing_run
             # A non-ASCII character of the run never occurs in ASCII text.
             return _replace_trailing_runs(text, chars.encode("ascii", "ignore"), minimum, written)
+    found = plain_literal(command)
+    if (
+        found is not None
+        and literal is not None
+        and (command.glob or two_per_line(pattern).search(text) is None)
+    ):
+        # Leftmost non-overlapping occurrences, as re.sub finds them, in one C pass that
+        # writes the result once (re.sub copies each gap first).
+        return text.replace(found, literal.encode("ascii"))
     if (
         regex.line_anchored
         or (command.glob and (not regex.nullable or replacement.is_empty))
@@ -82,3 +91,25 @@ def _replace_trailing_runs(text: bytes, chars: bytes, minimum: int, literal: byt
         stripped = line.rstrip(chars)
         out.append(stripped + literal if len(line) - len(stripped) >= minimum else line)
     return b"\n".join(out)
+
+
+def plain_literal(command: SubstCommand) -> bytes | None:
+    """The ASCII text a command's regex matches exactly and only (no ``I``, no anchor)."""
+    regex = command.regex
+    pattern = regex.ascii_buffer_pattern
+    text = regex.required_literal
+    if not text or not text.isascii() or pattern.flags & re.IGNORECASE:
+        return None
+    return text.encode("ascii") if pattern.pattern == re.escape(text) else None
+
+
+def replaces_literal(command: SubstCommand) -> bool:
+    """Whether the command is ``s/literal/text/g`` on ASCII text: one ``bytes.replace``."""
+    text = command.replacement.literal
+    return (
+        command.glob
+        and command.nth == 1
+        and text is not None
+        and text.isascii()
+        and plain_literal(command) is not None
+    )

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from functools import partial
 
-from waymark.engine.sed.asciibytes import subst_ascii, two_per_line
+from waymark.engine.sed.asciibytes import replaces_literal, subst_ascii, two_per_line
 from waymark.engine.sed.ctype import has_unassigned
 from waymark.engine.sed.decline import SedDecline
 from waymark.engine.sed.pieces import by_pieces
@@ -237,6 +237,9 @@ def decode(data: bytes | memoryview, offset: int = 0) -> str:
 
 def apply_buffer_script(commands: tuple[SubstCommand, ...], data: bytes) -> bytes:
     """The bytes GNU ``sed -i`` leaves after unaddressed ``s`` commands, or SedDecline."""
+    if data.isascii() and all(replaces_literal(c) for c in commands):
+        # One bytes.replace per command writes the whole result once: no pieces to join.
+        return _apply_to_piece(commands, data, 0)
     # Each line's output depends on that line alone.
     new = by_pieces(partial(_apply_to_piece, commands), data)
     assert new is not None
