@@ -62,24 +62,23 @@ def subst_ascii(command: SubstCommand, text: bytes) -> bytes | None:
             chars, minimum = regex.trailing_run
             # A non-ASCII character of the run never occurs in ASCII text.
             return _replace_trailing_runs(text, chars.encode("ascii", "ignore"), minimum, written)
+    if regex.line_anchored:
+        every = True
+    elif command.glob:
+        every = not regex.nullable or replacement.is_empty
+    else:
+        every = not regex.nullable and two_per_line(pattern).search(text) is None
+    if not every:
+        # GNU's first match of each line, or its way around empty matches: the str path's.
+        return None
+    # As on str: no empty match for GNU and Python to treat differently, or at most one match
+    # per line, so replacing every match is GNU's result.
     found = plain_literal(command)
-    if (
-        found is not None
-        and literal is not None
-        and (command.glob or two_per_line(pattern).search(text) is None)
-    ):
+    if found is not None and literal is not None:
         # Leftmost non-overlapping occurrences, as re.sub finds them, in one C pass that
         # writes the result once (re.sub copies each gap first).
         return text.replace(found, literal.encode("ascii"))
-    if (
-        regex.line_anchored
-        or (command.glob and (not regex.nullable or replacement.is_empty))
-        or (not command.glob and not regex.nullable and two_per_line(pattern).search(text) is None)
-    ):
-        # As on str: no empty match for GNU and Python to treat differently, or at most one
-        # match per line, so replacing every match is GNU's result.
-        return pattern.sub(template.encode("ascii"), text)
-    return None
+    return pattern.sub(template.encode("ascii"), text)
 
 
 def _replace_trailing_runs(text: bytes, chars: bytes, minimum: int, literal: bytes) -> bytes:
