@@ -64,3 +64,26 @@ def simulate(line: str, data: bytes) -> bytes | str:
         return apply_script(parse_command_line(line).script, data)
     except SedDecline as exc:
         return exc.reason
+
+
+def gnu_sed_with_files(
+    args: list[str], inputs: list[bytes], reads: dict[str, bytes | None], writes: tuple[str, ...]
+) -> tuple[list[bytes], dict[str, bytes]] | None:
+    """``sed -i ARGS in0 in1 …`` run in a temp folder holding the ``r`` files of ``reads``
+    (None: absent); every operand's bytes and every ``w`` file's, or None when sed fails."""
+    with tempfile.TemporaryDirectory(prefix="waymark-sed-") as folder:
+        names = [f"in{number}" for number in range(len(inputs))]
+        for name, data in [*zip(names, inputs, strict=True), *reads.items()]:
+            if data is not None:
+                with open(os.path.join(folder, name), "wb") as handle:
+                    handle.write(data)
+        done = subprocess.run(
+            [GNU_SED, *args, *names], cwd=folder, env=ENV, capture_output=True, timeout=30
+        )
+        if done.returncode != 0:
+            return None
+        results = []
+        for name in [*names, *writes]:
+            with open(os.path.join(folder, name), "rb") as handle:
+                results.append(handle.read())
+        return results[: len(names)], dict(zip(writes, results[len(names) :], strict=True))

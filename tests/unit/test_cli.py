@@ -50,7 +50,7 @@ def test_params_json_and_history_between_invocations(workspace: Path) -> None:
 
 def test_sed_decline_is_not_a_failure(workspace: Path) -> None:
     (workspace / "a.txt").write_text("x\n")
-    proc = waymark(workspace, "sed", "sed -i '1w out' a.txt")
+    proc = waymark(workspace, "sed", "sed -i 's/x/y/e' a.txt")
     assert proc.returncode == 0
     assert proc.stdout.startswith("not simulated: ")
 

@@ -263,7 +263,8 @@ async def test_sed_declines_without_writing(agent: Agent, tmp_path: Path) -> Non
     put(agent.root, "bin.dat", b"foo\x00\n")
     put(tmp_path, "outside.txt", b"foo\n")
     for line, code in [
-        ("sed -i '1w out' a.txt", None),
+        ("sed -i '1e date' a.txt", None),
+        ("sed -i '1w ../outside.txt' a.txt", "path_outside_workspace"),
         ("sed -i 's/foo/x/' missing.txt", "file_not_found"),
         ("sed -i 's/foo/x/' a.txt missing.txt", "file_not_found"),
         ("sed -i 's/foo/x/' a.txt ./a.txt", None),

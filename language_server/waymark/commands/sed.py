@@ -19,6 +19,7 @@ from waymark.commands.changes import FileChange, Loaded, Proposal, load_path
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import PREVIEW
 from waymark.commands.schema import param
+from waymark.commands.sed_files import check_overlaps, literal, load_reads, load_writes
 from waymark.commands.sed_glob import expand_glob
 from waymark.engine import sed as sed_engine
 from waymark.engine.errors import WaymarkError
@@ -87,7 +88,7 @@ def _load_backup(ctx: CommandContext, name: str, path: str, base: Path | None) -
         )
     if mode is not None and not stat.S_ISREG(mode):
         raise SedDecline(f"the backup name {name} is not a regular file, which is not simulated.")
-    backup = load_path(ctx, _literal(name), must_exist=False, base=base)
+    backup = load_path(ctx, literal(name), must_exist=False, base=base)
     # A link put there since the check would be followed by resolving: never write through it.
     unfollowed = Path(os.path.realpath(os.path.dirname(spelled)), os.path.basename(spelled))
     if backup.resolved.real != unfollowed:
@@ -96,11 +97,6 @@ def _load_backup(ctx: CommandContext, name: str, path: str, base: Path | None) -
             "sed renames onto (a symbolic link on the way); that is not simulated."
         )
     return backup
-
-
-def _literal(path: str) -> str:
-    """``path`` as the workspace reads it: a leading ``~`` left by the shell line is a name."""
-    return "./" + path if path.startswith("~") else path
 
 
 def _operands(ctx: CommandContext, invocation: SedInvocation, base: Path | None) -> list[str]:
@@ -146,7 +142,7 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
         for path in paths:
             # GNU reports a missing file and goes on with the others, exiting 2: the agent
             # would see a failure, so the whole line is left to the real sed.
-            loaded.append(load_path(ctx, _literal(path), base=base))
+            loaded.append(load_path(ctx, literal(path), base=base))
         for path in paths:
             name = invocation.backup_name(path)
             backups.append(None if name is None else _load_backup(ctx, name, path, base))
@@ -184,8 +180,24 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
                 )
     except WaymarkError as exc:
         return _declined(wording.message(exc, ctx.names), error=exc.code)
+    script = invocation.script
     try:
-        results = sed_engine.apply_files(invocation.script, [item.data or b"" for item in loaded])
+        reads = load_reads(ctx, script, base)
+        writes = load_writes(ctx, script, base)
+        check_overlaps(reads, writes, operand_files | set(backup_files))
+    except SedDecline as decline:
+        return _declined(decline.reason)
+    except WaymarkError as exc:
+        return _declined(wording.message(exc, ctx.names), error=exc.code)
+    inputs = [item.data or b"" for item in loaded]
+    try:
+        if reads or writes:
+            run = sed_engine.apply_with_files(
+                script, inputs, {name: item.data for name, item in reads.items()}
+            )
+            results, written = run.files, run.writes
+        else:
+            results, written = sed_engine.apply_files(script, inputs), {}
     except SedDecline as decline:
         return _declined(decline.reason)
     except UnicodeEncodeError:
@@ -203,6 +215,8 @@ def sed(ctx: CommandContext, params: SedParams) -> Proposal | dict[str, Any]:
         if backup is not None:
             # GNU renames the original to the backup name: it holds the old bytes.
             changes.append(FileChange(backup, item.data))
+    # GNU creates or truncates every w file when it compiles the script, written to or not.
+    changes.extend(FileChange(target, written[name]) for name, target in writes.items())
     names = ", ".join(Path(path).name for path in paths)
     result = {"simulated": True, "details": {"writer_type": "sed"}}
     return Proposal("sed", f"Waymark: {names} (sed)", changes, result)

@@ -512,7 +512,7 @@ export const COMMAND_SPECS = [
     "mutating": true,
     "tool": "waymark_sed",
     "title": "Simulated sed -i",
-    "description": "Run an in-place sed edit as a tracked edit: pass the whole shell line, e.g. sed -i 's/old/new/g' path. Only forms provably identical to GNU sed are simulated (s with g/N/p/I, addresses N $ /re/ ranges ! first~step, d p a i c y q { } n N D P h H g G x b t, -n, -E, several -e, several files, * and ? globs in file names, -i.bak backups); the answer then has simulated:true and a diff per file like waymark_edit. Anything else (pipes, variables, [...] or ** globs, r/w/e, ...) answers simulated:false with a reason and changes nothing: run the command in your shell instead.",
+    "description": "Run an in-place sed edit as a tracked edit: pass the whole shell line, e.g. sed -i 's/old/new/g' path. Only forms provably identical to GNU sed are simulated (s with g/N/p/I, addresses N $ /re/ ranges ! first~step, d p a i c y q { } n N D P h H g G x b t, -n, -E, several -e, several files, * and ? globs in file names, -i.bak backups, r/R/w/W and the s///w flag on workspace files); the answer then has simulated:true and a diff per file like waymark_edit. Anything else (pipes, variables, [...] or ** globs, e, ...) answers simulated:false with a reason and changes nothing: run the command in your shell instead.",
     "verb": "sed",
     "toolDefaults": {},
     "bridge": "review",

@@ -21,22 +21,27 @@ if TYPE_CHECKING:
     from waymark.engine.sed.decline import SedDecline
     from waymark.engine.sed.invocation import SedInvocation, parse_command_line
     from waymark.engine.sed.script import SedScript
+    from waymark.engine.sed.sidefiles import SedRun, apply_with_files
 
 __all__ = [
     "SedDecline",
     "SedInvocation",
+    "SedRun",
     "SedScript",
     "apply_files",
     "apply_script",
+    "apply_with_files",
     "parse_command_line",
 ]
 
 _HOMES = {
     "SedDecline": "decline",
     "SedInvocation": "invocation",
+    "SedRun": "sidefiles",
     "SedScript": "script",
     "apply_files": "apply",
     "apply_script": "apply",
+    "apply_with_files": "sidefiles",
     "parse_command_line": "invocation",
 }
 

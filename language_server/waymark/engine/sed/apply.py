@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from waymark.engine.sed.decline import SedDecline
 from waymark.engine.sed.execute import run_file
 from waymark.engine.sed.fastpath import run_fast
 from waymark.engine.sed.fastprogram import FastProgram, fast_program
@@ -25,6 +26,9 @@ def apply_script(script: SedScript, data: bytes) -> bytes:
 def apply_files(script: SedScript, files: list[bytes]) -> list[bytes | None]:
     """Each file's new bytes, in order; None for files GNU never opens because ``q``/``Q``
     stopped it in an earlier one."""
+    if script.reads or script.writes:
+        # The files they read and the bytes they write travel through apply_with_files.
+        raise SedDecline("the script reads or writes other files; run it with apply_with_files")
     results: list[bytes | None] = []
     hold_chomped = True
     fast = fast_program(script)

@@ -10,11 +10,15 @@ written without one, and anything written after it first supplies the newline.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from waymark.engine.sed.decline import SedDecline
 from waymark.engine.sed.regex import CompiledRegex
 from waymark.engine.sed.script import Address, Command, SedScript, SubstCommand
 from waymark.engine.sed.simulate import check_space, decode, gnu_subst
+
+if TYPE_CHECKING:
+    from waymark.engine.sed.sidefiles import SideFiles
 
 
 @dataclass
@@ -75,8 +79,11 @@ def _search(regex: CompiledRegex, text: str) -> bool:
 
 
 class _Machine:
-    def __init__(self, script: SedScript, source: _Input, hold_chomped: bool) -> None:
+    def __init__(
+        self, script: SedScript, source: _Input, hold_chomped: bool, side: SideFiles | None
+    ) -> None:
         self.program = script.program
+        self.side = side
         self.quiet = script.quiet
         self.input = source
         self.output = _Output()
@@ -283,6 +290,8 @@ class _Machine:
                     pc = command.target
                 else:
                     self.replaced = False
+            elif name in "rRwW":
+                self.side_command(command)
             elif name == "q":
                 self.end_cycle(autoprint=True)
                 # Unlike Q, q completes a last line that lacked its newline.
@@ -311,12 +320,41 @@ class _Machine:
         self.replaced = True
         if command.print:
             self.output.write(self.space, self.chomped)
+        if command.write is not None:
+            self.files().write(command.write, self.space, self.chomped)
+
+    def files(self) -> SideFiles:
+        if self.side is None:
+            raise SedDecline("the script reads or writes other files: run it with apply_with_files")
+        return self.side
+
+    def side_command(self, command: Command) -> None:
+        """``r``/``R`` queue text like ``a``; ``w`` writes the pattern space, ``W`` its first
+        line."""
+        files, name = self.files(), command.name
+        if name == "r":
+            self.appends.append(files.whole(command.text))
+        elif name == "R":
+            line = files.next_line(command.text)
+            if line is not None:
+                self.appends.append(line)
+        elif name == "w":
+            files.write(command.text, self.space, self.chomped)
+        else:
+            cut = self.space.find("\n")
+            if cut < 0:
+                files.write(command.text, self.space, self.chomped)
+            else:
+                files.write(command.text, self.space[:cut], True)
 
 
-def run_file(script: SedScript, data: bytes, hold_chomped: bool = True) -> FileRun:
-    """Run the whole program over one file's bytes; SedDecline when GNU's result is unprovable."""
+def run_file(
+    script: SedScript, data: bytes, hold_chomped: bool = True, side: SideFiles | None = None
+) -> FileRun:
+    """Run the whole program over one file's bytes; SedDecline when GNU's result is unprovable.
+    ``side``: the files r/R read and w/W write, for a script that names any."""
     text = decode(data)
-    machine = _Machine(script, _Input(text), hold_chomped)
+    machine = _Machine(script, _Input(text), hold_chomped, side)
     quit_ = machine.run()
     new_text = "".join(machine.output.parts)
     new_data = data if new_text == text else new_text.encode("utf-8")

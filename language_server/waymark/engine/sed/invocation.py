@@ -273,9 +273,10 @@ def parse_command_line(line: str, home_of: HomeOf | None = None) -> SedInvocatio
             raise glob_decline(shell_word)
     script = parse_script(expressions, extended, quiet)
     globs = tuple(_path_glob(w) if w.globs else None for w in operand_words)
-    if any(globs) and any(command.name in _ORDER_DEPENDENT for command in script.program):
+    order_dependent = script.writes or any(c.name in _ORDER_DEPENDENT for c in script.program)
+    if any(globs) and order_dependent:
         raise SedDecline(
             "a glob's files come in the shell's sort order, which this script depends on "
-            "(q/Q or the hold space); name the files"
+            "(q/Q, the hold space or a w file); name the files"
         )
     return SedInvocation(tuple(operands), script, extended, globs, suffix)

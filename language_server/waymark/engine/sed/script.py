@@ -22,6 +22,8 @@ class SubstCommand:
     nth: int
     glob: bool
     print: bool = False
+    # The w flag's file name, as written in the script.
+    write: str | None = None
 
 
 @dataclass(frozen=True)
@@ -58,3 +60,6 @@ class SedScript:
     quiet: bool
     commands: tuple[SubstCommand, ...] | None
     text: str
+    # The files r/R read and w/W (and the s///w flag) write, by name as written, each once.
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()

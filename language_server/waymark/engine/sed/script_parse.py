@@ -10,15 +10,17 @@ from waymark.engine.sed.decline import SedDecline
 from waymark.engine.sed.regex import CompiledRegex, compile_regex
 from waymark.engine.sed.replacement import parse_replacement
 from waymark.engine.sed.script import Address, Command, SedScript, SubstCommand
-from waymark.engine.sed.script_scan import Reader, match_slash, normalize, subst_flags
+from waymark.engine.sed.script_scan import (
+    Reader,
+    match_slash,
+    normalize,
+    read_filename,
+    subst_flags,
+)
 
 _SPACE = " \t\n\v\f\r"
 _LABEL = re.compile(r"[A-Za-z0-9_.-]+")
 _DECLINED_COMMANDS = {
-    "r": "the r command reads another file",
-    "R": "the R command reads another file",
-    "w": "the w command writes another file",
-    "W": "the W command writes another file",
     "e": "the e command runs a shell command",
     "l": "the l command's line wrapping and escaping",
     "F": "the F command prints the file name",
@@ -47,8 +49,13 @@ def parse_script(expressions: list[str], extended: bool, quiet: bool = False) ->
     )
     if not program:
         raise SedDecline("the script has no command, so there is nothing to simulate")
+    reads = tuple(dict.fromkeys(c.text for c in program if c.name in ("r", "R")))
+    written = (c.subst.write if c.subst else c.text for c in program if c.name in "wWs")
+    writes = tuple(dict.fromkeys(name for name in written if name is not None))
+    if writes:
+        plain = False
     commands = tuple(c.subst for c in program if c.subst) if plain and not quiet else None
-    return SedScript(program, quiet, commands, "\n".join(expressions))
+    return SedScript(program, quiet, commands, "\n".join(expressions), reads, writes)
 
 
 class _Parser:
@@ -166,7 +173,10 @@ class _Parser:
         if char in ("", "\n", ";"):
             raise SedDecline("an address without a command: GNU sed rejects it")
         if char in _DECLINED_COMMANDS:
-            raise SedDecline(f"{_DECLINED_COMMANDS[char]} is not simulated")
+            # e runs a program: its output is not determined by the line and the files.
+            raise SedDecline(
+                f"{_DECLINED_COMMANDS[char]} is not simulated", needs_shell=char == "e"
+            )
         if char == "{":
             self.blocks.append(len(self.program))
             self.program.append(_named(head, "{"))
@@ -200,6 +210,9 @@ class _Parser:
             return
         elif char == "s":
             self.program.append(_named(head, "s", subst=self.subst(reader, head)))
+            return
+        elif char in "rRwW":
+            self.program.append(_named(head, char, text=read_filename(reader, char)))
             return
         elif char == "y":
             self.program.append(_named(head, "y", table=self.table(reader)))
@@ -271,6 +284,10 @@ class _Parser:
         regex_text = normalize(match_slash(reader, slash, regex=True))
         replacement_text = normalize(match_slash(reader, slash, regex=False), replacement=True)
         nth, glob, printed, icase, multiline = subst_flags(reader)
+        write = None
+        if reader.text.startswith("w", reader.pos):
+            reader.next()
+            write = read_filename(reader, "w")
         flagged = icase or multiline
         plain = head.addr1 is None and all(c.name == "s" and c.addr1 is None for c in self.program)
         own = _own_regex(head)
@@ -287,7 +304,7 @@ class _Parser:
         replacement = parse_replacement(replacement_text, regex.groups, regex.group_nullable)
         if not regex_text and replacement.max_ref:
             raise SedDecline("group references after an empty (reused) regex are not simulated")
-        return SubstCommand(regex, replacement, nth, glob, printed)
+        return SubstCommand(regex, replacement, nth, glob, printed, write)
 
     @staticmethod
     def table(reader: Reader) -> dict[int, str]:

@@ -11,9 +11,12 @@ from __future__ import annotations
 from waymark.engine.sed.decline import SedDecline
 
 _CHAR_ESCAPES = {"a": "\a", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\n": "\n"}
-_UNSUPPORTED_FLAGS = {
-    "w": "the w flag writes to another file",
-    "e": "the e flag runs the pattern space as a shell command",
+_UNSUPPORTED_FLAGS = {"e": "the e flag runs the pattern space as a shell command"}
+# Names GNU opens as its own streams instead of files.
+_SPECIAL_FILES = {
+    "/dev/stdout": "writes to sed's standard output",
+    "/dev/stderr": "writes to sed's standard error",
+    "/dev/stdin": "reads sed's standard input",
 }
 
 
@@ -197,10 +200,28 @@ def subst_flags(reader: Reader) -> tuple[int, bool, bool, bool, bool]:
         elif char == "\r" and reader.text.startswith("\n", reader.pos):
             reader.next()
             return nth or 1, glob, printed, icase, multiline
-        elif char in ("}", "#"):
+        elif char in ("}", "#", "w"):
+            # The w flag's file name runs to the end of the line: the caller reads it.
             reader.pos -= 1
             return nth or 1, glob, printed, icase, multiline
         elif char in _UNSUPPORTED_FLAGS:
-            raise SedDecline(_UNSUPPORTED_FLAGS[char] + ", so it is not simulated")
+            raise SedDecline(
+                _UNSUPPORTED_FLAGS[char] + ", so it is not simulated", needs_shell=True
+            )
         else:
             raise SedDecline(f"unknown s flag {char!r}: GNU sed rejects it")
+
+
+def read_filename(reader: Reader, command: str) -> str:
+    """The file name of ``r``/``R``/``w``/``W`` or the ``w`` flag, read as GNU reads it: from
+    the first non-blank to the end of the line, ``;`` and ``}`` included."""
+    char = reader.nonblank()
+    start = reader.pos - 1
+    while char not in ("", "\n"):
+        char = reader.next()
+    name = reader.text[start : reader.pos - 1] if char else reader.text[start:]
+    if not name:
+        raise SedDecline(f"'{command}' needs a file name: GNU sed rejects the script")
+    if name in _SPECIAL_FILES:
+        raise SedDecline(f"{command} {name} {_SPECIAL_FILES[name]}, which is not simulated")
+    return name

@@ -34,9 +34,12 @@ _EXPANSION_START = _NAME_START + "0123456789{(@*#?$!-"
 
 def _expansion(char: str) -> SedDecline:
     if char == "(":
-        return SedDecline("the line has a command substitution $(…), which is not simulated")
+        return SedDecline(
+            "the line has a command substitution $(…), which is not simulated", needs_shell=True
+        )
     return SedDecline(
-        "the line has a shell variable or parameter expansion ($…), whose value is unknown"
+        "the line has a shell variable or parameter expansion ($…), whose value is unknown",
+        needs_shell=True,
     )
 
 
@@ -107,7 +110,8 @@ def split_shell_words(line: str, home_of: HomeOf | None = None) -> list[Word]:
             raise SedDecline(f"the line is not one simple command: it has {_OPERATORS[char]}")
         if char == "`":
             raise SedDecline(
-                "the line has a command substitution (backticks), which is not simulated"
+                "the line has a command substitution (backticks), which is not simulated",
+                needs_shell=True,
             )
         if char == "$":
             follower = line[index + 1] if index + 1 < length else ""
@@ -185,7 +189,8 @@ def _double_quoted(line: str, index: int, current: list[str]) -> int:
             continue
         if char == "`":
             raise SedDecline(
-                "the line has a command substitution (backticks), which is not simulated"
+                "the line has a command substitution (backticks), which is not simulated",
+                needs_shell=True,
             )
         if char == "$":
             follower = line[index + 1] if index + 1 < length else ""
