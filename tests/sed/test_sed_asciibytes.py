@@ -1,7 +1,7 @@
-"""Unaddressed ``s`` scripts on an ASCII file run on its bytes (``asciibytes.py``); a
-``s/literal/text/g`` script is one ``bytes.replace`` of the whole file. Each shape runs
-against the real GNU sed, and against the ``str`` path it stands in for, whole and in pieces
-of a few bytes (a piece boundary at nearly every line)."""
+"""Unaddressed ``s`` scripts on an ASCII file: indenting, appending and stripping trailing runs
+run on its bytes (``asciibytes.py``), the rest on the decoded text. Each shape runs against
+the real GNU sed, and against the ``str`` path, whole and in pieces of a few bytes (a piece
+boundary at nearly every line)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from sed_oracle import gnu_args_for_line, gnu_sed_in_place
 
 from waymark.engine.sed import SedDecline, apply_files, parse_command_line, pieces
-from waymark.engine.sed.asciibytes import replaces_literal
+from waymark.engine.sed.asciibytes import runs_on_ascii
 from waymark.engine.sed.simulate import apply_commands_to_ascii, apply_commands_to_buffer
 
 INPUTS = [
@@ -24,7 +24,7 @@ INPUTS = [
 ]
 
 SCRIPTS = [
-    # One bytes.replace of the whole file.
+    # Literal and regex substitutions: the str path.
     "s/getUserById/fetchUserById/g",
     "s/user/account/g",
     "s/a/b/g",
@@ -34,19 +34,18 @@ SCRIPTS = [
     "s/a/é/g",
     "s/\\./!/g",
     "s/a\\*/X/g",
-    # First match per line: a literal, as bytes.replace when no line has two.
+    # First match per line (the greedy two-matches check).
     "s/getUserById/fetch/",
     "s/version/v/",
     "s/os/pathlib/;s/sys/io/",
     "s/a/b/",
-    # Anchors and trailing runs (str methods on the bytes).
+    # Anchors and trailing runs: bytes methods.
     "s/^/    /",
     "s/$/;/",
     "s/^/> /;s/$/ </",
     "s/[[:space:]]*$//",
     "s/[ \\t]\\{2,\\}$/!/",
     "s/[ é]*$//",
-    # re.sub on the bytes pattern.
     '-E s/"version": "[0-9]+\\.[0-9]+\\.[0-9]+"/"version": "2.0.0"/',
     "s/\\(o\\)s/[\\1]/g",
     "s/[[:alpha:]]\\+/W/g",
@@ -102,13 +101,13 @@ def test_bytes_equal_the_str_path(script: str) -> None:
         assert apply_commands_to_ascii(commands, body) == reference.encode("utf-8"), data
 
 
-def test_literal_scripts_take_the_single_replace() -> None:
-    def takes(script: str) -> bool:
+def test_line_shaped_scripts_run_on_bytes() -> None:
+    def on_bytes(script: str) -> bool:
         commands = parse_command_line(_line(script)).script.commands
         assert commands is not None
-        return all(replaces_literal(c) for c in commands)
+        return all(runs_on_ascii(c) for c in commands)
 
-    assert takes("s/getUserById/fetchUserById/g")
-    assert takes("s/os/pathlib/g;s/sys/io/g")
-    for other in ("s/a/é/g", "s/a/b/", "s/a/&&/g", "s/a./b/g", "s/a/b/Ig", "s/^a/b/g"):
-        assert not takes(other), other
+    for shaped in ("s/^/    /", "s/$/;/", "s/^/> /;s/$/ </", "s/[[:space:]]*$//", "s/ *$/!/"):
+        assert on_bytes(shaped), shaped
+    for other in ("s/a/b/g", "s/^/é/", "s/$/&/", "s/^/x/2", "s/^a/b/", "s/x*$//;s/a/b/"):
+        assert not on_bytes(other), other

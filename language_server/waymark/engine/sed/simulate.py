@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import partial
+from functools import lru_cache, partial
 
-from waymark.engine.sed.asciibytes import replaces_literal, subst_ascii, two_per_line
+from waymark.engine.sed.asciibytes import runs_on_ascii, subst_ascii
 from waymark.engine.sed.ctype import has_unassigned
 from waymark.engine.sed.decline import SedDecline
 from waymark.engine.sed.pieces import by_pieces
@@ -81,6 +81,16 @@ def _repl(replacement: Replacement) -> _Repl:
     if not replacement.has_case:
         return replacement.template()
     return replacement.expand
+
+
+@lru_cache(maxsize=64)
+def _two_per_line(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """Finds a line with two non-overlapping matches (or a superset of such lines).
+
+    Greedy, not lazy, between the two: the same lines match, and ``re`` runs a greedy class
+    repeat in one tight loop instead of retrying the second pattern after every character.
+    """
+    return re.compile(f"(?:{pattern.pattern})[^\\n]*(?:{pattern.pattern})", pattern.flags)
 
 
 def _first_per_line(replacement: Replacement) -> Callable[[re.Match[str]], str]:
@@ -194,7 +204,7 @@ def _apply_buffer(command: SubstCommand, text: str) -> str:
         # A regex anchored at the line start matches at most once per line, g or not.
         return pattern.sub(_repl(replacement), text)
     if command.nth == 1 and not command.glob:
-        if not regex.nullable and two_per_line(pattern).search(text) is None:
+        if not regex.nullable and _two_per_line(pattern).search(text) is None:
             # No line has a second match, so replacing all of them is replacing the first.
             return pattern.sub(_repl(replacement), text)
         return pattern.sub(_first_per_line(replacement), text)
@@ -202,14 +212,13 @@ def _apply_buffer(command: SubstCommand, text: str) -> str:
 
 
 def apply_commands_to_ascii(commands: tuple[SubstCommand, ...], text: bytes) -> bytes:
-    """``apply_commands_to_buffer`` on ASCII text as its bytes: each command runs on the
-    bytes while it can (``asciibytes.py``), the rest on the decoded text."""
-    for index, command in enumerate(commands):
-        new = subst_ascii(command, text)
-        if new is None:
-            return apply_commands_to_buffer(commands[index:], text.decode("ascii")).encode("utf-8")
-        text = new
-    return text
+    """``apply_commands_to_buffer`` on ASCII text as its bytes: with ``bytes`` methods when
+    every command ``runs_on_ascii``, else on the decoded text."""
+    if all(runs_on_ascii(command) for command in commands):
+        for command in commands:
+            text = subst_ascii(command, text)
+        return text
+    return apply_commands_to_buffer(commands, text.decode("ascii")).encode("utf-8")
 
 
 def _apply_lines(commands: tuple[SubstCommand, ...], text: str) -> str:
@@ -237,9 +246,6 @@ def decode(data: bytes | memoryview, offset: int = 0) -> str:
 
 def apply_buffer_script(commands: tuple[SubstCommand, ...], data: bytes) -> bytes:
     """The bytes GNU ``sed -i`` leaves after unaddressed ``s`` commands, or SedDecline."""
-    if data.isascii() and all(replaces_literal(c) for c in commands):
-        # One bytes.replace per command writes the whole result once: no pieces to join.
-        return _apply_to_piece(commands, data, 0)
     # Each line's output depends on that line alone.
     new = by_pieces(partial(_apply_to_piece, commands), data)
     assert new is not None
@@ -256,7 +262,7 @@ def _apply_to_piece(commands: tuple[SubstCommand, ...], data: bytes, offset: int
     trim = data.endswith(b"\n") and (
         line_mode or any(c.regex.nullable or c.regex.has_line_anchor for c in commands)
     )
-    if not line_mode and data.isascii():
+    if not line_mode and data.isascii() and all(runs_on_ascii(c) for c in commands):
         ascii_body = data[:-1] if trim else data
         new_ascii = apply_commands_to_ascii(commands, ascii_body)
         if new_ascii == ascii_body:
