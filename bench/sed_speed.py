@@ -5,7 +5,7 @@ Usage: PYTHONPATH=language_server python bench/sed_speed.py
 handler does, without its fsync, since GNU sed -i does not fsync either) against
 ``sed -i`` on a fresh copy. 10 KB file: the same in-process round trip against spawning
 ``sh -c "sed -i …"``, which is what an agent's shell tool does. Medians of RUNS runs; the
-ratio is ours / GNU (goal <= 1.0).
+ratio is ours / GNU (goal: <= 0.5 on 8 MB, <= 1.0 on 10 KB, issue 43).
 """
 
 from __future__ import annotations
@@ -129,7 +129,8 @@ def _compare(size: int, label: str, script: str, shell: bool) -> dict[str, Any]:
         "runs": ours,
         "baseline": baseline,
         "baseline_runs": gnu,
-        "goals": [Goal("ratio", "≤", 1, "×")],
+        # 8 MB: half GNU's time (issue 43); 10 KB: as fast as spawning the real sed.
+        "goals": [Goal("ratio", "≤", 1 if shell else 0.5, "×")],
         "extra": {
             "script": script,
             "bytes": len(data),

@@ -11,6 +11,7 @@ import pytest
 from helpers_commands import Agent, put
 from waymark.commands.context import CommandContext, load_options
 from waymark.commands.registry import COMMANDS, Command, UnknownCommand, execute
+from waymark.commands.sed import MAX_LINE_BYTES
 from waymark.doors.lsp.edits import WorkspaceEdits, lsp_result
 
 
@@ -307,6 +308,27 @@ async def test_sed_declines_a_huge_single_line(agent: Agent) -> None:
     result = await agent("sed", command="sed -i 's/[^,]*,/x/' one-line.csv")
     assert result["simulated"] is False and result["error"] == "line_too_long"
     assert path.read_bytes() == data
+
+
+@pytest.mark.parametrize(
+    ("data", "declined"),
+    [
+        (b"x\n" * 200_000 + b"a" * MAX_LINE_BYTES + b"\n" + b"y\n" * 10, False),
+        (b"x\n" * 200_000 + b"a" * (MAX_LINE_BYTES + 1) + b"\n" + b"y\n" * 10, True),
+        (b"x\n" * 200_000 + b"a" * (MAX_LINE_BYTES + 1), True),
+        (b"x\n" * 200_000 + b"a" * MAX_LINE_BYTES, False),
+        (b"a" * (MAX_LINE_BYTES + 1) + b"\n" + b"x\n" * 200_000, True),
+    ],
+)
+async def test_sed_line_length_limit_is_exact_anywhere_in_a_large_file(
+    agent: Agent, data: bytes, declined: bool
+) -> None:
+    path = put(agent.root, "big.txt", data)
+    result = await agent("sed", command="sed -i 's/y/z/' big.txt")
+    assert (result.get("error") == "line_too_long") is declined, result
+    assert result["simulated"] is not declined
+    if declined:
+        assert path.read_bytes() == data
 
 
 async def test_sed_that_matches_nothing_does_not_rewrite(agent: Agent) -> None:

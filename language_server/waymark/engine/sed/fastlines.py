@@ -15,6 +15,7 @@ from functools import cached_property, lru_cache
 from itertools import repeat
 from typing import AnyStr, Generic
 
+from waymark.engine.sed.asciibytes import bytes_pattern
 from waymark.engine.sed.regex import CompiledRegex
 from waymark.engine.sed.script import Address
 
@@ -33,13 +34,10 @@ def like(text: AnyStr, value: str) -> AnyStr:
 def pattern_for(regex: CompiledRegex, text: AnyStr) -> re.Pattern[AnyStr]:
     if isinstance(text, str):
         return regex.buffer_for(text)
-    return _bytes_pattern(regex.ascii_buffer_pattern)
-
-
-@lru_cache(maxsize=64)
-def _bytes_pattern(pattern: re.Pattern[str]) -> re.Pattern[bytes]:
-    """The ASCII-cut pattern for bytes: on ASCII text the two match alike."""
-    return re.compile(pattern.pattern.encode("ascii"), pattern.flags & ~re.UNICODE)
+    # Bytes are only ever ASCII text with patterns that compile for bytes (runs_on_bytes).
+    pattern = bytes_pattern(regex.ascii_buffer_pattern)
+    assert pattern is not None
+    return pattern
 
 
 class Lines(Generic[AnyStr]):

@@ -40,7 +40,11 @@ from waymark.engine.sed.fastlines import (
 )
 from waymark.engine.sed.fastprogram import TEXT_ACTIONS, FastProgram, FastStep
 from waymark.engine.sed.script import SubstCommand
-from waymark.engine.sed.simulate import apply_commands_to_buffer, check_locale
+from waymark.engine.sed.simulate import (
+    apply_commands_to_ascii,
+    apply_commands_to_buffer,
+    check_locale,
+)
 
 # A piece's text up to and including its last newline, from its rpartition().
 _HEAD = itemgetter(0, 1)
@@ -146,7 +150,7 @@ def _apply(commands: tuple[SubstCommand, ...], body: AnyStr) -> AnyStr:
     """The ``s`` commands over whole lines of either type (bytes ones are ASCII)."""
     if isinstance(body, str):
         return apply_commands_to_buffer(commands, body)
-    return apply_commands_to_buffer(commands, body.decode("ascii")).encode("utf-8")
+    return apply_commands_to_ascii(commands, body)
 
 
 def _line_start_literal(step: FastStep) -> str | None:

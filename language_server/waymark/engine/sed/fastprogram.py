@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from waymark.engine.sed.asciibytes import bytes_pattern
 from waymark.engine.sed.script import Address, Command, SedScript, SubstCommand
 
 # Actions that write a text of their own; a later command would see it as lines of input.
@@ -71,11 +72,11 @@ class FastProgram:
 
     @cached_property
     def runs_on_bytes(self) -> bool:
-        """Whether an ASCII file may be run as bytes: the address patterns are ASCII."""
+        """Whether an ASCII file may be run as bytes: the address patterns compile for bytes."""
         return all(
             address is None
             or address.regex is None
-            or address.regex.ascii_buffer_pattern.pattern.isascii()
+            or bytes_pattern(address.regex.ascii_buffer_pattern) is not None
             for step in self.steps
             for address in (step.addr1, step.addr2)
         )

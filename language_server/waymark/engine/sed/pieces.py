@@ -33,12 +33,17 @@ def by_pieces(step: Step, data: bytes) -> bytes | None:
     results joined; None as soon as a piece's is None."""
     if len(data) <= PIECE_SIZE:
         return step(data, 0)
-    outputs = []
+    view = memoryview(data)
+    outputs: list[bytes | memoryview] = []
     changed = False
     for piece, offset in line_pieces(data):
         new = step(piece, offset)
         if new is None:
             return None
-        changed = changed or new != piece
-        outputs.append(new)
+        if new == piece:
+            # The file's own bytes stand for it: the piece's copy is freed for the next one.
+            outputs.append(view[offset : offset + len(piece)])
+        else:
+            changed = True
+            outputs.append(new)
     return b"".join(outputs) if changed else data

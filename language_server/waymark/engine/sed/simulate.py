@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache, partial
 
+from waymark.engine.sed.asciibytes import runs_on_ascii, subst_ascii
 from waymark.engine.sed.ctype import has_unassigned
 from waymark.engine.sed.decline import SedDecline
 from waymark.engine.sed.pieces import by_pieces
@@ -84,8 +85,12 @@ def _repl(replacement: Replacement) -> _Repl:
 
 @lru_cache(maxsize=64)
 def _two_per_line(pattern: re.Pattern[str]) -> re.Pattern[str]:
-    """Finds a line with two non-overlapping matches (or a superset of such lines)."""
-    return re.compile(f"(?:{pattern.pattern})[^\\n]*?(?:{pattern.pattern})", pattern.flags)
+    """Finds a line with two non-overlapping matches (or a superset of such lines).
+
+    Greedy, not lazy, between the two: the same lines match, and ``re`` runs a greedy class
+    repeat in one tight loop instead of retrying the second pattern after every character.
+    """
+    return re.compile(f"(?:{pattern.pattern})[^\\n]*(?:{pattern.pattern})", pattern.flags)
 
 
 def _first_per_line(replacement: Replacement) -> Callable[[re.Match[str]], str]:
@@ -206,6 +211,16 @@ def _apply_buffer(command: SubstCommand, text: str) -> str:
     return "\n".join(_gnu_subst(pattern, line, command) for line in text.split("\n"))
 
 
+def apply_commands_to_ascii(commands: tuple[SubstCommand, ...], text: bytes) -> bytes:
+    """``apply_commands_to_buffer`` on ASCII text as its bytes: with ``bytes`` methods when
+    every command ``runs_on_ascii``, else on the decoded text."""
+    if all(runs_on_ascii(command) for command in commands):
+        for command in commands:
+            text = subst_ascii(command, text)
+        return text
+    return apply_commands_to_buffer(commands, text.decode("ascii")).encode("utf-8")
+
+
 def _apply_lines(commands: tuple[SubstCommand, ...], text: str) -> str:
     lines = text.split("\n")
     for index, line in enumerate(lines):
@@ -247,6 +262,12 @@ def _apply_to_piece(commands: tuple[SubstCommand, ...], data: bytes, offset: int
     trim = data.endswith(b"\n") and (
         line_mode or any(c.regex.nullable or c.regex.has_line_anchor for c in commands)
     )
+    if not line_mode and data.isascii() and all(runs_on_ascii(c) for c in commands):
+        ascii_body = data[:-1] if trim else data
+        new_ascii = apply_commands_to_ascii(commands, ascii_body)
+        if new_ascii == ascii_body:
+            return data
+        return new_ascii + b"\n" if trim else new_ascii
     view = memoryview(data)
     body = decode(view[:-1] if trim else view, offset)
     if line_mode:

@@ -1,0 +1,71 @@
+"""ASCII text kept as its bytes: the patterns for it, and the line-shaped ``s`` commands.
+
+An ASCII file is its own UTF-8 text, and on ASCII text a pattern cut to ASCII, compiled for
+bytes, matches exactly where it matches the decoded ``str`` (the program path's addresses,
+``fastlines.py``). Indenting, appending and stripping trailing runs are ``bytes`` methods on
+it: no decoded and encoded copy of each piece. Everything else stays on the ``str`` path
+(``simulate.py``), which is the reference.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from waymark.engine.sed.script import SubstCommand
+
+
+@lru_cache(maxsize=64)
+def bytes_pattern(pattern: re.Pattern[str]) -> re.Pattern[bytes] | None:
+    """The ASCII-cut ``pattern`` for bytes; None when its source escapes a code point above
+    U+00FF (``\\u0101``), which a bytes pattern cannot spell: such text then runs as ``str``."""
+    try:
+        return re.compile(pattern.pattern.encode("ascii"), pattern.flags & ~re.UNICODE)
+    except (UnicodeEncodeError, re.error):
+        return None
+
+
+def runs_on_ascii(command: SubstCommand) -> bool:
+    """Whether the command is one a ``bytes`` method runs line by line in C: indenting
+    (``s/^/…/``), appending (``s/$/…/``) or stripping a trailing run, with ASCII text.
+
+    Other substitutions stay on the ``str`` path: measured on 8 MB files, ``re.sub`` on the
+    bytes saves no time there, and its different allocations made the heap be given back to
+    the kernel (and faulted in again) after every run in the bench (bench/results.md).
+    """
+    regex = command.regex
+    literal = command.replacement.literal
+    return (
+        command.nth == 1
+        and literal is not None
+        and literal.isascii()
+        and (regex.lone_anchor != "" or regex.trailing_run is not None)
+    )
+
+
+def subst_ascii(command: SubstCommand, text: bytes) -> bytes:
+    """One command that ``runs_on_ascii`` over whole ASCII lines (``text``: lines joined by
+    newlines), as ``simulate._apply_buffer`` runs it on the decoded text."""
+    regex = command.regex
+    literal = command.replacement.literal
+    assert literal is not None
+    written = literal.encode("ascii")
+    if regex.lone_anchor == "bol":
+        return written + text.replace(b"\n", b"\n" + written)
+    if regex.lone_anchor == "eol":
+        return text.replace(b"\n", written + b"\n") + written
+    assert regex.trailing_run is not None
+    chars, minimum = regex.trailing_run
+    # A non-ASCII character of the run never occurs in ASCII text.
+    return _replace_trailing_runs(text, chars.encode("ascii", "ignore"), minimum, written)
+
+
+def _replace_trailing_runs(text: bytes, chars: bytes, minimum: int, literal: bytes) -> bytes:
+    lines = text.split(b"\n")
+    if minimum == 0:
+        return b"\n".join([line.rstrip(chars) + literal for line in lines])
+    out = []
+    for line in lines:
+        stripped = line.rstrip(chars)
+        out.append(stripped + literal if len(line) - len(stripped) >= minimum else line)
+    return b"\n".join(out)
