@@ -91,14 +91,15 @@ def walk(
     """
     fd = os.open("/", _DIR_FLAGS)
     try:
-        so_far = Path("/")
         for index, name in enumerate(dirs):
-            so_far = so_far / name
             try:
                 child = os.open(name, _DIR_FLAGS, dir_fd=fd)
             except FileNotFoundError:
                 if not create or index < create_from:
                     raise
+                # The directories walked so far, as a path: only for what is made or refused
+                # (a path per component costs every walk a few microseconds).
+                so_far = Path("/", *dirs[: index + 1])
                 try:
                     os.mkdir(name, 0o777, dir_fd=fd)
                 except FileExistsError:
@@ -109,7 +110,7 @@ def walk(
                 child = _open_dir(path, so_far, name, fd)
             except (NotADirectoryError, OSError) as exc:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    raise _component_error(path, so_far, name, fd) from exc
+                    raise _component_error(path, Path("/", *dirs[: index + 1]), name, fd) from exc
                 raise
             os.close(fd)
             fd = child
