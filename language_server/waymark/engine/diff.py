@@ -214,6 +214,11 @@ def _file_ends(before: TextFile | None, after: TextFile | None) -> tuple[int, in
     if before is None or after is None:
         return 0, 0
     old, old_eols, new, new_eols = before.lines, before.eols, after.lines, after.eols
+    if old_eols and new_eols and old_eols[0] == new_eols[0]:
+        end = old_eols[0]
+        if old_eols.count(end) == len(old_eols) and new_eols.count(end) == len(new_eols):
+            # Every line of both ends alike (the common case): the lines alone decide.
+            return common_ends(old, new)
     limit = min(len(old), len(new))
     head = 0
     for size in _BLOCKS:
