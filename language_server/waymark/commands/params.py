@@ -145,6 +145,8 @@ def _check_surrogates(raw: dict[str, Any]) -> None:
     """Refuse a string no text or file name can hold (a lone ``\\ud800``; U+DC80..U+DCFF stand
     for the bytes of a name that is not UTF-8 and pass) before any handler turns it into
     bytes: a turn's id, a sed line or a label holding one was an internal error."""
+    if not _any_surrogate(raw):
+        return
     stack: list[tuple[str, object]] = [("", raw)]
     while stack:
         where, value = stack.pop()
@@ -162,6 +164,23 @@ def _check_surrogates(raw: dict[str, Any]) -> None:
         elif isinstance(value, list):
             items = [(f"{where}[{i}]", item) for i, item in enumerate(value)]
         stack.extend(reversed(items))
+
+
+def _any_surrogate(raw: dict[str, Any]) -> bool:
+    """Whether any string in ``raw`` may hold one: the common answer, no, without naming
+    every field on the way (an edit's params are checked on every call)."""
+    stack: list[object] = [raw]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if not value.isascii() and lone_surrogate(value) is not None:
+                return True
+        elif isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return False
 
 
 def _surrogate(field: str, where: str) -> InvalidParams:

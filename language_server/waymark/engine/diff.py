@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -59,9 +60,14 @@ def opcodes(before: Sequence[str], after: Sequence[str]) -> list[Opcode]:
     """
     blocks: list[Block] = []
     _match(before, after, 0, len(before), 0, len(after), blocks, 0)
+    return _opcodes(blocks, len(before), len(after))
+
+
+def _opcodes(blocks: list[Block], size_a: int, size_b: int) -> list[Opcode]:
+    """Opcodes from the equal runs, in order, of sequences of these sizes."""
     ops: list[Opcode] = []
     i = j = 0
-    for a, b, size in [*blocks, (len(before), len(after), 0)]:
+    for a, b, size in [*blocks, (size_a, size_b, 0)]:
         if i < a or j < b:
             tag = "replace" if i < a and j < b else "delete" if i < a else "insert"
             ops.append((tag, i, a, j, b))
@@ -202,13 +208,71 @@ def _stats(ops: list[Opcode]) -> DiffStats:
     return DiffStats(insertions, deletions)
 
 
+def _file_ends(before: TextFile | None, after: TextFile | None) -> tuple[int, int]:
+    """:func:`common_ends` of the files' lines with their ends, compared as lines and ends
+    side by side: nothing is joined for the lines an edit leaves alone."""
+    if before is None or after is None:
+        return 0, 0
+    old, old_eols, new, new_eols = before.lines, before.eols, after.lines, after.eols
+    if old_eols and new_eols and old_eols[0] == new_eols[0]:
+        end = old_eols[0]
+        if old_eols.count(end) == len(old_eols) and new_eols.count(end) == len(new_eols):
+            # Every line of both ends alike (the common case): the lines alone decide.
+            return common_ends(old, new)
+    limit = min(len(old), len(new))
+    head = 0
+    for size in _BLOCKS:
+        while (
+            head + size <= limit
+            and old[head : head + size] == new[head : head + size]
+            and old_eols[head : head + size] == new_eols[head : head + size]
+        ):
+            head += size
+    tail = 0
+    end_b, end_a = len(old), len(new)
+    for size in _BLOCKS:
+        while (
+            tail + size <= limit - head
+            and old[end_b - tail - size : end_b - tail] == new[end_a - tail - size : end_a - tail]
+            and old_eols[end_b - tail - size : end_b - tail]
+            == new_eols[end_a - tail - size : end_a - tail]
+        ):
+            tail += size
+    return head, tail
+
+
+def _with_ends(file: TextFile | None, start: int, stop: int) -> list[str]:
+    if file is None:
+        return []
+    return list(map(operator.add, file.lines[start:stop], file.eols[start:stop]))
+
+
 def diff_file(
     display: str, before: TextFile | None, after: TextFile | None, context: int = 3
 ) -> FileDiff:
     """A ``git diff``-style unified diff (``None`` stands for an absent file) and its counts."""
-    old = [] if before is None else before.lines_with_ends()
-    new = [] if after is None else after.lines_with_ends()
-    ops = opcodes(old, new)
+    size_a = 0 if before is None else len(before.lines)
+    size_b = 0 if after is None else len(after.lines)
+    # The opcodes of the whole files, as opcodes() finds them: its first step, trimming the
+    # common ends, done here without joining every line to its end.
+    head, tail = _file_ends(before, after)
+    middle: list[Block] = []
+    _match(
+        _with_ends(before, head, size_a - tail),
+        _with_ends(after, head, size_b - tail),
+        0,
+        size_a - head - tail,
+        0,
+        size_b - head - tail,
+        middle,
+        0,
+    )
+    blocks = [(head + i, head + j, n) for i, j, n in middle]
+    if head:
+        blocks.insert(0, (0, 0, head))
+    if tail:
+        blocks.append((size_a - tail, size_b - tail, tail))
+    ops = _opcodes(blocks, size_a, size_b)
     hunks = _hunks(ops, context)
     if not hunks:
         return FileDiff("", _stats(ops))
@@ -219,17 +283,17 @@ def diff_file(
     for hunk in hunks:
         a1 = max(hunk[0][1] - context, 0)
         b1 = max(hunk[0][3] - context, 0)
-        a2 = min(hunk[-1][2] + context, len(old))
-        b2 = min(hunk[-1][4] + context, len(new))
+        a2 = min(hunk[-1][2] + context, size_a)
+        b2 = min(hunk[-1][4] + context, size_b)
         out.append(f"@@ -{_range(a1, a2 - a1)} +{_range(b1, b2 - b1)} @@\n")
-        lines = [" " + line for line in old[a1 : hunk[0][1]]]
+        lines = [" " + line for line in _with_ends(before, a1, hunk[0][1])]
         for tag, i1, i2, j1, j2 in hunk:
             if tag == "equal":
-                lines.extend(" " + line for line in old[i1:i2])
+                lines.extend(" " + line for line in _with_ends(before, i1, i2))
                 continue
-            lines.extend("-" + line for line in old[i1:i2])
-            lines.extend("+" + line for line in new[j1:j2])
-        lines.extend(" " + line for line in old[hunk[-1][2] : a2])
+            lines.extend("-" + line for line in _with_ends(before, i1, i2))
+            lines.extend("+" + line for line in _with_ends(after, j1, j2))
+        lines.extend(" " + line for line in _with_ends(before, hunk[-1][2], a2))
         out.extend(
             line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
             for line in lines

@@ -140,6 +140,60 @@ class ResolvedPath:
     folder: Path  # the (real) workspace folder it lies in
 
 
+# The policy is a pure function of the spelled, lexical and real paths and the settings, and
+# an agent names the same few files call after call: its answers are kept (refusals are
+# raised anew each time). Only the real path needs the file system, so it is never kept.
+@lru_cache(maxsize=1024)
+def _police(
+    path: str,
+    lexical: Path,
+    real: Path,
+    folders: tuple[Path, ...],
+    protected: tuple[str, ...],
+    protected_dirs: tuple[Path, ...],
+) -> ResolvedPath:
+    """``real`` (what ``path`` names) if it lies in a folder and is not protected."""
+    folder = _folder_of(real, folders)
+    if folder is None:
+        raise PathOutsideWorkspace(
+            f"{path} resolves to {real}, outside the workspace folders; "
+            "Waymark works only on files inside the workspace folders.",
+            {"path": path, "resolved": str(real), "folders": [str(f) for f in folders]},
+        )
+    for private in protected_dirs:
+        if real == private or real.is_relative_to(private):
+            raise ProtectedPath(
+                f"{path} lies in Waymark's history directory, which is never read or "
+                "written through Waymark's commands; choose another file.",
+                {"path": path, "pattern": os.fspath(private)},
+            )
+    display = real.relative_to(folder).as_posix()
+    spelled = _relative_spelling(lexical, folders)
+    for relative in {display, spelled} - {None}:
+        assert relative is not None
+        pattern = matches_glob(relative, protected)
+        if pattern is not None:
+            raise ProtectedPath(
+                f"{path} is protected by the glob {pattern!r} and is never written; "
+                "choose another file or change protectedPaths.",
+                {"path": path, "pattern": pattern},
+            )
+    return ResolvedPath(display=display, lexical=lexical, real=real, folder=folder)
+
+
+def _folder_of(real: Path, folders: tuple[Path, ...]) -> Path | None:
+    # The most specific folder wins when folders nest.
+    inside = [f for f in folders if real == f or real.is_relative_to(f)]
+    return max(inside, key=lambda f: len(f.parts)) if inside else None
+
+
+def _relative_spelling(lexical: Path, folders: tuple[Path, ...]) -> str | None:
+    for folder in folders:
+        if lexical.is_relative_to(folder):
+            return PurePosixPath(lexical.relative_to(folder)).as_posix()
+    return None
+
+
 @dataclass
 class Workspace:
     """Workspace folders and the path policy over them."""
@@ -209,43 +263,17 @@ class Workspace:
             candidate = (base or self.folders[0]) / candidate
         lexical = _as_the_kernel_walks(candidate, path)
         real = Path(os.path.realpath(lexical))
-        folder = self._folder_of(real)
-        if folder is None:
-            raise PathOutsideWorkspace(
-                f"{path} resolves to {real}, outside the workspace folders; "
-                "Waymark works only on files inside the workspace folders.",
-                {"path": path, "resolved": str(real), "folders": [str(f) for f in self.folders]},
-            )
-        for private in self.protected_dirs:
-            if real == private or real.is_relative_to(private):
-                raise ProtectedPath(
-                    f"{path} lies in Waymark's history directory, which is never read or "
-                    "written through Waymark's commands; choose another file.",
-                    {"path": path, "pattern": os.fspath(private)},
-                )
-        display = real.relative_to(folder).as_posix()
-        spelled = self._relative_spelling(lexical)
-        for relative in {display, spelled} - {None}:
-            assert relative is not None
-            pattern = matches_glob(relative, self.protected)
-            if pattern is not None:
-                raise ProtectedPath(
-                    f"{path} is protected by the glob {pattern!r} and is never written; "
-                    "choose another file or change protectedPaths.",
-                    {"path": path, "pattern": pattern},
-                )
-        return ResolvedPath(display=display, lexical=lexical, real=real, folder=folder)
+        return _police(
+            path,
+            lexical,
+            real,
+            tuple(self.folders),
+            tuple(self.protected),
+            tuple(self.protected_dirs),
+        )
 
     def _folder_of(self, real: Path) -> Path | None:
-        # The most specific folder wins when folders nest.
-        inside = [f for f in self.folders if real == f or real.is_relative_to(f)]
-        return max(inside, key=lambda f: len(f.parts)) if inside else None
-
-    def _relative_spelling(self, lexical: Path) -> str | None:
-        for folder in self.folders:
-            if lexical.is_relative_to(folder):
-                return PurePosixPath(lexical.relative_to(folder)).as_posix()
-        return None
+        return _folder_of(real, tuple(self.folders))
 
     def check_readable(self, resolved: ResolvedPath) -> int:
         """Check the file exists, is not a directory and fits the size limit; return its size."""
