@@ -37,9 +37,14 @@ def page():
     shown = page_of(decoded, 0, 100) if page_of else anchors.annotate(decoded)[:100]
     return anchors.render(shown)
 
+def edit():
+    plan = plan_anchored_edit(tf, ops)
+    # The bytes a command writes: spliced where the tree can, else the whole file encoded.
+    return plan.encode(data) if hasattr(plan, "changes") else plan.text_file.encode()
+
 steps = {
     "read": lambda: anchors.render(anchors.annotate(TextFile.decode(data))),
-    "edit": lambda: plan_anchored_edit(tf, ops).text_file.encode(),
+    "edit": edit,
     "page": page,
 }
 for step in steps.values():

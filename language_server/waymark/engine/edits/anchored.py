@@ -148,6 +148,4 @@ def plan_anchored_edit(
         "must_refresh_from_line": valid + 1,
     }
     diff = _diff(tf, new_index, changes)
-    return AnchoredEdit(
-        after, details, diff, resolver.advisories, resolver.swapped, tf, changes
-    )
+    return AnchoredEdit(after, details, diff, resolver.advisories, resolver.swapped, tf, changes)

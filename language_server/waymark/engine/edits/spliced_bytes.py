@@ -92,15 +92,17 @@ def _widened(changes: Sequence[Change]) -> list[Change]:
 def _span_bytes(tf: TextFile, data: bytes) -> Callable[[int, int], int]:
     """How many bytes of ``data`` lines ``[a, b)`` of ``tf`` take, terminators included."""
     lines, eols, codec = tf.lines, tf.eols, tf.encoding
-    if codec in _ONE_BYTE or (codec in _ASCII_COMPATIBLE and data.isascii()):
-        if b"\r" not in data or b"\n" not in data:
-            # One terminator of one character throughout, but perhaps none on the last line.
-            n, last = len(lines), len(eols[-1]) if eols else 0
+    errors, unit = errors_for(codec), len("\n".encode(codec))
+    ascii_like = codec in _ASCII_COMPATIBLE
+    one_byte = codec in _ONE_BYTE or (ascii_like and data.isascii())
+    n, unterminated = len(lines), bool(eols) and not eols[-1]
 
-            def one_eol(a: int, b: int) -> int:
-                return sum(map(len, lines[a:b])) + (b - a) - (b == n and not last and b > a)
+    def text_bytes(a: int, b: int) -> int:
+        # A join is one C pass; encoded only where a character may take several bytes.
+        text = "".join(lines[a:b])
+        return len(text) if one_byte else len(text.encode(codec, errors))
 
-            return one_eol
-        return lambda a, b: sum(map(len, lines[a:b])) + sum(map(len, eols[a:b]))
-    errors = errors_for(codec)
-    return lambda a, b: len("".join(map(add, lines[a:b], eols[a:b])).encode(codec, errors))
+    if ascii_like and (b"\r" not in data or b"\n" not in data):
+        # One terminator of one character throughout, but perhaps none on the last line.
+        return lambda a, b: text_bytes(a, b) + b - a - (unterminated and b == n and b > a)
+    return lambda a, b: text_bytes(a, b) + unit * sum(map(len, eols[a:b]))
