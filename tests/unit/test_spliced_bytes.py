@@ -8,6 +8,7 @@ anchored operations; ``AnchoredEdit.encode(data)`` must give exactly
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import anchors_reference as ref
@@ -57,18 +58,21 @@ def _file(draw: st.DrawFn) -> tuple[bytes, str | None, str]:
     return data, declared, extra
 
 
+# A test function's ``data.draw``.
+Draw = Callable[[st.SearchStrategy[Any]], Any]
 _SINGLE = ["replace_line", "insert_after", "insert_before", "delete_line"]
 
 
-def _content(draw: st.DrawFn, extra: str) -> str:
+def _content(draw: Draw, extra: str) -> str:
     # A character the file's encoding may not hold, or a lone surrogate, now and then.
     chars = st.sampled_from(f"xy= {extra}\u0416\u00e9\U0001f600\udcff")
     content = draw(st.lists(st.text(chars, max_size=4), min_size=1, max_size=3))
-    eol = draw(st.sampled_from(["\n", "\r\n", ""]))
-    return eol.join(content) + draw(st.sampled_from(["", eol or "\n"]))
+    eol: str = draw(st.sampled_from(["\n", "\r\n", ""]))
+    end: str = draw(st.sampled_from(["", eol or "\n"]))
+    return eol.join(content) + end
 
 
-def _operations(draw: st.DrawFn, rows: list[ref.AnchoredLine], extra: str) -> list[dict[str, Any]]:
+def _operations(draw: Draw, rows: list[ref.AnchoredLine], extra: str) -> list[dict[str, Any]]:
     """One to three operations on distinct lines whose anchors are good enough to use."""
     usable = [i for i, row in enumerate(rows) if row.quality != "low"]
     assume(usable)
