@@ -19,7 +19,7 @@ from waymark.engine.text import TextFile
 _BOM_LENGTH = {encoding: len(bom) for bom, encoding in BOMS}
 # Every character of these is one byte, whatever the file holds (a stray byte included).
 _ONE_BYTE = frozenset(("windows-1252", "iso-8859-1", "iso-8859-15", "koi8-r"))
-# These write ASCII as ASCII, so a file of ASCII bytes has one byte per character.
+# These write ASCII as ASCII: a terminator is the byte it looks like, and no other byte is.
 _ASCII_COMPATIBLE = frozenset(("utf-8", *LEGACY))
 
 
@@ -93,16 +93,20 @@ def _span_bytes(tf: TextFile, data: bytes) -> Callable[[int, int], int]:
     """How many bytes of ``data`` lines ``[a, b)`` of ``tf`` take, terminators included."""
     lines, eols, codec = tf.lines, tf.eols, tf.encoding
     errors, unit = errors_for(codec), len("\n".encode(codec))
-    ascii_like = codec in _ASCII_COMPATIBLE
-    one_byte = codec in _ONE_BYTE or (ascii_like and data.isascii())
+    # Characters of one width: every character, or (a flag a joined string carries) ASCII.
+    fixed = codec in _ONE_BYTE or codec.startswith("utf-32")
     n, unterminated = len(lines), bool(eols) and not eols[-1]
 
     def text_bytes(a: int, b: int) -> int:
-        # A join is one C pass; encoded only where a character may take several bytes.
         text = "".join(lines[a:b])
-        return len(text) if one_byte else len(text.encode(codec, errors))
+        if fixed or text.isascii():
+            return unit * len(text)
+        return len(text.encode(codec, errors))
 
-    if ascii_like and (b"\r" not in data or b"\n" not in data):
-        # One terminator of one character throughout, but perhaps none on the last line.
-        return lambda a, b: text_bytes(a, b) + b - a - (unterminated and b == n and b > a)
-    return lambda a, b: text_bytes(a, b) + unit * sum(map(len, eols[a:b]))
+    def ends(a: int, b: int) -> int:
+        # Terminators are one character, CRLF two, and only the last line may have none.
+        return b - a - (unterminated and b == n and b > a)
+
+    if codec in _ASCII_COMPATIBLE and (b"\r" not in data or b"\n" not in data):
+        return lambda a, b: text_bytes(a, b) + ends(a, b)
+    return lambda a, b: text_bytes(a, b) + unit * (ends(a, b) + eols[a:b].count("\r\n"))
