@@ -148,7 +148,7 @@ def replay(workdir: Path) -> dict[str, Any]:
                 tally["rejected"] += 1
                 tally["problems"].append(f"{package} {name}: {exc.code}: {exc.message}")
                 continue
-            if edit.text_file.encode() == after[name]:
+            if edit.encode(before[name]) == after[name]:
                 tally["exact"] += 1
                 tally["hunks_exact"] += hunks
             else:

@@ -181,7 +181,7 @@ def figures(runs: int = 7) -> list[dict[str, Any]]:
         )
 
         def edit() -> None:
-            plan_anchored_edit(tf, ops).text_file.encode()
+            plan_anchored_edit(tf, ops).encode(data)
 
         floor()  # warm the page cache and the binary
         floor_runs, read_runs, edit_runs = [], [], []

@@ -1,5 +1,6 @@
-"""Read, 3-op edit and 100-line page on the 200k-line file of ``bench/anchors_speed.py``:
-CPU ms per call, a fresh process per sample, base tree and this tree interleaved.
+"""Read, 3-op edit (plan + bytes), 100-line page and the edit's bytes alone (``write``) on
+the 200k-line file of ``bench/anchors_speed.py``: CPU ms per call, a fresh process per
+sample, base tree and this tree interleaved.
 
 Usage: python bench/compare/anchors_cpu.py BASE_TREE [RUNS]
 """
@@ -37,10 +38,20 @@ def page():
     shown = page_of(decoded, 0, 100) if page_of else anchors.annotate(decoded)[:100]
     return anchors.render(shown)
 
+def written(plan):
+    # The bytes a command writes: spliced where the tree can, else the whole file encoded.
+    return plan.encode(data) if hasattr(plan, "changes") else plan.text_file.encode()
+
+def edit():
+    return written(plan_anchored_edit(tf, ops))
+
+planned = plan_anchored_edit(tf, ops)
+
 steps = {
     "read": lambda: anchors.render(anchors.annotate(TextFile.decode(data))),
-    "edit": lambda: plan_anchored_edit(tf, ops).text_file.encode(),
+    "edit": edit,
     "page": page,
+    "write": lambda: written(planned),
 }
 for step in steps.values():
     step()
@@ -67,7 +78,7 @@ def main() -> None:
                 check=True,
             )
             samples[name].append(json.loads(done.stdout.splitlines()[-1]))
-    for step in ("read", "edit", "page"):
+    for step in ("read", "edit", "page", "write"):
         before = statistics.median(s[step] for s in samples["base"])
         after = statistics.median(s[step] for s in samples["this"])
         ratio = after / before

@@ -27,6 +27,7 @@ from waymark.engine.edits.reindex import IndexAfterEdit
 from waymark.engine.edits.resolve import Resolver
 from waymark.engine.edits.safety import check_safety
 from waymark.engine.edits.splice import apply_splices, merged_changes
+from waymark.engine.edits.spliced_bytes import encode_spliced
 from waymark.engine.line_index import LineIndex, low_by_text
 from waymark.engine.text import TextFile
 
@@ -66,7 +67,9 @@ def _stages(data: bytes, ops: list) -> dict[str, float]:  # type: ignore[type-ar
     anchored._diff(tf, new, changes)
     mark("edit: diff")
     after.encode()
-    mark("edit: encode")
+    mark("edit: encode the whole new file (before)")
+    encode_spliced(tf, data, after, changes)
+    mark("edit: encode the changed lines, spliced into the bytes")
     return {name: b - a for (_, a), (name, b) in pairwise(marks)}
 
 

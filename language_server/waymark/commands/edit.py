@@ -6,7 +6,7 @@ The engine places the operations and reports failures as data; the messages agen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +16,7 @@ from waymark.commands.changes import FileChange, Proposal, load_path
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import ENCODING, PATH, PREVIEW
 from waymark.commands.edit_ops import EditOperation, to_operations
-from waymark.commands.encoding import encode_as
+from waymark.commands.encoding import encoded_input
 from waymark.commands.schema import param
 from waymark.engine.edits.anchored import plan_anchored_edit
 from waymark.engine.edits.operations import (
@@ -72,6 +72,9 @@ class PlannedEdit:
     details: dict[str, Any]
     diff: list[dict[str, Any]]
     warnings: list[str]
+    # The new file's bytes, given the bytes ``text_file`` was planned on (only the changed
+    # lines are encoded).
+    encode: Callable[[bytes], bytes]
 
 
 def _preview(text: str) -> str:
@@ -175,7 +178,7 @@ def plan_edit(
         "safety_status": "ok",
     }
     warnings = [_advisory(note) for note in plan.advisories]
-    return PlannedEdit(plan.text_file, details, plan.diff, warnings)
+    return PlannedEdit(plan.text_file, details, plan.diff, warnings, plan.encode)
 
 
 def edit(ctx: CommandContext, params: EditParams) -> Proposal:
@@ -204,5 +207,7 @@ def edit(ctx: CommandContext, params: EditParams) -> Proposal:
         "anchoredDiff": plan.diff,
         "warnings": warnings + plan.warnings,
     }
-    after = encode_as(plan.text_file, plan.text_file.text, "operations")
+    data = loaded.data
+    assert data is not None
+    after = encoded_input(lambda: plan.encode(data), plan.text_file.encoding, "operations")
     return Proposal("edit", "Waymark: anchored edit", [FileChange(loaded, after)], result)

@@ -6,6 +6,7 @@ are read by the store (``store/declared_encoding.py``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from waymark.engine.encodings import SUPPORTED, canonical
@@ -39,11 +40,16 @@ def declared_for(ctx: CommandContext, resolved: ResolvedPath, explicit: str | No
 
 def encode_as(like: TextFile, text: str, field: str) -> bytes:
     """Encode text given by a caller; text the file's encoding cannot hold is bad input."""
+    return encoded_input(lambda: like.encode_text(text), like.encoding, field)
+
+
+def encoded_input(encode: Callable[[], bytes], encoding: str, field: str) -> bytes:
+    """``encode()``, text from the caller's ``field`` that ``encoding`` cannot hold refused."""
     try:
-        return like.encode_text(text)
+        return encode()
     except UnicodeEncodeError as exc:
         raise InvalidParams(
-            f"The parameter `{field}` holds text that cannot be saved as {like.encoding} "
+            f"The parameter `{field}` holds text that cannot be saved as {encoding} "
             f"(e.g. a lone surrogate at offset {exc.start}); send valid Unicode.",
             {"field": field, "offset": exc.start},
         ) from exc

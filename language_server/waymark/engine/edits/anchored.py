@@ -25,6 +25,7 @@ from waymark.engine.edits.reindex import IndexAfterEdit
 from waymark.engine.edits.resolve import Resolver
 from waymark.engine.edits.safety import Change, check_safety
 from waymark.engine.edits.splice import apply_splices, merged_changes
+from waymark.engine.edits.spliced_bytes import encode_spliced
 from waymark.engine.errors import NoOp, SafetyCheckFailed
 from waymark.engine.text import TextFile
 
@@ -41,6 +42,13 @@ class AnchoredEdit:
     diff: list[dict[str, Any]]
     advisories: list[AdvisoryLineIgnored]
     swapped: list[RangeSwapped]
+    before: TextFile
+    changes: list[Change]
+
+    def encode(self, data: bytes) -> bytes:
+        """The new file's bytes, given ``data``, the bytes ``before`` was decoded from: the
+        same as ``text_file.encode()``, with only the changed lines encoded."""
+        return encode_spliced(self.before, data, self.text_file, self.changes)
 
 
 def _diff_line(index: LineIndex, kind: str, i: int) -> dict[str, Any]:
@@ -140,4 +148,4 @@ def plan_anchored_edit(
         "must_refresh_from_line": valid + 1,
     }
     diff = _diff(tf, new_index, changes)
-    return AnchoredEdit(after, details, diff, resolver.advisories, resolver.swapped)
+    return AnchoredEdit(after, details, diff, resolver.advisories, resolver.swapped, tf, changes)

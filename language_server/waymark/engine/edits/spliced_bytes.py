@@ -1,0 +1,112 @@
+"""The bytes of an edited file: the original bytes, with only the changed lines encoded.
+
+Encoding a whole file after an edit of a few lines joins and encodes every line again; here
+the untouched stretches are slices of the bytes the file was decoded from, which are exactly
+what encoding their lines gives back (:meth:`TextFile.decode` decides only encodings that
+round-trip the file's bytes), so the result equals :meth:`TextFile.encode` of the new file
+byte for byte (a differential test in tests/unit/test_spliced_bytes.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from operator import add
+
+from waymark.engine.edits.safety import Change
+from waymark.engine.encodings import BOMS, LEGACY, errors_for
+from waymark.engine.text import TextFile
+
+_BOM_LENGTH = {encoding: len(bom) for bom, encoding in BOMS}
+# Every character of these is one byte, whatever the file holds (a stray byte included).
+_ONE_BYTE = frozenset(("windows-1252", "iso-8859-1", "iso-8859-15", "koi8-r"))
+# These write ASCII as ASCII: a terminator is the byte it looks like, and no other byte is.
+_ASCII_COMPATIBLE = frozenset(("utf-8", *LEGACY))
+
+
+def encode_spliced(
+    before: TextFile, data: bytes, after: TextFile, changes: Sequence[Change]
+) -> bytes:
+    """:meth:`TextFile.encode` of ``after``, which ``changes`` (sorted, not touching) made from
+    ``before``, itself :meth:`TextFile.decode` of ``data``.
+
+    A splice may also change the terminator of the line just above it (a new or deleted last
+    line of a file without a final newline), so each region starts one line higher.
+    """
+    if not changes or after.encoding != before.encoding or after.bom != before.bom:
+        return after.encode()
+    codec, errors = after.encoding, errors_for(after.encoding)
+    regions = _widened(changes)
+    span = _span_bytes(before, data)
+    bom = _BOM_LENGTH[codec] if before.bom else 0
+    n = len(before.lines)
+    # Offsets from the nearer end of the file: a change near the end measures only the tail.
+    offsets: list[tuple[int, int]] = []
+    half = n // 2
+    front, front_line = bom, 0
+    for r in regions:
+        if r.old_end > half:
+            break
+        front += span(front_line, r.old_start)
+        start = front
+        front += span(r.old_start, r.old_end)
+        front_line = r.old_end
+        offsets.append((start, front))
+    back, back_line = len(data), n
+    tail: list[tuple[int, int]] = []
+    for r in reversed(regions[len(offsets) :]):
+        back -= span(r.old_end, back_line)
+        end = back
+        back -= span(r.old_start, r.old_end)
+        back_line = r.old_start
+        tail.append((back, end))
+    offsets += reversed(tail)
+    view = memoryview(data)
+    pieces: list[bytes | memoryview] = []
+    kept = 0
+    try:
+        for r, (start, end) in zip(regions, offsets, strict=True):
+            pieces.append(view[kept:start])
+            lines, eols = after.lines[r.new_start : r.new_end], after.eols[r.new_start : r.new_end]
+            text = "".join(map(add, lines, eols))
+            pieces.append(text.encode(codec, errors))
+            kept = end
+    except UnicodeEncodeError:
+        # The whole text's encoding raises the error the caller words (the first bad
+        # character is in a changed line: the others came from these very bytes).
+        return after.encode()
+    pieces.append(view[kept:])
+    return b"".join(pieces)
+
+
+def _widened(changes: Sequence[Change]) -> list[Change]:
+    """Each change from one line higher (the line above is untouched, so it is that line in
+    both files)."""
+    return [
+        Change(c.old_start - 1, c.old_end, c.new_start - 1, c.new_end)
+        if c.old_start > 0 and c.new_start > 0
+        else c
+        for c in changes
+    ]
+
+
+def _span_bytes(tf: TextFile, data: bytes) -> Callable[[int, int], int]:
+    """How many bytes of ``data`` lines ``[a, b)`` of ``tf`` take, terminators included."""
+    lines, eols, codec = tf.lines, tf.eols, tf.encoding
+    errors, unit = errors_for(codec), len("\n".encode(codec))
+    # Characters of one width: every character, or (a flag a joined string carries) ASCII.
+    fixed = codec in _ONE_BYTE or codec.startswith("utf-32")
+    n, unterminated = len(lines), bool(eols) and not eols[-1]
+
+    def text_bytes(a: int, b: int) -> int:
+        text = "".join(lines[a:b])
+        if fixed or text.isascii():
+            return unit * len(text)
+        return len(text.encode(codec, errors))
+
+    def ends(a: int, b: int) -> int:
+        # Terminators are one character, CRLF two, and only the last line may have none.
+        return b - a - (unterminated and b == n and b > a)
+
+    if codec in _ASCII_COMPATIBLE and (b"\r" not in data or b"\n" not in data):
+        return lambda a, b: text_bytes(a, b) + ends(a, b)
+    return lambda a, b: text_bytes(a, b) + unit * (ends(a, b) + eols[a:b].count("\r\n"))
