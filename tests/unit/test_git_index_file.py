@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from waymark.store.shelltrack import scan
+from waymark.store.shelltrack import indexfile
 from waymark.store.shelltrack.indexfile import read_blobs
 from waymark.store.shelltrack.scan import FolderScan, GitUnavailable, index_blobs
 
@@ -85,7 +85,7 @@ def repo(tmp_path: Path) -> Path:
 
 def by_git(monkeypatch: pytest.MonkeyPatch, root: Path, paths: list[str]) -> object:
     with monkeypatch.context() as m:
-        m.setattr(scan, "read_blobs", lambda index, paths: None)
+        m.setattr(indexfile, "read_blobs", lambda index, paths: None)
         return answer(root, paths)
 
 

@@ -17,7 +17,6 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from waymark.store.shelltrack.indexfile import read_blobs
 from waymark.store.walk import SKIP_DIRS
 from waymark.store.workspace import Workspace, matches_any_glob
 
@@ -260,7 +259,10 @@ def index_blobs(
     if paths is None:
         listing = git_out(scan.scope, "ls-files", "-s", "-z", "--full-name", "--", ".", index=index)
     else:
-        read = read_blobs(index, paths)
+        # Imported here: a Pre never needs it, and a hook in its own process imports no more.
+        from waymark.store.shelltrack import indexfile
+
+        read = indexfile.read_blobs(index, paths)
         if read is not None:
             return read
         # Candidates are few; chunks keep a long list under the argument size limit.
