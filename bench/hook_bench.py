@@ -1,6 +1,6 @@
 """What a host pays for Waymark's hooks, side by side with the interpreter and ``git status``.
 
-Every hook call is a fresh ``waymark hook claude-code`` process (the console script next to
+Every hook call is a fresh ``waymark hook claude-code`` process (the ``waymark`` next to
 this interpreter, the command ``waymark init`` writes) with the host's JSON on stdin, as Claude
 Code runs it; the first call of each state directory starts the resident hook server, the
 others are relayed to it (its start is not measured: each workspace is warmed by one call).

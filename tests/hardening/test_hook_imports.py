@@ -1,8 +1,8 @@
 """A hook runs around every tool call of its host: it imports only what its event needs.
 
 Each event is answered by a real ``waymark hook claude-code`` process (``python -m waymark``,
-the console script's code path) run with ``-X importtime``, whose report names every module
-the process imported.
+or the installed ``waymark`` a host runs) run with ``-X importtime``, whose report names every
+module the process imported.
 """
 
 from __future__ import annotations
@@ -41,12 +41,25 @@ LAZY = (
 )
 
 
-def imported(workspace: Path, event: dict[str, Any], env: dict[str, str] | None = None) -> set[str]:
+# The command ``waymark init`` writes (``waymark`` on PATH) is this install's executable.
+INSTALLED = [str(Path(sys.executable).parent / "waymark")]
+
+
+def imported(
+    workspace: Path,
+    event: dict[str, Any],
+    env: dict[str, str] | None = None,
+    command: list[str] | None = None,
+) -> set[str]:
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "waymark", "hook", "claude-code"],
+        [*(command or [sys.executable, "-m", "waymark"]), "hook", "claude-code"],
         input=json.dumps({"cwd": str(workspace), "session_id": "s", **event}),
         cwd=workspace,
-        env={**(env or os.environ), "CLAUDE_PROJECT_DIR": str(workspace)},
+        env={
+            **(env or os.environ),
+            "CLAUDE_PROJECT_DIR": str(workspace),
+            "PYTHONPROFILEIMPORTTIME": "1",
+        },
         capture_output=True,
         text=True,
         timeout=60,
@@ -122,3 +135,26 @@ def test_a_call_the_resident_server_answers_imports_only_the_relay(project: Path
         "waymark.store.state_home",
     ]
     assert sorted(m for m in modules if m in ("json", "pathlib", "dataclasses", "socket")) == []
+
+
+def test_the_installed_command_a_host_runs_imports_nothing_before_the_relay(project: Path) -> None:
+    """The ``waymark`` a host runs adds to the interpreter's own start only the relay: no
+    wrapper's imports (pip's console-script wrapper imports ``re`` before Waymark runs)."""
+    env = {k: v for k, v in os.environ.items() if k != "WAYMARK_HOOK_SERVER"}
+    state = Path(env["XDG_STATE_HOME"])
+    prompt = {"hook_event_name": "UserPromptSubmit", "prompt": "go", "prompt_id": "p1"}
+    bare = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "pass"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stderr.splitlines()[1:]
+    interpreter = {line.rsplit("|", 1)[1].strip() for line in bare}
+    try:
+        imported(project, prompt, env, INSTALLED)  # starts the server, answered in-process
+        wait_server(state)
+        modules = imported(project, {**prompt, "prompt_id": "p2"}, env, INSTALLED)
+    finally:
+        stop_servers(state)
+    added = sorted(m for m in modules - interpreter if m.split(".")[0] != "waymark")
+    assert added == ["__future__", "_socket", "zlib"]

@@ -2,10 +2,10 @@
 
 In a git work tree git already knows which files are clean: ``git status`` (with optional
 locks off, so it never writes the user's ``.git``) names the dirty and untracked ones; a
-copy of the index file, read back with ``git ls-files -s``, names the blob of any clean file
-the command changed. Only dirty and untracked files need a stat signature of our own.
-Outside git the folder is walked (protected globs and the usual tool directories skipped),
-bounded by ``max_files``; a walk cut short is reported.
+copy of the index file, read back (:mod:`.indexfile`, else ``git ls-files -s``), names the
+blob of any clean file the command changed. Only dirty and untracked files need a stat
+signature of our own. Outside git the folder is walked (protected globs and the usual tool
+directories skipped), bounded by ``max_files``; a walk cut short is reported.
 """
 
 from __future__ import annotations
@@ -254,10 +254,17 @@ def index_blobs(
     """Mode and blob id per clean stage-0 file of ``index`` (a copy, or the live one; read-only).
 
     ``paths`` (relative to the top level) limits the listing; None lists the whole folder.
+    A listing of paths is read from the index file itself where :mod:`.indexfile` can.
     """
     if paths is None:
         listing = git_out(scan.scope, "ls-files", "-s", "-z", "--full-name", "--", ".", index=index)
     else:
+        # Imported here: a Pre never needs it, and a hook in its own process imports no more.
+        from waymark.store.shelltrack import indexfile
+
+        read = indexfile.read_blobs(index, paths)
+        if read is not None:
+            return read
         # Candidates are few; chunks keep a long list under the argument size limit.
         listing = b"".join(
             git_out(scan.root, "ls-files", "-s", "-z", "--", *paths[i : i + 500], index=index)
