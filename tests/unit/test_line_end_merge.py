@@ -19,7 +19,7 @@ from helpers_mcp import call, connect
 from waymark.commands.edit import plan_edit
 from waymark.commands.edit_ops import parse_operations
 from waymark.engine.anchors import line_hash
-from waymark.engine.errors import LineEndingsWouldMerge, NoOp, SafetyCheckFailed
+from waymark.engine.errors import LineEndingsWouldMerge, WaymarkError
 from waymark.engine.text import TextFile
 
 REPRO = b"alpha one\rbeta two\ngamma three\ndelta four\n"
@@ -153,27 +153,35 @@ def test_random_edits_of_mixed_endings_re_read_as_planned(
     tf = TextFile.decode(raw)
     named_at = [i for i, line in enumerate(tf.lines) if line]
     assume(named_at)
-    op = data.draw(_OPS)
-    first = data.draw(st.sampled_from(named_at))
-    last = data.draw(st.sampled_from([i for i in named_at if i >= first]))
-    spec: dict[str, Any] = {"op": op}
-    if op.endswith("range"):
-        if last == first:
-            return
-        spec["start_hash"], spec["end_hash"] = h(tf.lines[first]), h(tf.lines[last])
-    else:
-        spec["hash"] = h(tf.lines[first])
-    if not op.startswith("delete"):
-        spec["content"] = data.draw(_CONTENT)
+    specs, touched = [], []
+    for _ in range(data.draw(st.integers(1, 2))):
+        op = data.draw(_OPS)
+        first = data.draw(st.sampled_from(named_at))
+        last = data.draw(st.sampled_from([i for i in named_at if i >= first]))
+        spec: dict[str, Any] = {"op": op}
+        if op.endswith("range"):
+            assume(last > first)
+            spec["start_hash"], spec["end_hash"] = h(tf.lines[first]), h(tf.lines[last])
+        else:
+            spec["hash"], last = h(tf.lines[first]), first
+        if not op.startswith("delete"):
+            spec["content"] = data.draw(_CONTENT)
+        specs.append(spec)
+        touched += [first, last]
     try:
-        plan = plan_edit(tf, parse_operations([spec]))
-    except (LineEndingsWouldMerge, SafetyCheckFailed, NoOp):
+        plan = plan_edit(tf, parse_operations(specs))
+    except WaymarkError as exc:
+        # Only a refusal of the batch as a whole, never a half-written file (the doors
+        # write nothing on an error: test_the_cli_refuses_and_writes_nothing).
+        assert exc.code in ("line_endings_would_merge", "safety_check_failed", "no_op",
+                            "operations_overlap"), exc  # fmt: skip
         return
     written = plan.encode(raw)
     reread = TextFile.decode(written)
     assert (reread.lines, reread.eols) == (plan.text_file.lines, plan.text_file.eols)
     assert len(reread.lines) == plan.details["lines_after"]
     # Lines away from the edit keep their bytes, terminators included.
+    first, last = min(touched), max(touched)
     head, tail = tf.lines_with_ends()[: max(first - 1, 0)], tf.lines_with_ends()[last + 2 :]
     assert written.startswith("".join(head).encode())
     assert written.endswith("".join(tail).encode())
