@@ -17,8 +17,10 @@ from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import ENCODING, PATH, PREVIEW
 from waymark.commands.edit_ops import EditOperation, to_operations
 from waymark.commands.encoding import encoded_input
+from waymark.commands.line_ends import merge_refusal
 from waymark.commands.schema import param
 from waymark.engine.edits.anchored import plan_anchored_edit
+from waymark.engine.edits.line_ends import EndingsWouldMerge
 from waymark.engine.edits.operations import (
     AdvisoryLineIgnored,
     AmbiguousAnchor,
@@ -172,6 +174,8 @@ def plan_edit(
         plan = plan_anchored_edit(tf, operations, swap_reversed_ranges=swap_reversed_ranges)
     except OperationsRefused as exc:
         raise refusal(exc) from None
+    except EndingsWouldMerge as exc:
+        raise merge_refusal(exc) from None
     details = {
         **plan.details,
         "auto_corrections": [_correction(note) for note in plan.swapped],

@@ -11,6 +11,7 @@ from waymark.commands.changes import FileChange, Loaded, Proposal, load_path
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import PREVIEW
 from waymark.commands.encoding import encode_as
+from waymark.commands.line_ends import merge_refusal
 from waymark.commands.params import require
 from waymark.commands.schema import param
 from waymark.engine.errors import InvalidParams, PatchFailed
@@ -92,9 +93,13 @@ def _file_changes(
     assert shown is not None
     display = shown.resolved.display
     before = source.text_file() if source is not None else TextFile((), ())
+    from waymark.engine.edits.line_ends import EndingsWouldMerge
     from waymark.engine.edits.patch import apply_file_patch
 
-    patched = apply_file_patch(display, before, fp)
+    try:
+        patched = apply_file_patch(display, before, fp)
+    except EndingsWouldMerge as exc:
+        raise merge_refusal(exc, display) from None
     after = patched.text_file
     changes: list[FileChange] = []
     if fp.target is None:

@@ -142,6 +142,12 @@ class SafetyCheckFailed(WaymarkError):
     code: ClassVar[str] = "safety_check_failed"
 
 
+class LineEndingsWouldMerge(WaymarkError):
+    """A line ending in a lone CR would take the empty LF line after it along on re-read."""
+
+    code: ClassVar[str] = "line_endings_would_merge"
+
+
 class OldStringNotFound(WaymarkError):
     """old_string does not occur in the file."""
 

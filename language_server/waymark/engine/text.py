@@ -226,8 +226,9 @@ class TextFile:
             new_eols = [eols[start + i] if start + i < end - 1 else eol for i in range(len(new))]
             if new:
                 new_eols[-1] = eols[end - 1]
-            elif end == len(lines) and eols[end - 1] == "" and start > 0:
-                # Deleting the unterminated last line: the new last line loses its terminator.
+            elif end == len(lines) and eols[end - 1] == "" and start > 0 and lines[start - 1]:
+                # Deleting the unterminated last line: the new last line loses its terminator
+                # (unless it is empty: an empty line without one is no line at all).
                 eols[start - 1] = ""
         else:
             new_eols = [eol] * len(new)

@@ -15,6 +15,7 @@ from typing import Any
 
 from waymark.engine.anchors import LineIndex, gc_paused
 from waymark.engine.displays import displays
+from waymark.engine.edits.line_ends import check_rereads, kept_apart
 from waymark.engine.edits.operations import (
     AdvisoryLineIgnored,
     Operation,
@@ -124,12 +125,19 @@ def plan_anchored_edit(
         raise OperationsRefused(resolver.failures)
     splices = [p.splice for p in placed]
     after, hashes = apply_splices(tf, resolver.index.hashes, splices)
+    changes = merged_changes(splices)
+    fixed = kept_apart(after.lines, after.eols, changes, tf.eol)
+    if fixed:
+        eols = list(after.eols)
+        for i, eol in fixed.items():
+            eols[i] = eol
+        after = TextFile(after.lines, tuple(eols), after.encoding, after.bom)
     if after.lines == tf.lines and after.eols == tf.eols:
         raise NoOp(
             "The operations would leave the file exactly as it is; nothing was changed.",
             {"operations_applied": 0},
         )
-    changes = merged_changes(splices)
+    check_rereads(after.lines, after.eols, changes)
     warnings = check_safety(tf, after, changes)
     if warnings:
         raise SafetyCheckFailed(

@@ -20,6 +20,8 @@ from unidiff.constants import (
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import Hunk, PatchSet
 
+from waymark.engine.edits.line_ends import check_rereads, kept_apart
+from waymark.engine.edits.safety import Change
 from waymark.engine.errors import PatchFailed
 from waymark.engine.text import TextFile
 
@@ -312,6 +314,7 @@ def apply_file_patch(path: str, before: TextFile, patch: FilePatch) -> Patched:
     eol = before.eol if before.lines else _patch_eol(patch)
     out_lines: list[str] = []
     out_eols: list[str] = []
+    changes: list[Change] = []
     cursor = 0
     offsets: list[int] = []
     touches_end = False
@@ -340,10 +343,13 @@ def apply_file_patch(path: str, before: TextFile, patch: FilePatch) -> Patched:
         k = at
         for kind, text in plan.steps:
             if kind == LINE_TYPE_ADDED:
+                _grow(changes, k, len(out_lines), 0, 1)
                 out_lines.append(text)
                 out_eols.append(eol)
                 continue
-            if kind != LINE_TYPE_REMOVED:  # context keeps the file's own line and terminator
+            if kind == LINE_TYPE_REMOVED:
+                _grow(changes, k, len(out_lines), 1, 0)
+            else:  # context keeps the file's own line and terminator
                 out_lines.append(lines[k])
                 out_eols.append(before.eols[k])
             k += 1
@@ -356,8 +362,20 @@ def apply_file_patch(path: str, before: TextFile, patch: FilePatch) -> Patched:
         if touches_end:
             out_eols[-1] = "" if unterminated else (out_eols[-1] or eol)
         out_eols[:-1] = [e or eol for e in out_eols[:-1]]
+    for i, fixed in kept_apart(out_lines, out_eols, changes, eol).items():
+        out_eols[i] = fixed
+    check_rereads(out_lines, out_eols, changes)
     after = TextFile(tuple(out_lines), tuple(out_eols), before.encoding, before.bom)
     return Patched(after, offsets)
+
+
+def _grow(changes: list[Change], old: int, new: int, removed: int, added: int) -> None:
+    """Count one removed or added line into the change it touches, or start one."""
+    if changes and changes[-1].old_end == old and changes[-1].new_end == new:
+        last = changes.pop()
+        changes.append(Change(last.old_start, old + removed, last.new_start, new + added))
+    else:
+        changes.append(Change(old, old + removed, new, new + added))
 
 
 def _patch_eol(patch: FilePatch) -> str:

@@ -60,8 +60,9 @@ def apply_splices(
             ]
             if new:
                 new_eols[-1] = eol_at(sp.end - 1)
-            elif tail == 0 and eol_at(sp.end - 1) == "" and sp.start > 0:
-                # Deleting the unterminated last line: the new last line loses its terminator.
+            elif tail == 0 and eol_at(sp.end - 1) == "" and sp.start > 0 and tf.lines[sp.start - 1]:
+                # Deleting the unterminated last line: the new last line loses its terminator
+                # (unless it is empty: an empty line without one is no line at all).
                 override[sp.start - 1] = ""
         else:
             new_eols = [eol] * len(new)
