@@ -53,7 +53,10 @@ class _Input:
         return line, self.index < len(self.lines) or self.last_chomped
 
 
-class _Output:
+class Output:
+    """What sed prints (or a w file gets): a line read without its newline is written
+    without one, and anything written after it first supplies the newline."""
+
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.missing_newline = False
@@ -86,7 +89,7 @@ class _Machine:
         self.side = side
         self.quiet = script.quiet
         self.input = source
-        self.output = _Output()
+        self.output = Output()
         # 0,/re/ is a range already open before the first line.
         self.state = [_ACTIVE if c.addr1 == Address("line", 0) else _INACTIVE for c in self.program]
         self.range_end = [0] * len(self.program)

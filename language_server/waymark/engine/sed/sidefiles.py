@@ -17,26 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from waymark.engine.sed.decline import SedDecline
-from waymark.engine.sed.execute import run_file
+from waymark.engine.sed.execute import Output, run_file
 from waymark.engine.sed.script import SedScript
-
-
-class _Stream:
-    """A ``w`` file's output: like sed's own, a line read without its newline is written
-    without one, and anything written after it first supplies the newline (GNU keeps that
-    flag per output stream, so each ``w`` file has its own)."""
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.missing_newline = False
-
-    def write(self, text: str, newline: bool) -> None:
-        if self.missing_newline:
-            self.parts.append("\n")
-        self.parts.append(text)
-        if newline:
-            self.parts.append("\n")
-        self.missing_newline = not newline
 
 
 class SideFiles:
@@ -46,7 +28,8 @@ class SideFiles:
         self.texts = {name: _decode(name, data) for name, data in reads.items()}
         self.lines = {name: _lines(text) for name, text in self.texts.items()}
         self.positions = dict.fromkeys(self.texts, 0)
-        self.streams = {name: _Stream() for name in writes}
+        # GNU keeps the missing-newline flag per output stream, so each w file has its own.
+        self.streams = {name: Output() for name in writes}
         # r of a large file on every line, or w in a long loop, can write far more than GNU
         # would be asked to in practice; past this many characters the line is declined.
         self.room = room
