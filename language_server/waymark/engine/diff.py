@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import difflib
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,18 +35,21 @@ _BLOCKS = (64, 8, 1)
 
 def common_ends(before: Sequence[Any], after: Sequence[Any]) -> tuple[int, int]:
     """How many leading and trailing items two sequences share (never overlapping)."""
-    limit = min(len(before), len(after))
+    return _ends(len(before), len(after), lambda i, j, n: before[i : i + n] == after[j : j + n])
+
+
+def _ends(size_b: int, size_a: int, same: Callable[[int, int, int], bool]) -> tuple[int, int]:
+    """Leading and trailing items two sequences of these sizes share, where ``same(i, j, n)``
+    says whether ``n`` items from ``i`` in the first equal ``n`` from ``j`` in the second."""
+    limit = min(size_b, size_a)
     head = 0
     for size in _BLOCKS:
-        while head + size <= limit and before[head : head + size] == after[head : head + size]:
+        while head + size <= limit and same(head, head, size):
             head += size
     tail = 0
-    end_b, end_a = len(before), len(after)
     for size in _BLOCKS:
-        while (
-            tail + size <= limit - head
-            and before[end_b - tail - size : end_b - tail]
-            == after[end_a - tail - size : end_a - tail]
+        while tail + size <= limit - head and same(
+            size_b - tail - size, size_a - tail - size, size
         ):
             tail += size
     return head, tail
@@ -219,26 +222,13 @@ def _file_ends(before: TextFile | None, after: TextFile | None) -> tuple[int, in
         if old_eols.count(end) == len(old_eols) and new_eols.count(end) == len(new_eols):
             # Every line of both ends alike (the common case): the lines alone decide.
             return common_ends(old, new)
-    limit = min(len(old), len(new))
-    head = 0
-    for size in _BLOCKS:
-        while (
-            head + size <= limit
-            and old[head : head + size] == new[head : head + size]
-            and old_eols[head : head + size] == new_eols[head : head + size]
-        ):
-            head += size
-    tail = 0
-    end_b, end_a = len(old), len(new)
-    for size in _BLOCKS:
-        while (
-            tail + size <= limit - head
-            and old[end_b - tail - size : end_b - tail] == new[end_a - tail - size : end_a - tail]
-            and old_eols[end_b - tail - size : end_b - tail]
-            == new_eols[end_a - tail - size : end_a - tail]
-        ):
-            tail += size
-    return head, tail
+    return _ends(
+        len(old),
+        len(new),
+        lambda i, j, n: (
+            old[i : i + n] == new[j : j + n] and old_eols[i : i + n] == new_eols[j : j + n]
+        ),
+    )
 
 
 def _with_ends(file: TextFile | None, start: int, stop: int) -> list[str]:
