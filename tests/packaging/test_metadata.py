@@ -40,7 +40,7 @@ def test_every_runtime_dependency_is_a_compatible_range(spec: str) -> None:
 def test_the_built_wheel_carries_the_licence_and_says_mit(tmp_path: Path) -> None:
     # Built from a copy: setuptools leaves build/ and *.egg-info next to the sources.
     source = tmp_path / "source"
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
+    for name in ("pyproject.toml", "README.md", "LICENSE", "bin/waymark"):
         (source / name).parent.mkdir(exist_ok=True)
         shutil.copy(ROOT / name, source / name)
     shutil.copytree(
@@ -61,5 +61,7 @@ def test_the_built_wheel_carries_the_licence_and_says_mit(tmp_path: Path) -> Non
         metadata = archive.read(f"{info}/METADATA").decode()
         licence = archive.read(f"{info}/licenses/LICENSE").decode()
     assert licence == (ROOT / "LICENSE").read_text()
+    # The `waymark` command is a script file (bin/waymark), not a generated entry point.
+    assert any(n.endswith(".data/scripts/waymark") for n in names), names
     assert "License-Expression: MIT" in metadata.splitlines()
     assert "License-File: LICENSE" in metadata.splitlines()
