@@ -166,24 +166,6 @@ def test_the_index_after_an_edit_answers_like_a_fresh_one(
     assert displays(after, everything) == [expected.display(i) for i in everything]
 
 
-@settings(max_examples=400, deadline=None)
-@given(st.one_of(_edit(), _repetitive_edit()), st.booleans())
-def test_the_old_index_borrows_the_new_ones_context_hashes_exactly(
-    edit: tuple[list[str], list[str], list[Change]], new_first: bool
-) -> None:
-    # The old file's context hashes, when an edit needs them after the fact, come from the
-    # new index's: they must be those of the old file, whichever is asked first.
-    lines, new, changes = edit
-    old = LineIndex(tuple(lines))
-    after = IndexAfterEdit(old, tuple(new), hash_lines(new), changes)
-    if new_first:
-        assert after.ctx == ref.LineIndex(tuple(new)).ctx
-    assert old.ctx == ref.LineIndex(tuple(lines)).ctx
-    assert after.ctx == ref.LineIndex(tuple(new)).ctx
-    everything = list(range(len(lines)))
-    assert displays(old, everything) == [ref.LineIndex(tuple(lines)).display(i) for i in everything]
-
-
 _SINGLE = ["replace_line", "insert_after", "insert_before", "delete_line"]
 
 

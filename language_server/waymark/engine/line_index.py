@@ -12,7 +12,7 @@ import re
 import string
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cached_property
 from itertools import compress, count, repeat
@@ -114,9 +114,6 @@ class LineIndex:
         self._ctx_pos: dict[str, int] | None = None
         self._ctx_scans = 0
         self._repeated_lines: list[int] | None = None
-        # Where this index's context hashes can come from more cheaply than hashing every
-        # repeated line (an edit's index lends the old file its own: engine/edits/reindex.py).
-        self.ctx_lender: Callable[[], dict[int, str]] | None = None
 
     # An edit's index (engine/edits/reindex.py) derives these three from the old file's.
     def _prefixes(self) -> list[int]:
@@ -155,8 +152,7 @@ class LineIndex:
     def ctx(self) -> dict[int, str]:
         """Context hashes of every line whose text repeats (the only lines that use them)."""
         if self._ctx is None:
-            lender, self.ctx_lender = self.ctx_lender, None
-            self._ctx = lender() if lender is not None else self._context_hashes()
+            self._ctx = self._context_hashes()
         return self._ctx
 
     def _neighbours(self, wanted: list[int], step: int) -> list[str]:

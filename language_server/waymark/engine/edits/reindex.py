@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from itertools import chain, repeat
 from operator import add, is_, rshift
 
@@ -29,23 +29,15 @@ class IndexAfterEdit(LineIndex):
         self._old = old
         self._changes = changes
         super().__init__(lines, hashes)
-        if not old.ctx_known:
-            old.ctx_lender = self._lend_context
 
-    def _stretches(self, backwards: bool = False) -> Iterator[tuple[int, int, int, Change | None]]:
+    def _stretches(self) -> Iterator[tuple[int, int, int, Change | None]]:
         """``(a, b, shift, change)``: old lines ``[a, b)`` are unchanged and ``shift`` lines
-        further down now, and ``change`` (None after the last) follows them; ``backwards``,
-        the same in new lines, ``shift`` toward the old ones."""
+        further down now, and ``change`` (None after the last) follows them."""
         start = shift = 0
         for c in self._changes:
-            a, b, _, b_to = (
-                (c.new_start, c.new_end, c.old_start, c.old_end)
-                if backwards
-                else (c.old_start, c.old_end, c.new_start, c.new_end)
-            )
-            yield start, a, shift, c
-            start, shift = b, b_to - b
-        yield start, len(self.lines if backwards else self._old.lines), shift, None
+            yield start, c.old_start, shift, c
+            start, shift = c.old_end, c.new_end - c.old_end
+        yield start, len(self._old.lines), shift, None
 
     def _prefixes(self) -> list[int]:
         old_p6, p6 = self._old.p6, []
@@ -90,46 +82,30 @@ class IndexAfterEdit(LineIndex):
         old = self._old
         if not old.ctx_known:  # nothing to reuse: the old file's were never needed
             return super()._context_hashes()
-        return _context_from(old, self, self._stretches())
+        wanted = self.repeated_lines
+        kept = self._kept_context(old)
+        found = list(map(kept.get, wanted))
+        missing = where(map(is_, found, repeat(None)))
+        fresh = self.context_hashes_of(list(map(wanted.__getitem__, missing)))
+        list(map(found.__setitem__, missing, fresh.values()))
+        return dict(zip(wanted, found, strict=True))  # type: ignore[arg-type]
 
-    def _lend_context(self) -> dict[int, str]:
-        """The old file's context hashes, from this file's: the same reuse, backwards (an
-        edit shows the new file's anyway, and the old file's are needed only to compare)."""
-        return _context_from(self, self._old, self._stretches(backwards=True))
-
-
-def _context_from(
-    source: LineIndex, target: LineIndex, stretches: Iterable[tuple[int, int, int, object]]
-) -> dict[int, str]:
-    """``target``'s context hashes: ``source``'s where ``stretches`` (in ``source``'s lines)
-    keep them, hashed afresh elsewhere."""
-    wanted = target.repeated_lines
-    kept = _kept_context(source, stretches)
-    found = list(map(kept.get, wanted))
-    missing = where(map(is_, found, repeat(None)))
-    fresh = target.context_hashes_of(list(map(wanted.__getitem__, missing)))
-    list(map(found.__setitem__, missing, fresh.values()))
-    return dict(zip(wanted, found, strict=True))  # type: ignore[arg-type]
-
-
-def _kept_context(
-    source: LineIndex, stretches: Iterable[tuple[int, int, int, object]]
-) -> dict[int, str]:
-    """``source``'s context hashes, at the other snapshot's line numbers, of the lines whose
-    nearest non-blank neighbours both lie in their own unchanged stretch (or past a file edge
-    that stretch reaches)."""
-    lines, keys, values = source.lines, list(source.ctx), list(source.ctx.values())
-    kept: dict[int, str] = {}
-    for n, (a, b, shift, c) in enumerate(stretches):
-        lo, hi = a, b
-        if n > 0:  # a change above: the lines up to the first non-blank one see it
-            while lo < b and not lines[lo].strip():
+    def _kept_context(self, old: LineIndex) -> dict[int, str]:
+        """Old context hashes, at their new line numbers, of the lines whose nearest
+        non-blank neighbours both lie in their own unchanged stretch (or past a file edge
+        that stretch reaches)."""
+        lines, keys, values = old.lines, list(old.ctx), list(old.ctx.values())
+        kept: dict[int, str] = {}
+        for n, (a, b, shift, c) in enumerate(self._stretches()):
+            lo, hi = a, b
+            if n > 0:  # a change above: the lines up to the first non-blank one see it
+                while lo < b and not lines[lo].strip():
+                    lo += 1
                 lo += 1
-            lo += 1
-        if c is not None:  # and one below: those from the last non-blank one on
-            while hi > lo and not lines[hi - 1].strip():
+            if c is not None:  # and one below: those from the last non-blank one on
+                while hi > lo and not lines[hi - 1].strip():
+                    hi -= 1
                 hi -= 1
-            hi -= 1
-        k0, k1 = bisect_left(keys, lo), bisect_left(keys, max(hi, lo))
-        kept.update(zip(map(add, keys[k0:k1], repeat(shift)), values[k0:k1], strict=True))
-    return kept
+            k0, k1 = bisect_left(keys, lo), bisect_left(keys, max(hi, lo))
+            kept.update(zip(map(add, keys[k0:k1], repeat(shift)), values[k0:k1], strict=True))
+        return kept
