@@ -124,8 +124,32 @@ def _edit(draw: st.DrawFn) -> tuple[list[str], list[str], list[Change]]:
     return lines, new, changes
 
 
+_repetitive_line = st.sampled_from(["", "", "  ", "}", "x = 1", "a = 1", "return None"])
+
+
+@st.composite
+def _repetitive_edit(draw: st.DrawFn) -> tuple[list[str], list[str], list[Change]]:
+    """An edit of a file made mostly of blank and repeated lines, in long runs."""
+    runs = draw(st.lists(st.tuples(_repetitive_line, st.integers(1, 12)), min_size=1))
+    lines = [line for line, n in runs for _ in range(n)]
+    changes: list[Change] = []
+    new: list[str] = []
+    pos = 0
+    for start in sorted(set(draw(st.lists(st.integers(0, len(lines)), min_size=1, max_size=3)))):
+        if start < pos:
+            continue
+        end = draw(st.integers(start, min(len(lines), start + 4)))
+        added = draw(st.lists(st.one_of(_repetitive_line, _line), max_size=3))
+        new += lines[pos:start]
+        changes.append(Change(start, end, len(new), len(new) + len(added)))
+        new += added
+        pos = end
+    new += lines[pos:]
+    return lines, new, changes
+
+
 @settings(max_examples=400, deadline=None)
-@given(_edit(), st.booleans())
+@given(st.one_of(_edit(), _repetitive_edit()), st.booleans())
 def test_the_index_after_an_edit_answers_like_a_fresh_one(
     edit: tuple[list[str], list[str], list[Change]], old_contexts_known: bool
 ) -> None:
