@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from waymark.commands import line_indexes
 from waymark.commands.edit import PlannedEdit, plan_edit
 from waymark.commands.edit_ops import parse_operations
-from waymark.engine.anchors import LineIndex, annotate
+from waymark.engine.anchors import LineIndex, annotate, annotate_range, as_json
 from waymark.engine.errors import WaymarkError
 from waymark.engine.text import TextFile
 from waymark.store.files import digest
@@ -73,6 +73,14 @@ def test_a_chain_of_edits_on_kept_indexes_answers_as_from_scratch(
         kept_plan.index.release()
         line_indexes.keep(_REAL, digest(new_bytes), kept_plan.index)
         kept, data_bytes = kept_plan.index, new_bytes
+        if data.draw(st.booleans()):  # a read in between, on the kept index (as waymark.read)
+            after = TextFile.decode(data_bytes)
+            start = data.draw(st.integers(0, len(after.lines)))
+            stop = data.draw(st.integers(start, len(after.lines)))
+            assert line_indexes.take(_REAL, digest(data_bytes), after) is kept
+            page = as_json(annotate_range(after, start, stop, kept))
+            assert page == as_json(annotate_range(after, start, stop))
+            line_indexes.keep(_REAL, digest(data_bytes), kept)
 
 
 def test_a_kept_index_is_used_only_on_its_own_lines_and_once() -> None:
