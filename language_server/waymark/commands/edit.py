@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from waymark.commands import line_indexes
 from waymark.commands.changes import FileChange, Proposal, load_path
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import ENCODING, PATH, PREVIEW
@@ -19,6 +20,7 @@ from waymark.commands.edit_ops import EditOperation, to_operations
 from waymark.commands.encoding import encoded_input
 from waymark.commands.line_ends import merge_refusal
 from waymark.commands.schema import param
+from waymark.engine.anchors import LineIndex
 from waymark.engine.edits.anchored import plan_anchored_edit
 from waymark.engine.edits.line_ends import EndingsWouldMerge
 from waymark.engine.edits.operations import (
@@ -34,6 +36,7 @@ from waymark.engine.edits.operations import (
     ReversedRange,
     StaleAnchor,
 )
+from waymark.engine.edits.reindex import IndexAfterEdit
 from waymark.engine.errors import (
     AnchorAmbiguous,
     AnchorContextAmbiguous,
@@ -45,6 +48,7 @@ from waymark.engine.errors import (
     WaymarkError,
 )
 from waymark.engine.text import TextFile
+from waymark.store.files import digest
 
 _PREVIEW = 80
 
@@ -77,6 +81,7 @@ class PlannedEdit:
     # The new file's bytes, given the bytes ``text_file`` was planned on (only the changed
     # lines are encoded).
     encode: Callable[[bytes], bytes]
+    index: IndexAfterEdit
 
 
 def _preview(text: str) -> str:
@@ -167,11 +172,17 @@ def _correction(note: RangeSwapped) -> dict[str, Any]:
 
 
 def plan_edit(
-    tf: TextFile, operations: Sequence[Operation], *, swap_reversed_ranges: bool = True
+    tf: TextFile,
+    operations: Sequence[Operation],
+    *,
+    swap_reversed_ranges: bool = True,
+    index: LineIndex | None = None,
 ) -> PlannedEdit:
     """:func:`plan_anchored_edit`, its refusals and notes worded for the wire."""
     try:
-        plan = plan_anchored_edit(tf, operations, swap_reversed_ranges=swap_reversed_ranges)
+        plan = plan_anchored_edit(
+            tf, operations, swap_reversed_ranges=swap_reversed_ranges, index=index
+        )
     except OperationsRefused as exc:
         raise refusal(exc) from None
     except EndingsWouldMerge as exc:
@@ -182,7 +193,7 @@ def plan_edit(
         "safety_status": "ok",
     }
     warnings = [_advisory(note) for note in plan.advisories]
-    return PlannedEdit(plan.text_file, details, plan.diff, warnings, plan.encode)
+    return PlannedEdit(plan.text_file, details, plan.diff, warnings, plan.encode, plan.index)
 
 
 def edit(ctx: CommandContext, params: EditParams) -> Proposal:
@@ -202,7 +213,9 @@ def edit(ctx: CommandContext, params: EditParams) -> Proposal:
     # read; on a file that moved on, it may be a block someone else moved: refuse it.
     as_read = ctx.session.read_is_current(real, loaded.digest)
     ctx.session.observe(real, loaded.digest)
-    plan = plan_edit(loaded.text_file(), operations, swap_reversed_ranges=as_read)
+    tf = loaded.text_file()
+    kept = line_indexes.take(real, loaded.digest, tf)
+    plan = plan_edit(tf, operations, swap_reversed_ranges=as_read, index=kept)
     details = dict(plan.details)
     details["baseline_continuity"] = ctx.session.continuity(real)
     details["writer_type"] = "edit"
@@ -214,4 +227,6 @@ def edit(ctx: CommandContext, params: EditParams) -> Proposal:
     data = loaded.data
     assert data is not None
     after = encoded_input(lambda: plan.encode(data), plan.text_file.encoding, "operations")
+    plan.index.release()
+    line_indexes.keep(real, digest(after), plan.index)
     return Proposal("edit", "Waymark: anchored edit", [FileChange(loaded, after)], result)

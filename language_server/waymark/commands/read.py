@@ -6,12 +6,13 @@ from typing import Any
 
 import attrs
 
+from waymark.commands import line_indexes
 from waymark.commands.changes import Loaded, load_path
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import ENCODING, PATH
 from waymark.commands.params import require
 from waymark.commands.schema import param
-from waymark.engine.anchors import annotate_range, as_json, render
+from waymark.engine.anchors import LineIndex, annotate_range, as_json, gc_paused, render
 from waymark.engine.encodings import Decision
 
 
@@ -50,9 +51,16 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
     stop = len(tf.lines) if params.limit is None else min(len(tf.lines), start + params.limit)
     lines: list[dict[str, Any]]
     if params.hashes:
-        shown = annotate_range(tf, start, stop)
+        real = loaded.resolved.real
+        index = line_indexes.take(real, loaded.digest, tf)
+        if index is None:
+            with gc_paused():
+                index = LineIndex(tf.lines)
+        shown = annotate_range(tf, start, stop, index)
         lines = as_json(shown)
         text = render(shown)
+        # Done with it: the next edit of these bytes starts from it.
+        line_indexes.keep(real, loaded.digest, index)
     else:
         lines = [{"line": i + 1, "text": tf.lines[i]} for i in range(start, stop)]
         text = _numbered(params.offset, list(tf.lines[start:stop]))

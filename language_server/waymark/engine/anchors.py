@@ -183,13 +183,16 @@ class Annotated(Sequence[AnchoredLine]):
             return [{"line": n, "text": t, "hash": h, "quality": q} for n, t, h, q in columns]
 
 
-def annotate(tf: TextFile) -> Annotated:
-    """Every line of ``tf`` with its display anchor and quality."""
+def annotate(tf: TextFile, index: LineIndex | None = None) -> Annotated:
+    """Every line of ``tf`` with its display anchor and quality (``index``: its lines' index,
+    if the caller has one)."""
     with gc_paused():
-        return Annotated(LineIndex(tf.lines))
+        return Annotated(LineIndex(tf.lines) if index is None else index)
 
 
-def annotate_range(tf: TextFile, start: int, stop: int) -> Sequence[AnchoredLine]:
+def annotate_range(
+    tf: TextFile, start: int, stop: int, index: LineIndex | None = None
+) -> Sequence[AnchoredLine]:
     """Lines ``[start, stop)`` (0-based) of ``tf`` as :func:`annotate` shows them.
 
     A page costs the file's index (every line's hash, and the context hashes of repeated
@@ -199,9 +202,9 @@ def annotate_range(tf: TextFile, start: int, stop: int) -> Sequence[AnchoredLine
     if start >= stop:
         return []
     if start == 0 and stop == len(tf.lines):
-        return annotate(tf)
+        return annotate(tf, index)
     with gc_paused():
-        return _anchored(LineIndex(tf.lines), list(range(start, stop)))
+        return _anchored(LineIndex(tf.lines) if index is None else index, list(range(start, stop)))
 
 
 def _anchored(index: LineIndex, at: list[int]) -> list[AnchoredLine]:

@@ -45,6 +45,8 @@ class AnchoredEdit:
     swapped: list[RangeSwapped]
     before: TextFile
     changes: list[Change]
+    # The new file's index, for a caller that keeps it for the next edit of the same text.
+    index: IndexAfterEdit
 
     def encode(self, data: bytes) -> bytes:
         """The new file's bytes, given ``data``, the bytes ``before`` was decoded from: the
@@ -110,16 +112,21 @@ def _valid_through(old: LineIndex, new: LineIndex, first_changed: int) -> int:
 
 @gc_paused()
 def plan_anchored_edit(
-    tf: TextFile, operations: Sequence[Operation], *, swap_reversed_ranges: bool = True
+    tf: TextFile,
+    operations: Sequence[Operation],
+    *,
+    swap_reversed_ranges: bool = True,
+    index: LineIndex | None = None,
 ) -> AnchoredEdit:
     """Resolve every operation on ``tf``, check the batch, and build the edited file.
 
     A reversed range is swapped (and reported) by default. On a file that changed since the
     agent read it, a reversed range more likely means a moved block than a slip, and the
     swapped range would cover other lines: callers pass ``swap_reversed_ranges=False`` then,
-    and the range is refused as a :class:`ReversedRange`.
+    and the range is refused as a :class:`ReversedRange`. ``index``: ``tf``'s lines' index,
+    if the caller kept one (it is used, and changed, by this plan alone).
     """
-    resolver = Resolver(tf, swap_reversed_ranges)
+    resolver = Resolver(tf, swap_reversed_ranges, index)
     placed = resolver.place(operations)
     if resolver.failures:
         raise OperationsRefused(resolver.failures)
@@ -156,4 +163,6 @@ def plan_anchored_edit(
         "must_refresh_from_line": valid + 1,
     }
     diff = _diff(tf, new_index, changes)
-    return AnchoredEdit(after, details, diff, resolver.advisories, resolver.swapped, tf, changes)
+    return AnchoredEdit(
+        after, details, diff, resolver.advisories, resolver.swapped, tf, changes, new_index
+    )

@@ -26,9 +26,19 @@ class IndexAfterEdit(LineIndex):
     def __init__(
         self, old: LineIndex, lines: Sequence[str], hashes: list[int], changes: Sequence[Change]
     ) -> None:
-        self._old = old
+        self._old: LineIndex | None = old
         self._changes = changes
         super().__init__(lines, hashes)
+
+    def release(self) -> None:
+        """Let go of the index before the edit: one kept for the next edit would otherwise
+        keep every earlier one alive. Context hashes not made yet are then made afresh."""
+        self._old = None
+
+    @property
+    def _before(self) -> LineIndex:
+        assert self._old is not None, "the index before the edit is only released after it"
+        return self._old
 
     def _stretches(self) -> Iterator[tuple[int, int, int, Change | None]]:
         """``(a, b, shift, change)``: old lines ``[a, b)`` are unchanged and ``shift`` lines
@@ -37,10 +47,10 @@ class IndexAfterEdit(LineIndex):
         for c in self._changes:
             yield start, c.old_start, shift, c
             start, shift = c.old_end, c.new_end - c.old_end
-        yield start, len(self._old.lines), shift, None
+        yield start, len(self._before.lines), shift, None
 
     def _prefixes(self) -> list[int]:
-        old_p6, p6 = self._old.p6, []
+        old_p6, p6 = self._before.p6, []
         for a, b, _, c in self._stretches():
             p6 += old_p6[a:b]
             if c is not None:
@@ -48,7 +58,8 @@ class IndexAfterEdit(LineIndex):
         return p6
 
     def _prefix_counts(self) -> Counter[int]:
-        old, counts = self._old, self._old.p6_count.copy()
+        old = self._before
+        counts = old.p6_count.copy()
         for key in chain.from_iterable(old.p6[c.old_start : c.old_end] for c in self._changes):
             left = counts[key] - 1
             if left:
@@ -59,7 +70,7 @@ class IndexAfterEdit(LineIndex):
         return counts
 
     def _shared_lines(self) -> list[int]:
-        old, counts, p6 = self._old, self.p6_count, self.p6
+        old, counts, p6 = self._before, self.p6_count, self.p6
         touched = {p6[j] for c in self._changes for j in range(c.new_start, c.new_end)}
         touched.update(old.p6[i] for c in self._changes for i in range(c.old_start, c.old_end))
         now = {key for key in touched if counts.get(key, 0) > 1}
@@ -80,7 +91,7 @@ class IndexAfterEdit(LineIndex):
 
     def _context_hashes(self) -> dict[int, str]:
         old = self._old
-        if not old.ctx_known:  # nothing to reuse: the old file's were never needed
+        if old is None or not old.ctx_known:  # nothing to reuse (released, or never needed)
             return super()._context_hashes()
         wanted = self.repeated_lines
         kept = self._kept_context(old)

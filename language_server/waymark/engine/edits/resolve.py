@@ -49,10 +49,10 @@ def _splice_of(op: Operation, first: int, last: int) -> Splice:
 class Resolver:
     """Resolves a batch on one snapshot, collecting every failure rather than the first."""
 
-    def __init__(self, tf: TextFile, swap_reversed: bool) -> None:
+    def __init__(self, tf: TextFile, swap_reversed: bool, index: LineIndex | None = None) -> None:
         self.tf = tf
         self.swap_reversed = swap_reversed
-        self.index = LineIndex(tf.lines)
+        self.index = LineIndex(tf.lines) if index is None else index
         self.failures: list[Failure] = []
         self.advisories: list[AdvisoryLineIgnored] = []
         self.swapped: list[RangeSwapped] = []
