@@ -9,8 +9,10 @@ from __future__ import annotations
 import bisect
 import difflib
 import operator
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import count
 from typing import Any
 
 from waymark.engine.text import TextFile
@@ -100,17 +102,18 @@ def _match(
     alo, blo, ahi, bhi = alo + head, blo + head, ahi - tail, bhi - tail
     if alo < ahi and blo < bhi:
         if max(ahi - alo, bhi - blo) <= _MINIMAL_LINES:
-            matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
-            out.extend((alo + i, blo + j, n) for i, j, n in matcher.get_matching_blocks() if n)
+            # Most pieces between anchors share no line (an edited line and its old self):
+            # difflib would find nothing, at the cost of building its matcher.
+            if not set(a[alo:ahi]).isdisjoint(b[blo:bhi]):
+                matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
+                out.extend((alo + i, blo + j, n) for i, j, n in matcher.get_matching_blocks() if n)
         else:
             # Each level cuts at what is unique within it; a few levels are plenty.
-            anchors = _anchors(a, b, alo, ahi, blo, bhi) if depth < _MAX_DEPTH else []
+            anchors, unique = (
+                _anchors(a, b, alo, ahi, blo, bhi) if depth < _MAX_DEPTH else ([], False)
+            )
             if anchors:
-                for i, j in anchors:
-                    _match(a, b, alo, i, blo, j, out, depth + 1)
-                    out.append((i, j, 1))
-                    alo, blo = i + 1, j + 1
-                _match(a, b, alo, ahi, blo, bhi, out, depth + 1)
+                _between(a, b, anchors, unique, alo, ahi, blo, bhi, out, depth + 1)
             else:
                 # Nothing to cut at: difflib with its junk heuristic stays fast.
                 matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=True)
@@ -119,36 +122,101 @@ def _match(
         out.append((ahi, bhi, tail))
 
 
+def _between(
+    a: Sequence[str],
+    b: Sequence[str],
+    anchors: list[tuple[int, int]],
+    unique: bool,
+    alo: int,
+    ahi: int,
+    blo: int,
+    bhi: int,
+    out: list[Block],
+    depth: int,
+) -> None:
+    """Append the anchors and the equal runs of the pieces between them, as matching each
+    piece in turn would, but a run of equal lines through many anchors at once.
+
+    A piece's common head continues the run of the anchor before it, and ends where the
+    piece does only if the next anchor follows on the same diagonal: so runs are grown from
+    anchors by comparing slices (in C), and only pieces left with lines on both sides are
+    matched. When the anchors are lines unique on each side, a run reaching an anchor's line
+    has reached that anchor, so a run is grown to its end and the anchors in it skipped."""
+    starts = [i for i, _ in anchors]
+    k, count = 0, len(anchors)
+    while k < count:
+        i, j = anchors[k]
+        _match(a, b, alo, i, blo, j, out, depth)
+        if unique:
+            size = 1 + _ahead(a, b, i + 1, j + 1, min(ahi - i, bhi - j) - 1)
+            k = bisect.bisect_left(starts, i + size, k + 1)
+        else:
+            size = 1
+            k += 1
+            while True:
+                ni, nj = anchors[k] if k < count else (ahi, bhi)
+                size += _ahead(a, b, i + size, j + size, min(ni - i, nj - j) - size)
+                if k == count or (i + size, j + size) != (ni, nj):
+                    break
+                size += 1
+                k += 1
+        out.append((i, j, size))
+        alo, blo = i + size, j + size
+    _match(a, b, alo, ahi, blo, bhi, out, depth)
+
+
+def _ahead(a: Sequence[str], b: Sequence[str], i: int, j: int, limit: int) -> int:
+    """How many lines are equal from ``a[i]`` and ``b[j]`` on, at most ``limit``: slices
+    twice as long while equal, then halving down what is left (cost about the length)."""
+    n, step = 0, 1
+    while step <= limit - n and a[i + n : i + n + step] == b[j + n : j + n + step]:
+        n += step
+        step *= 2
+    while step > 1:
+        step //= 2
+        if step <= limit - n and a[i + n : i + n + step] == b[j + n : j + n + step]:
+            n += step
+    return n
+
+
 def _anchors(
     a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int
-) -> list[tuple[int, int]]:
+) -> tuple[list[tuple[int, int]], bool]:
     """The longest in-order chain of lines that occur once in each range; failing those, of
     the k-th occurrences of lines that occur equally often in each (a line replaced elsewhere
-    leaves its count alone, so repeated lines still line up)."""
-    in_b: dict[str, list[int]] = {}
-    for j in range(blo, bhi):
-        in_b.setdefault(b[j], []).append(j)
-    in_a: dict[str, list[int]] = {}
-    for i in range(alo, ahi):
-        in_a.setdefault(a[i], []).append(i)
+    leaves its count alone, so repeated lines still line up). Also whether they are the
+    former."""
+    old, new = a[alo:ahi], b[blo:bhi]
+    in_a, in_b = Counter(old), Counter(new)
+    last_b = dict(zip(new, count(blo)))
     pairs = [
-        (i, in_b[line][0])
-        for line, (i, *more) in in_a.items()
-        if not more and len(in_b.get(line, ())) == 1
+        (i, last_b[line])
+        for i, line in enumerate(old, alo)
+        if in_a[line] == 1 and in_b.get(line) == 1
     ]
-    if not pairs:
-        pairs = [
+    unique = bool(pairs)
+    if not unique:
+        spots_b: dict[str, list[int]] = {}
+        for j, line in enumerate(new, blo):
+            spots_b.setdefault(line, []).append(j)
+        spots_a: dict[str, list[int]] = {}
+        for i, line in enumerate(old, alo):
+            spots_a.setdefault(line, []).append(i)
+        pairs = sorted(
             pair
-            for line, spots in in_a.items()
-            if len(in_b.get(line, ())) == len(spots)
-            for pair in zip(spots, in_b[line], strict=True)
-        ]
-    pairs.sort()
+            for line, spots in spots_a.items()
+            if len(spots_b.get(line, ())) == len(spots)
+            for pair in zip(spots, spots_b[line], strict=True)
+        )
+    after = [j for _, j in pairs]
+    if all(map(operator.lt, after, after[1:])):
+        # Already in order on both sides (nothing moved): the chain is every pair.
+        return pairs, unique
     # Longest increasing subsequence of the after-positions (patience sorting).
     tops: list[int] = []  # after-position ending the best chain of each length
     ends: list[int] = []  # index into pairs of that chain's last pair
     back: list[int] = [-1] * len(pairs)
-    for k, (_, j) in enumerate(pairs):
+    for k, j in enumerate(after):
         n = bisect.bisect_left(tops, j)
         if n == len(tops):
             tops.append(j)
@@ -162,7 +230,7 @@ def _anchors(
     while k >= 0:
         chain.append(pairs[k])
         k = back[k]
-    return chain[::-1]
+    return chain[::-1], unique
 
 
 def _hunks(ops: list[Opcode], context: int) -> list[list[Opcode]]:
@@ -211,17 +279,22 @@ def _stats(ops: list[Opcode]) -> DiffStats:
     return DiffStats(insertions, deletions)
 
 
+def _uniform(before: TextFile, after: TextFile) -> bool:
+    """Whether every line of both files ends alike (the common case): then the lines alone
+    compare as the lines with their ends do, and nothing need be joined."""
+    old_eols, new_eols = before.eols, after.eols
+    if not (old_eols and new_eols and old_eols[0] == new_eols[0]):
+        return False
+    end = old_eols[0]
+    return old_eols.count(end) == len(old_eols) and new_eols.count(end) == len(new_eols)
+
+
 def _file_ends(before: TextFile | None, after: TextFile | None) -> tuple[int, int]:
     """:func:`common_ends` of the files' lines with their ends, compared as lines and ends
     side by side: nothing is joined for the lines an edit leaves alone."""
     if before is None or after is None:
         return 0, 0
     old, old_eols, new, new_eols = before.lines, before.eols, after.lines, after.eols
-    if old_eols and new_eols and old_eols[0] == new_eols[0]:
-        end = old_eols[0]
-        if old_eols.count(end) == len(old_eols) and new_eols.count(end) == len(new_eols):
-            # Every line of both ends alike (the common case): the lines alone decide.
-            return common_ends(old, new)
     return _ends(
         len(old),
         len(new),
@@ -245,11 +318,20 @@ def diff_file(
     size_b = 0 if after is None else len(after.lines)
     # The opcodes of the whole files, as opcodes() finds them: its first step, trimming the
     # common ends, done here without joining every line to its end.
-    head, tail = _file_ends(before, after)
+    old: Sequence[str]
+    new: Sequence[str]
+    if before is not None and after is not None and _uniform(before, after):
+        head, tail = common_ends(before.lines, after.lines)
+        old = before.lines[head : size_a - tail]
+        new = after.lines[head : size_b - tail]
+    else:
+        head, tail = _file_ends(before, after)
+        old = _with_ends(before, head, size_a - tail)
+        new = _with_ends(after, head, size_b - tail)
     middle: list[Block] = []
     _match(
-        _with_ends(before, head, size_a - tail),
-        _with_ends(after, head, size_b - tail),
+        old,
+        new,
         0,
         size_a - head - tail,
         0,
