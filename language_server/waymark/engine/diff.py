@@ -12,7 +12,7 @@ import operator
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import count
+from itertools import compress, count
 from typing import Any
 
 from waymark.engine.text import TextFile
@@ -165,6 +165,11 @@ def _between(
     _match(a, b, alo, ahi, blo, bhi, out, depth)
 
 
+def _counted(counts: Counter[str], times: int) -> set[str]:
+    """The lines counted ``times`` times."""
+    return set(compress(counts.keys(), map(times.__eq__, counts.values())))
+
+
 def _ahead(a: Sequence[str], b: Sequence[str], i: int, j: int, limit: int) -> int:
     """How many lines are equal from ``a[i]`` and ``b[j]`` on, at most ``limit``: slices
     twice as long while equal, then halving down what is left (cost about the length)."""
@@ -186,28 +191,21 @@ def _anchors(
     the k-th occurrences of lines that occur equally often in each (a line replaced elsewhere
     leaves its count alone, so repeated lines still line up). Also whether they are the
     former."""
+    # Found in C (counting, sets, sorting), not line by line: these are the whole region.
     old, new = a[alo:ahi], b[blo:bhi]
     in_a, in_b = Counter(old), Counter(new)
-    last_b = dict(zip(new, count(blo)))
-    pairs = [
-        (i, last_b[line])
-        for i, line in enumerate(old, alo)
-        if in_a[line] == 1 and in_b.get(line) == 1
-    ]
-    unique = bool(pairs)
-    if not unique:
-        spots_b: dict[str, list[int]] = {}
-        for j, line in enumerate(new, blo):
-            spots_b.setdefault(line, []).append(j)
-        spots_a: dict[str, list[int]] = {}
-        for i, line in enumerate(old, alo):
-            spots_a.setdefault(line, []).append(i)
-        pairs = sorted(
-            pair
-            for line, spots in spots_a.items()
-            if len(spots_b.get(line, ())) == len(spots)
-            for pair in zip(spots, spots_b[line], strict=True)
-        )
+    once = _counted(in_a, 1) & _counted(in_b, 1)
+    unique = bool(once)
+    if unique:
+        last_b = dict(zip(new, count(blo)))
+        spots = list(compress(count(alo), map(once.__contains__, old)))
+        pairs = list(zip(spots, map(last_b.__getitem__, map(a.__getitem__, spots)), strict=True))
+    else:
+        # The k-th occurrences pair up: positions sorted by line (stably) line up on both sides.
+        alike = {line for line, n in in_a.items() if in_b.get(line) == n}
+        in_old = sorted(compress(count(alo), map(alike.__contains__, old)), key=a.__getitem__)
+        in_new = sorted(compress(count(blo), map(alike.__contains__, new)), key=b.__getitem__)
+        pairs = sorted(zip(in_old, in_new, strict=True))
     after = [j for _, j in pairs]
     if all(map(operator.lt, after, after[1:])):
         # Already in order on both sides (nothing moved): the chain is every pair.
