@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from itertools import compress, count
 from typing import Any
 
+from waymark.engine.linecount import matching_blocks
 from waymark.engine.text import TextFile
 
 Opcode = tuple[str, int, int, int, int]
@@ -105,8 +106,8 @@ def _match(
             # Most pieces between anchors share no line (an edited line and its old self):
             # difflib would find nothing, at the cost of building its matcher.
             if not set(a[alo:ahi]).isdisjoint(b[blo:bhi]):
-                matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
-                out.extend((alo + i, blo + j, n) for i, j, n in matcher.get_matching_blocks() if n)
+                blocks = matching_blocks(a[alo:ahi], b[blo:bhi])
+                out.extend((alo + i, blo + j, n) for i, j, n in blocks)
         else:
             # Each level cuts at what is unique within it; a few levels are plenty.
             anchors, unique = (

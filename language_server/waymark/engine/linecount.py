@@ -98,8 +98,20 @@ def count_changes(
 def matched(a: Lines, b: Lines) -> int:
     """How many lines ``difflib.SequenceMatcher(None, a, b, autojunk=False)`` pairs (the
     same number, always)."""
+    return sum(size for _, _, size in _blocks(a, b))
+
+
+def matching_blocks(a: Lines, b: Lines) -> list[Run]:
+    """The equal runs ``difflib.SequenceMatcher(None, a, b, autojunk=False)`` pairs, in
+    order (the same lines paired, always; adjacent runs may be given apart)."""
+    blocks = _blocks(a, b)
+    blocks.sort()
+    return blocks
+
+
+def _blocks(a: Lines, b: Lines) -> list[Run]:
     if not a or not b:
-        return 0
+        return []
     where = dict(zip(b, count()))
     repeated = _repeated(a, b, where)
     # No run made only of repeated lines is longer than the longest stretch of them in a.
@@ -107,7 +119,7 @@ def matched(a: Lines, b: Lines) -> int:
     runs = _anchored_runs(a, b, where, repeated)
     if not others and all(i + n <= i2 and j + n <= j2 for (i, j, n), (i2, j2, _) in pairwise(runs)):
         # Runs in order on both sides and no other: every step takes one of them whole.
-        return sum(n for _, _, n in runs)
+        return runs
     return _replay(a, b, runs, others)
 
 
@@ -184,10 +196,10 @@ def _back(
     return n
 
 
-def _replay(a: Lines, b: Lines, runs: list[Run], others: int) -> int:
-    """The lines difflib's matcher pairs, replaying its recursion over ``runs``; a region
+def _replay(a: Lines, b: Lines, runs: list[Run], others: int) -> list[Run]:
+    """The runs difflib's matcher pairs, replaying its recursion over ``runs``; a region
     where no run is longer than ``others`` (the longest run not listed) is left to difflib."""
-    total = 0
+    found: list[Run] = []
     regions = [(0, len(a), 0, len(b), runs)]
     while regions:
         alo, ahi, blo, bhi, inside = regions.pop()
@@ -200,22 +212,22 @@ def _replay(a: Lines, b: Lines, runs: list[Run], others: int) -> int:
                 best, bi, bj = length, i + skip, j + skip
         if best <= others:
             if others:
-                total += _difflib(a[alo:ahi], b[blo:bhi])
+                found.extend((alo + i, blo + j, n) for i, j, n in _difflib(a[alo:ahi], b[blo:bhi]))
             continue
-        total += best
+        found.append((bi, bj, best))
         if alo < bi and blo < bj:
             regions.append((alo, bi, blo, bj, _within(inside, alo, bi, blo, bj)))
         if bi + best < ahi and bj + best < bhi:
             ai, aj = bi + best, bj + best
             regions.append((ai, ahi, aj, bhi, _within(inside, ai, ahi, aj, bhi)))
-    return total
+    return found
 
 
-def _difflib(a: Lines, b: Lines) -> int:
+def _difflib(a: Lines, b: Lines) -> list[Run]:
     import difflib
 
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    return sum(size for _, _, size in matcher.get_matching_blocks())
+    return [(i, j, size) for i, j, size in matcher.get_matching_blocks() if size]
 
 
 def _within(runs: list[Run], alo: int, ahi: int, blo: int, bhi: int) -> list[Run]:
