@@ -309,6 +309,19 @@ def _with_ends(file: TextFile | None, start: int, stop: int) -> list[str]:
     return list(map(operator.add, file.lines[start:stop], file.eols[start:stop]))
 
 
+def _prefixed(prefix: str, file: TextFile | None, start: int, stop: int) -> list[str]:
+    """The lines from ``start`` to ``stop`` with their ends, after ``prefix``."""
+    if file is None:
+        return []
+    lines, ends = file.lines[start:stop], file.eols[start:stop]
+    return list(map(operator.add, map(prefix.__add__, lines), ends))
+
+
+def _ended(file: TextFile) -> bool:
+    eols = file.eols
+    return eols.count("\n") + eols.count("\r\n") == len(eols)
+
+
 def diff_file(
     display: str, before: TextFile | None, after: TextFile | None, context: int = 3
 ) -> FileDiff:
@@ -351,24 +364,29 @@ def diff_file(
         "--- /dev/null\n" if before is None else f"--- a/{display}\n",
         "+++ /dev/null\n" if after is None else f"+++ b/{display}\n",
     ]
+    # Only a line not ending in a line feed is marked: when there is none, none is looked for.
+    ended = all(_ended(file) for file in (before, after) if file is not None)
     for hunk in hunks:
         a1 = max(hunk[0][1] - context, 0)
         b1 = max(hunk[0][3] - context, 0)
         a2 = min(hunk[-1][2] + context, size_a)
         b2 = min(hunk[-1][4] + context, size_b)
         out.append(f"@@ -{_range(a1, a2 - a1)} +{_range(b1, b2 - b1)} @@\n")
-        lines = [" " + line for line in _with_ends(before, a1, hunk[0][1])]
+        lines = _prefixed(" ", before, a1, hunk[0][1])
         for tag, i1, i2, j1, j2 in hunk:
             if tag == "equal":
-                lines.extend(" " + line for line in _with_ends(before, i1, i2))
+                lines += _prefixed(" ", before, i1, i2)
                 continue
-            lines.extend("-" + line for line in _with_ends(before, i1, i2))
-            lines.extend("+" + line for line in _with_ends(after, j1, j2))
-        lines.extend(" " + line for line in _with_ends(before, hunk[-1][2], a2))
-        out.extend(
-            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-            for line in lines
-        )
+            lines += _prefixed("-", before, i1, i2)
+            lines += _prefixed("+", after, j1, j2)
+        lines += _prefixed(" ", before, hunk[-1][2], a2)
+        if ended:
+            out += lines
+        else:
+            out.extend(
+                line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+                for line in lines
+            )
     return FileDiff("".join(out), _stats(ops))
 
 
