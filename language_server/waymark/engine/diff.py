@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from itertools import compress, count
 from typing import Any
 
-from waymark.engine.linecount import matching_blocks
+from waymark.engine.linecount import equal_ahead, equal_back, matching_blocks
 from waymark.engine.text import TextFile
 
 Opcode = tuple[str, int, int, int, int]
@@ -97,7 +97,11 @@ def _match(
     depth: int,
 ) -> None:
     """Append the equal runs of ``a[alo:ahi]`` and ``b[blo:bhi]``, in order, to ``out``."""
-    head, tail = common_ends(a[alo:ahi], b[blo:bhi])
+    # Slices twice as long while equal: a piece between anchors, whose head is mostly
+    # nothing, costs a comparison or two, and a large region is not copied.
+    limit = min(ahi - alo, bhi - blo)
+    head = equal_ahead(a, b, alo, blo, limit)
+    tail = equal_back(a, b, ahi, bhi, limit - head)
     if head:
         out.append((alo, blo, head))
     alo, blo, ahi, bhi = alo + head, blo + head, ahi - tail, bhi - tail
@@ -149,14 +153,14 @@ def _between(
         i, j = anchors[k]
         _match(a, b, alo, i, blo, j, out, depth)
         if unique:
-            size = 1 + _ahead(a, b, i + 1, j + 1, min(ahi - i, bhi - j) - 1)
+            size = 1 + equal_ahead(a, b, i + 1, j + 1, min(ahi - i, bhi - j) - 1)
             k = bisect.bisect_left(starts, i + size, k + 1)
         else:
             size = 1
             k += 1
             while True:
                 ni, nj = anchors[k] if k < count else (ahi, bhi)
-                size += _ahead(a, b, i + size, j + size, min(ni - i, nj - j) - size)
+                size += equal_ahead(a, b, i + size, j + size, min(ni - i, nj - j) - size)
                 if k == count or (i + size, j + size) != (ni, nj):
                     break
                 size += 1
@@ -169,20 +173,6 @@ def _between(
 def _counted(counts: Counter[str], times: int) -> set[str]:
     """The lines counted ``times`` times."""
     return set(compress(counts.keys(), map(times.__eq__, counts.values())))
-
-
-def _ahead(a: Sequence[str], b: Sequence[str], i: int, j: int, limit: int) -> int:
-    """How many lines are equal from ``a[i]`` and ``b[j]`` on, at most ``limit``: slices
-    twice as long while equal, then halving down what is left (cost about the length)."""
-    n, step = 0, 1
-    while step <= limit - n and a[i + n : i + n + step] == b[j + n : j + n + step]:
-        n += step
-        step *= 2
-    while step > 1:
-        step //= 2
-        if step <= limit - n and a[i + n : i + n + step] == b[j + n : j + n + step]:
-            n += step
-    return n
 
 
 def _anchors(

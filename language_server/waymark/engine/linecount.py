@@ -58,9 +58,9 @@ def count_bytes(old: bytes, new: bytes, exact: int) -> tuple[int, int]:
     refuse_binary(new)
     size = min(len(old), len(new))
     # The ends need not be found to the byte: the line trim finishes them.
-    head = _ahead(old, new, 0, 0, size, 256, 128)
+    head = equal_ahead(old, new, 0, 0, size, 256, 128)
     start = old.rfind(b"\n", 0, head) + 1
-    tail = _back(old, new, len(old), len(new), size - head, 256, 128)
+    tail = equal_back(old, new, len(old), len(new), size - head, 256, 128)
     end = old.find(b"\n", len(old) - tail) + 1 or len(old)
     cut = len(old) - end
     return count_changes(_lines(old[start:end]), _lines(new[start : len(new) - cut]), exact)
@@ -83,8 +83,8 @@ def count_changes(
     # Lists, not a list and a tuple: slices of both must compare equal when their lines do.
     a, b = list(before), list(after)
     size = min(len(a), len(b))
-    head = _ahead(a, b, 0, 0, size, 4)
-    tail = _back(a, b, len(a), len(b), size - head, 4)
+    head = equal_ahead(a, b, 0, 0, size, 4)
+    tail = equal_back(a, b, len(a), len(b), size - head, 4)
     a, b = a[head : len(a) - tail], b[head : len(b) - tail]
     if not a or not b:
         return len(b), len(a)
@@ -156,14 +156,14 @@ def _anchored_runs(
         if j is None or line in repeated:
             i += 1
             continue
-        back = _back(a, b, i, j, min(i, j))
-        ahead = 1 + _ahead(a, b, i + 1, j + 1, min(la - i, lb - j) - 1, 4)
+        back = equal_back(a, b, i, j, min(i, j))
+        ahead = 1 + equal_ahead(a, b, i + 1, j + 1, min(la - i, lb - j) - 1, 4)
         runs.append((i - back, j - back, back + ahead))
         i += ahead
     return runs
 
 
-def _ahead(
+def equal_ahead(
     a: Sequence[Any], b: Sequence[Any], i: int, j: int, limit: int, step: int = 1, least: int = 1
 ) -> int:
     """How many items are equal from ``a[i]`` and ``b[j]`` on, at most ``limit``: slices
@@ -180,11 +180,11 @@ def _ahead(
     return n
 
 
-def _back(
+def equal_back(
     a: Sequence[Any], b: Sequence[Any], i: int, j: int, limit: int, step: int = 1, least: int = 1
 ) -> int:
     """How many items are equal going back from before ``a[i]`` and ``b[j]``, at most
-    ``limit`` (as :func:`_ahead`)."""
+    ``limit`` (as :func:`equal_ahead`)."""
     n = 0
     while step <= limit - n and a[i - n - step : i - n] == b[j - n - step : j - n]:
         n += step
