@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 import difflib
 from collections.abc import Sequence
+from itertools import pairwise
 
 import pytest
 from hypothesis import given, settings
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 from waymark.engine import diff
 from waymark.engine.diff import Block, common_ends, diff_file
+from waymark.engine.linecount import matching_blocks
 from waymark.engine.text import TextFile
 
 
@@ -170,6 +172,22 @@ def test_opcodes_of_edited_lines_are_as_before(
     before: list[str], edits: list[tuple[str, int, int, str]], limit: tuple[int, int]
 ) -> None:
     _same_opcodes(before, _edited(before, edits), *limit)
+
+
+def _pairs(blocks: Sequence[tuple[int, int, int]]) -> set[tuple[int, int]]:
+    return {(i + k, j + k) for i, j, size in blocks for k in range(size)}
+
+
+@settings(max_examples=500)
+@given(lines, st.lists(edit, max_size=8))
+def test_matching_blocks_pair_the_lines_difflib_pairs(
+    before: list[str], edits: list[tuple[str, int, int, str]]
+) -> None:
+    after = _edited(before, edits)
+    blocks = matching_blocks(before, after)
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    assert _pairs(blocks) == _pairs(matcher.get_matching_blocks())
+    assert all(i + n <= i2 and j + n <= j2 for (i, j, n), (i2, j2, _) in pairwise(blocks))
 
 
 @settings(max_examples=300)

@@ -1,17 +1,21 @@
-"""Lines a change inserts and deletes, as ``difflib`` counts them, without its per-line cost.
+"""Lines a change inserts and deletes, and the runs of equal lines it keeps, as ``difflib``
+finds them, without its per-line cost.
 
 diffStats' counts are those of ``difflib.SequenceMatcher(None, a, b, autojunk=False)`` after
-the common head and tail are trimmed (docs/history.md), and they must stay so. A count needs
-only how many lines the matcher pairs, not where: so its recursion (take the longest equal
-block of a region, earliest in ``a`` then in ``b``; recurse on both sides of it) is replayed
-over runs of equal lines (maximal diagonals of the match grid) instead of over lines. A run
-clipped to a region is the longest equal block the matcher would find on that diagonal, so
-each step costs the runs in its region, and an edit of a few lines leaves a few runs.
+the common head and tail are trimmed (docs/history.md), and they must stay so. The matcher's
+recursion (take the longest equal block of a region, earliest in ``a`` then in ``b``; recurse
+on both sides of it) is replayed over runs of equal lines (maximal diagonals of the match
+grid) instead of over lines. A run clipped to a region is the longest equal block the matcher
+would find on that diagonal, so each step costs the runs in its region, and an edit of a few
+lines leaves a few runs.
 
 Runs are found from the lines that occur once on each side (each has one partner, and its
 run is grown by comparing slices, in C). A run made only of repeated lines (blank lines,
 braces) is not listed, but none is longer than the longest stretch of such lines: a region
 whose longest listed run is not longer than that is left to difflib itself.
+
+The replay gives the blocks too, not only their sizes (:func:`matching_blocks`): the unified
+diff pairs its pieces with them.
 """
 
 from __future__ import annotations
