@@ -114,10 +114,11 @@ def _match(
                 out.extend((alo + i, blo + j, n) for i, j, n in blocks)
         else:
             # Each level cuts at what is unique within it; a few levels are plenty.
-            anchors, unique = (
-                _anchors(a, b, alo, ahi, blo, bhi) if depth < _MAX_DEPTH else ([], False)
+            starts, partners, unique = (
+                _anchors(a, b, alo, ahi, blo, bhi) if depth < _MAX_DEPTH else ([], [], False)
             )
-            if anchors:
+            if starts:
+                anchors = starts, partners
                 _between(a, b, anchors, unique, alo, ahi, blo, bhi, out, depth + 1)
             else:
                 # Nothing to cut at: difflib with its junk heuristic stays fast.
@@ -130,7 +131,7 @@ def _match(
 def _between(
     a: Sequence[str],
     b: Sequence[str],
-    anchors: list[tuple[int, int]],
+    anchors: tuple[list[int], list[int]],
     unique: bool,
     alo: int,
     ahi: int,
@@ -147,10 +148,10 @@ def _between(
     anchors by comparing slices (in C), and only pieces left with lines on both sides are
     matched. When the anchors are lines unique on each side, a run reaching an anchor's line
     has reached that anchor, so a run is grown to its end and the anchors in it skipped."""
-    starts = [i for i, _ in anchors]
-    k, count = 0, len(anchors)
+    starts, partners = anchors
+    k, count = 0, len(starts)
     while k < count:
-        i, j = anchors[k]
+        i, j = starts[k], partners[k]
         _match(a, b, alo, i, blo, j, out, depth)
         if unique:
             size = 1 + equal_ahead(a, b, i + 1, j + 1, min(ahi - i, bhi - j) - 1)
@@ -159,7 +160,7 @@ def _between(
             size = 1
             k += 1
             while True:
-                ni, nj = anchors[k] if k < count else (ahi, bhi)
+                ni, nj = (starts[k], partners[k]) if k < count else (ahi, bhi)
                 size += equal_ahead(a, b, i + size, j + size, min(ni - i, nj - j) - size)
                 if k == count or (i + size, j + size) != (ni, nj):
                     break
@@ -177,11 +178,11 @@ def _counted(counts: Counter[str], times: int) -> set[str]:
 
 def _anchors(
     a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int
-) -> tuple[list[tuple[int, int]], bool]:
+) -> tuple[list[int], list[int], bool]:
     """The longest in-order chain of lines that occur once in each range; failing those, of
     the k-th occurrences of lines that occur equally often in each (a line replaced elsewhere
-    leaves its count alone, so repeated lines still line up). Also whether they are the
-    former."""
+    leaves its count alone, so repeated lines still line up), as their positions in each, and
+    whether they are the former."""
     # Found in C (counting, sets, sorting), not line by line: these are the whole region.
     old, new = a[alo:ahi], b[blo:bhi]
     in_a, in_b = Counter(old), Counter(new)
@@ -190,21 +191,21 @@ def _anchors(
     if unique:
         last_b = dict(zip(new, count(blo)))
         spots = list(compress(count(alo), map(once.__contains__, old)))
-        pairs = list(zip(spots, map(last_b.__getitem__, map(a.__getitem__, spots)), strict=True))
+        after = list(map(last_b.__getitem__, map(a.__getitem__, spots)))
     else:
         # The k-th occurrences pair up: positions sorted by line (stably) line up on both sides.
         alike = {line for line, n in in_a.items() if in_b.get(line) == n}
         in_old = sorted(compress(count(alo), map(alike.__contains__, old)), key=a.__getitem__)
         in_new = sorted(compress(count(blo), map(alike.__contains__, new)), key=b.__getitem__)
         pairs = sorted(zip(in_old, in_new, strict=True))
-    after = [j for _, j in pairs]
+        spots, after = [i for i, _ in pairs], [j for _, j in pairs]
     if all(map(operator.lt, after, after[1:])):
         # Already in order on both sides (nothing moved): the chain is every pair.
-        return pairs, unique
+        return spots, after, unique
     # Longest increasing subsequence of the after-positions (patience sorting).
     tops: list[int] = []  # after-position ending the best chain of each length
-    ends: list[int] = []  # index into pairs of that chain's last pair
-    back: list[int] = [-1] * len(pairs)
+    ends: list[int] = []  # index of that chain's last pair
+    back: list[int] = [-1] * len(after)
     for k, j in enumerate(after):
         n = bisect.bisect_left(tops, j)
         if n == len(tops):
@@ -214,12 +215,13 @@ def _anchors(
             tops[n] = j
             ends[n] = k
         back[k] = ends[n - 1] if n else -1
-    chain: list[tuple[int, int]] = []
+    chain: list[int] = []
     k = ends[-1] if ends else -1
     while k >= 0:
-        chain.append(pairs[k])
+        chain.append(k)
         k = back[k]
-    return chain[::-1], unique
+    chain.reverse()
+    return [spots[k] for k in chain], [after[k] for k in chain], unique
 
 
 def _hunks(ops: list[Opcode], context: int) -> list[list[Opcode]]:
