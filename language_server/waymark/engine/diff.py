@@ -12,7 +12,7 @@ import operator
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import compress, count
+from itertools import compress, count, repeat
 from typing import Any
 
 from waymark.engine.linecount import equal_ahead, equal_back, matching_blocks
@@ -28,6 +28,8 @@ _MINIMAL_LINES = 5_000
 _MAX_DEPTH = 8
 
 Block = tuple[int, int, int]  # a run of equal lines: start in before, start in after, length
+# Of counts only: on anything but an int it answers NotImplemented, which is true.
+_ONCE = (1).__eq__
 
 
 # Common ends are skipped a block at a time, then in smaller blocks, then item by item: a
@@ -171,11 +173,6 @@ def _between(
     _match(a, b, alo, ahi, blo, bhi, out, depth)
 
 
-def _counted(counts: Counter[str], times: int) -> set[str]:
-    """The lines counted ``times`` times."""
-    return set(compress(counts.keys(), map(times.__eq__, counts.values())))
-
-
 def _anchors(
     a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int
 ) -> tuple[list[int], list[int], bool]:
@@ -186,11 +183,12 @@ def _anchors(
     # Found in C (counting, sets, sorting), not line by line: these are the whole region.
     old, new = a[alo:ahi], b[blo:bhi]
     in_a, in_b = Counter(old), Counter(new)
-    once = _counted(in_a, 1) & _counted(in_b, 1)
-    unique = bool(once)
+    spots = list(compress(count(alo), map(_ONCE, map(in_a.__getitem__, old))))
+    counts_b = map(in_b.get, map(a.__getitem__, spots), repeat(0))
+    spots = list(compress(spots, map(_ONCE, counts_b)))
+    unique = bool(spots)
     if unique:
         last_b = dict(zip(new, count(blo)))
-        spots = list(compress(count(alo), map(once.__contains__, old)))
         after = list(map(last_b.__getitem__, map(a.__getitem__, spots)))
     else:
         # The k-th occurrences pair up: positions sorted by line (stably) line up on both sides.
