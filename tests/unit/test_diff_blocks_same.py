@@ -269,3 +269,11 @@ def test_diff_file_is_as_before(
             assert diff_file("f.txt", *pair) == expected
     finally:
         diff._MINIMAL_LINES, diff._MAX_DEPTH = saved
+
+
+def test_opcodes_of_a_tuple_and_a_list_are_those_of_two_lists() -> None:
+    # Moved: the longer run must win, and runs are grown by comparing slices.
+    before = ["x", "a", "b", "c"]
+    after = ["a", "b", "c", "x"]
+    assert diff.opcodes(tuple(before), after) == diff.opcodes(before, after)
+    assert diff.opcodes(before, tuple(after)) == diff.opcodes(before, after)

@@ -66,6 +66,9 @@ def opcodes(before: Sequence[str], after: Sequence[str]) -> list[Opcode]:
     Agents change a few lines of large files; trimming the common head and tail first keeps
     diffing proportional to the change instead of quadratic-ish in the file.
     """
+    if type(before) is not type(after):
+        # Runs are found by comparing slices, and a list's never equal a tuple's.
+        before, after = list(before), list(after)
     blocks: list[Block] = []
     _match(before, after, 0, len(before), 0, len(after), blocks, 0)
     return _opcodes(blocks, len(before), len(after))

@@ -107,7 +107,8 @@ def matched(a: Lines, b: Lines) -> int:
 
 def matching_blocks(a: Lines, b: Lines) -> list[Run]:
     """The equal runs ``difflib.SequenceMatcher(None, a, b, autojunk=False)`` pairs, in
-    order (the same lines paired, always; adjacent runs may be given apart)."""
+    order (the same lines paired, always; adjacent runs may be given apart). ``a`` and ``b``
+    are of one type: runs are grown by comparing slices."""
     blocks = _blocks(a, b)
     blocks.sort()
     return blocks
