@@ -9,12 +9,11 @@ from __future__ import annotations
 import bisect
 import difflib
 import operator
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import compress, count, repeat
 from typing import Any
 
+from waymark.engine import patience
 from waymark.engine.linecount import equal_ahead, equal_back, matching_blocks
 from waymark.engine.text import TextFile
 
@@ -28,8 +27,6 @@ _MINIMAL_LINES = 5_000
 _MAX_DEPTH = 8
 
 Block = tuple[int, int, int]  # a run of equal lines: start in before, start in after, length
-# Of counts only: on anything but an int it answers NotImplemented, which is true.
-_ONCE = (1).__eq__
 
 
 # Common ends are skipped a block at a time, then in smaller blocks, then item by item: a
@@ -120,7 +117,9 @@ def _match(
         else:
             # Each level cuts at what is unique within it; a few levels are plenty.
             starts, partners, unique = (
-                _anchors(a, b, alo, ahi, blo, bhi) if depth < _MAX_DEPTH else ([], [], False)
+                patience.anchors(a, b, alo, ahi, blo, bhi)
+                if depth < _MAX_DEPTH
+                else ([], [], False)
             )
             if starts:
                 anchors = starts, partners
@@ -174,55 +173,6 @@ def _between(
         out.append((i, j, size))
         alo, blo = i + size, j + size
     _match(a, b, alo, ahi, blo, bhi, out, depth)
-
-
-def _anchors(
-    a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int
-) -> tuple[list[int], list[int], bool]:
-    """The longest in-order chain of lines that occur once in each range; failing those, of
-    the k-th occurrences of lines that occur equally often in each (a line replaced elsewhere
-    leaves its count alone, so repeated lines still line up), as their positions in each, and
-    whether they are the former."""
-    # Found in C (counting, sets, sorting), not line by line: these are the whole region.
-    old, new = a[alo:ahi], b[blo:bhi]
-    in_a, in_b = Counter(old), Counter(new)
-    spots = list(compress(count(alo), map(_ONCE, map(in_a.__getitem__, old))))
-    counts_b = map(in_b.get, map(a.__getitem__, spots), repeat(0))
-    spots = list(compress(spots, map(_ONCE, counts_b)))
-    unique = bool(spots)
-    if unique:
-        last_b = dict(zip(new, count(blo)))
-        after = list(map(last_b.__getitem__, map(a.__getitem__, spots)))
-    else:
-        # The k-th occurrences pair up: positions sorted by line (stably) line up on both sides.
-        alike = {line for line, n in in_a.items() if in_b.get(line) == n}
-        in_old = sorted(compress(count(alo), map(alike.__contains__, old)), key=a.__getitem__)
-        in_new = sorted(compress(count(blo), map(alike.__contains__, new)), key=b.__getitem__)
-        pairs = sorted(zip(in_old, in_new, strict=True))
-        spots, after = [i for i, _ in pairs], [j for _, j in pairs]
-    if all(map(operator.lt, after, after[1:])):
-        # Already in order on both sides (nothing moved): the chain is every pair.
-        return spots, after, unique
-    # Longest increasing subsequence of the after-positions (patience sorting).
-    tops: list[int] = []  # after-position ending the best chain of each length
-    ends: list[int] = []  # index of that chain's last pair
-    back: list[int] = [-1] * len(after)
-    for k, j in enumerate(after):
-        n = bisect.bisect_left(tops, j)
-        if n == len(tops):
-            tops.append(j)
-            ends.append(k)
-        else:
-            tops[n] = j
-            ends[n] = k
-        back[k] = ends[n - 1] if n else -1
-    chain: list[int] = []
-    k = ends[-1] if ends else -1
-    while k >= 0:
-        chain.append(k)
-        k = back[k]
-    chain.reverse()
-    return [spots[k] for k in chain], [after[k] for k in chain], unique
 
 
 def _hunks(ops: list[Opcode], context: int) -> list[list[Opcode]]:
@@ -302,12 +252,25 @@ def _with_ends(file: TextFile | None, start: int, stop: int) -> list[str]:
     return list(map(operator.add, file.lines[start:stop], file.eols[start:stop]))
 
 
-def _prefixed(prefix: str, file: TextFile | None, start: int, stop: int) -> list[str]:
-    """The lines from ``start`` to ``stop`` with their ends, after ``prefix``."""
-    if file is None:
+def _prefixed(
+    prefix: str, file: TextFile | None, end: str | None, start: int, stop: int
+) -> list[str]:
+    """The lines from ``start`` to ``stop`` with their ends, after ``prefix``: as one string
+    when every line of the file ends in ``end``, a line feed (nothing to mark on them)."""
+    if file is None or start >= stop:
         return []
+    if end is not None:
+        return [prefix + (end + prefix).join(file.lines[start:stop]) + end]
     lines, ends = file.lines[start:stop], file.eols[start:stop]
     return list(map(operator.add, map(prefix.__add__, lines), ends))
+
+
+def _line_feed(file: TextFile | None) -> str | None:
+    """The end every line of the file has, when one does and it ends in a line feed."""
+    if file is None or not file.eols:
+        return None
+    end = file.eols[0]
+    return end if end.endswith("\n") and file.eols.count(end) == len(file.eols) else None
 
 
 def _ended(file: TextFile) -> bool:
@@ -359,20 +322,21 @@ def diff_file(
     ]
     # Only a line not ending in a line feed is marked: when there is none, none is looked for.
     ended = all(_ended(file) for file in (before, after) if file is not None)
+    end_a, end_b = _line_feed(before), _line_feed(after)
     for hunk in hunks:
         a1 = max(hunk[0][1] - context, 0)
         b1 = max(hunk[0][3] - context, 0)
         a2 = min(hunk[-1][2] + context, size_a)
         b2 = min(hunk[-1][4] + context, size_b)
         out.append(f"@@ -{_range(a1, a2 - a1)} +{_range(b1, b2 - b1)} @@\n")
-        lines = _prefixed(" ", before, a1, hunk[0][1])
+        lines = _prefixed(" ", before, end_a, a1, hunk[0][1])
         for tag, i1, i2, j1, j2 in hunk:
             if tag == "equal":
-                lines += _prefixed(" ", before, i1, i2)
+                lines += _prefixed(" ", before, end_a, i1, i2)
                 continue
-            lines += _prefixed("-", before, i1, i2)
-            lines += _prefixed("+", after, j1, j2)
-        lines += _prefixed(" ", before, hunk[-1][2], a2)
+            lines += _prefixed("-", before, end_a, i1, i2)
+            lines += _prefixed("+", after, end_b, j1, j2)
+        lines += _prefixed(" ", before, end_a, hunk[-1][2], a2)
         if ended:
             out += lines
         else:
