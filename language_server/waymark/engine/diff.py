@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from waymark.engine import patience
+from waymark.engine.linecount import equal_ahead, equal_back, matching_blocks
 from waymark.engine.text import TextFile
 
 Opcode = tuple[str, int, int, int, int]
@@ -61,6 +63,9 @@ def opcodes(before: Sequence[str], after: Sequence[str]) -> list[Opcode]:
     Agents change a few lines of large files; trimming the common head and tail first keeps
     diffing proportional to the change instead of quadratic-ish in the file.
     """
+    if type(before) is not type(after):
+        # Runs are found by comparing slices, and a list's never equal a tuple's.
+        before, after = list(before), list(after)
     blocks: list[Block] = []
     _match(before, after, 0, len(before), 0, len(after), blocks, 0)
     return _opcodes(blocks, len(before), len(after))
@@ -94,23 +99,31 @@ def _match(
     depth: int,
 ) -> None:
     """Append the equal runs of ``a[alo:ahi]`` and ``b[blo:bhi]``, in order, to ``out``."""
-    head, tail = common_ends(a[alo:ahi], b[blo:bhi])
+    # Slices twice as long while equal: a piece between anchors, whose head is mostly
+    # nothing, costs a comparison or two, and a large region is not copied.
+    limit = min(ahi - alo, bhi - blo)
+    head = equal_ahead(a, b, alo, blo, limit)
+    tail = equal_back(a, b, ahi, bhi, limit - head)
     if head:
         out.append((alo, blo, head))
     alo, blo, ahi, bhi = alo + head, blo + head, ahi - tail, bhi - tail
     if alo < ahi and blo < bhi:
         if max(ahi - alo, bhi - blo) <= _MINIMAL_LINES:
-            matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
-            out.extend((alo + i, blo + j, n) for i, j, n in matcher.get_matching_blocks() if n)
+            # Most pieces between anchors share no line (an edited line and its old self):
+            # difflib would find nothing, at the cost of building its matcher.
+            if not set(a[alo:ahi]).isdisjoint(b[blo:bhi]):
+                blocks = matching_blocks(a[alo:ahi], b[blo:bhi])
+                out.extend((alo + i, blo + j, n) for i, j, n in blocks)
         else:
             # Each level cuts at what is unique within it; a few levels are plenty.
-            anchors = _anchors(a, b, alo, ahi, blo, bhi) if depth < _MAX_DEPTH else []
-            if anchors:
-                for i, j in anchors:
-                    _match(a, b, alo, i, blo, j, out, depth + 1)
-                    out.append((i, j, 1))
-                    alo, blo = i + 1, j + 1
-                _match(a, b, alo, ahi, blo, bhi, out, depth + 1)
+            starts, partners, unique = (
+                patience.anchors(a, b, alo, ahi, blo, bhi)
+                if depth < _MAX_DEPTH
+                else ([], [], False)
+            )
+            if starts:
+                anchors = starts, partners
+                _between(a, b, anchors, unique, alo, ahi, blo, bhi, out, depth + 1)
             else:
                 # Nothing to cut at: difflib with its junk heuristic stays fast.
                 matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=True)
@@ -119,50 +132,47 @@ def _match(
         out.append((ahi, bhi, tail))
 
 
-def _anchors(
-    a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int
-) -> list[tuple[int, int]]:
-    """The longest in-order chain of lines that occur once in each range; failing those, of
-    the k-th occurrences of lines that occur equally often in each (a line replaced elsewhere
-    leaves its count alone, so repeated lines still line up)."""
-    in_b: dict[str, list[int]] = {}
-    for j in range(blo, bhi):
-        in_b.setdefault(b[j], []).append(j)
-    in_a: dict[str, list[int]] = {}
-    for i in range(alo, ahi):
-        in_a.setdefault(a[i], []).append(i)
-    pairs = [
-        (i, in_b[line][0])
-        for line, (i, *more) in in_a.items()
-        if not more and len(in_b.get(line, ())) == 1
-    ]
-    if not pairs:
-        pairs = [
-            pair
-            for line, spots in in_a.items()
-            if len(in_b.get(line, ())) == len(spots)
-            for pair in zip(spots, in_b[line], strict=True)
-        ]
-    pairs.sort()
-    # Longest increasing subsequence of the after-positions (patience sorting).
-    tops: list[int] = []  # after-position ending the best chain of each length
-    ends: list[int] = []  # index into pairs of that chain's last pair
-    back: list[int] = [-1] * len(pairs)
-    for k, (_, j) in enumerate(pairs):
-        n = bisect.bisect_left(tops, j)
-        if n == len(tops):
-            tops.append(j)
-            ends.append(k)
+def _between(
+    a: Sequence[str],
+    b: Sequence[str],
+    anchors: tuple[list[int], list[int]],
+    unique: bool,
+    alo: int,
+    ahi: int,
+    blo: int,
+    bhi: int,
+    out: list[Block],
+    depth: int,
+) -> None:
+    """Append the anchors and the equal runs of the pieces between them, as matching each
+    piece in turn would, but a run of equal lines through many anchors at once.
+
+    A piece's common head continues the run of the anchor before it, and ends where the
+    piece does only if the next anchor follows on the same diagonal: so runs are grown from
+    anchors by comparing slices (in C), and only pieces left with lines on both sides are
+    matched. When the anchors are lines unique on each side, a run reaching an anchor's line
+    has reached that anchor, so a run is grown to its end and the anchors in it skipped."""
+    starts, partners = anchors
+    k, count = 0, len(starts)
+    while k < count:
+        i, j = starts[k], partners[k]
+        _match(a, b, alo, i, blo, j, out, depth)
+        if unique:
+            size = 1 + equal_ahead(a, b, i + 1, j + 1, min(ahi - i, bhi - j) - 1)
+            k = bisect.bisect_left(starts, i + size, k + 1)
         else:
-            tops[n] = j
-            ends[n] = k
-        back[k] = ends[n - 1] if n else -1
-    chain: list[tuple[int, int]] = []
-    k = ends[-1] if ends else -1
-    while k >= 0:
-        chain.append(pairs[k])
-        k = back[k]
-    return chain[::-1]
+            size = 1
+            k += 1
+            while True:
+                ni, nj = (starts[k], partners[k]) if k < count else (ahi, bhi)
+                size += equal_ahead(a, b, i + size, j + size, min(ni - i, nj - j) - size)
+                if k == count or (i + size, j + size) != (ni, nj):
+                    break
+                size += 1
+                k += 1
+        out.append((i, j, size))
+        alo, blo = i + size, j + size
+    _match(a, b, alo, ahi, blo, bhi, out, depth)
 
 
 def _hunks(ops: list[Opcode], context: int) -> list[list[Opcode]]:
@@ -211,17 +221,22 @@ def _stats(ops: list[Opcode]) -> DiffStats:
     return DiffStats(insertions, deletions)
 
 
+def _uniform(before: TextFile, after: TextFile) -> bool:
+    """Whether every line of both files ends alike (the common case): then the lines alone
+    compare as the lines with their ends do, and nothing need be joined."""
+    old_eols, new_eols = before.eols, after.eols
+    if not (old_eols and new_eols and old_eols[0] == new_eols[0]):
+        return False
+    end = old_eols[0]
+    return old_eols.count(end) == len(old_eols) and new_eols.count(end) == len(new_eols)
+
+
 def _file_ends(before: TextFile | None, after: TextFile | None) -> tuple[int, int]:
     """:func:`common_ends` of the files' lines with their ends, compared as lines and ends
     side by side: nothing is joined for the lines an edit leaves alone."""
     if before is None or after is None:
         return 0, 0
     old, old_eols, new, new_eols = before.lines, before.eols, after.lines, after.eols
-    if old_eols and new_eols and old_eols[0] == new_eols[0]:
-        end = old_eols[0]
-        if old_eols.count(end) == len(old_eols) and new_eols.count(end) == len(new_eols):
-            # Every line of both ends alike (the common case): the lines alone decide.
-            return common_ends(old, new)
     return _ends(
         len(old),
         len(new),
@@ -237,6 +252,32 @@ def _with_ends(file: TextFile | None, start: int, stop: int) -> list[str]:
     return list(map(operator.add, file.lines[start:stop], file.eols[start:stop]))
 
 
+def _prefixed(
+    prefix: str, file: TextFile | None, end: str | None, start: int, stop: int
+) -> list[str]:
+    """The lines from ``start`` to ``stop`` with their ends, after ``prefix``: as one string
+    when every line of the file ends in ``end``, a line feed (nothing to mark on them)."""
+    if file is None or start >= stop:
+        return []
+    if end is not None:
+        return [prefix + (end + prefix).join(file.lines[start:stop]) + end]
+    lines, ends = file.lines[start:stop], file.eols[start:stop]
+    return list(map(operator.add, map(prefix.__add__, lines), ends))
+
+
+def _line_feed(file: TextFile | None) -> str | None:
+    """The end every line of the file has, when one does and it ends in a line feed."""
+    if file is None or not file.eols:
+        return None
+    end = file.eols[0]
+    return end if end.endswith("\n") and file.eols.count(end) == len(file.eols) else None
+
+
+def _ended(file: TextFile) -> bool:
+    eols = file.eols
+    return eols.count("\n") + eols.count("\r\n") == len(eols)
+
+
 def diff_file(
     display: str, before: TextFile | None, after: TextFile | None, context: int = 3
 ) -> FileDiff:
@@ -245,11 +286,20 @@ def diff_file(
     size_b = 0 if after is None else len(after.lines)
     # The opcodes of the whole files, as opcodes() finds them: its first step, trimming the
     # common ends, done here without joining every line to its end.
-    head, tail = _file_ends(before, after)
+    old: Sequence[str]
+    new: Sequence[str]
+    if before is not None and after is not None and _uniform(before, after):
+        head, tail = common_ends(before.lines, after.lines)
+        old = before.lines[head : size_a - tail]
+        new = after.lines[head : size_b - tail]
+    else:
+        head, tail = _file_ends(before, after)
+        old = _with_ends(before, head, size_a - tail)
+        new = _with_ends(after, head, size_b - tail)
     middle: list[Block] = []
     _match(
-        _with_ends(before, head, size_a - tail),
-        _with_ends(after, head, size_b - tail),
+        old,
+        new,
         0,
         size_a - head - tail,
         0,
@@ -270,24 +320,30 @@ def diff_file(
         "--- /dev/null\n" if before is None else f"--- a/{display}\n",
         "+++ /dev/null\n" if after is None else f"+++ b/{display}\n",
     ]
+    # Only a line not ending in a line feed is marked: when there is none, none is looked for.
+    ended = all(_ended(file) for file in (before, after) if file is not None)
+    end_a, end_b = _line_feed(before), _line_feed(after)
     for hunk in hunks:
         a1 = max(hunk[0][1] - context, 0)
         b1 = max(hunk[0][3] - context, 0)
         a2 = min(hunk[-1][2] + context, size_a)
         b2 = min(hunk[-1][4] + context, size_b)
         out.append(f"@@ -{_range(a1, a2 - a1)} +{_range(b1, b2 - b1)} @@\n")
-        lines = [" " + line for line in _with_ends(before, a1, hunk[0][1])]
+        lines = _prefixed(" ", before, end_a, a1, hunk[0][1])
         for tag, i1, i2, j1, j2 in hunk:
             if tag == "equal":
-                lines.extend(" " + line for line in _with_ends(before, i1, i2))
+                lines += _prefixed(" ", before, end_a, i1, i2)
                 continue
-            lines.extend("-" + line for line in _with_ends(before, i1, i2))
-            lines.extend("+" + line for line in _with_ends(after, j1, j2))
-        lines.extend(" " + line for line in _with_ends(before, hunk[-1][2], a2))
-        out.extend(
-            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-            for line in lines
-        )
+            lines += _prefixed("-", before, end_a, i1, i2)
+            lines += _prefixed("+", after, end_b, j1, j2)
+        lines += _prefixed(" ", before, end_a, hunk[-1][2], a2)
+        if ended:
+            out += lines
+        else:
+            out.extend(
+                line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+                for line in lines
+            )
     return FileDiff("".join(out), _stats(ops))
 
 

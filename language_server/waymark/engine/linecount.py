@@ -1,17 +1,21 @@
-"""Lines a change inserts and deletes, as ``difflib`` counts them, without its per-line cost.
+"""Lines a change inserts and deletes, and the runs of equal lines it keeps, as ``difflib``
+finds them, without its per-line cost.
 
 diffStats' counts are those of ``difflib.SequenceMatcher(None, a, b, autojunk=False)`` after
-the common head and tail are trimmed (docs/history.md), and they must stay so. A count needs
-only how many lines the matcher pairs, not where: so its recursion (take the longest equal
-block of a region, earliest in ``a`` then in ``b``; recurse on both sides of it) is replayed
-over runs of equal lines (maximal diagonals of the match grid) instead of over lines. A run
-clipped to a region is the longest equal block the matcher would find on that diagonal, so
-each step costs the runs in its region, and an edit of a few lines leaves a few runs.
+the common head and tail are trimmed (docs/history.md), and they must stay so. The matcher's
+recursion (take the longest equal block of a region, earliest in ``a`` then in ``b``; recurse
+on both sides of it) is replayed over runs of equal lines (maximal diagonals of the match
+grid) instead of over lines. A run clipped to a region is the longest equal block the matcher
+would find on that diagonal, so each step costs the runs in its region, and an edit of a few
+lines leaves a few runs.
 
 Runs are found from the lines that occur once on each side (each has one partner, and its
 run is grown by comparing slices, in C). A run made only of repeated lines (blank lines,
 braces) is not listed, but none is longer than the longest stretch of such lines: a region
 whose longest listed run is not longer than that is left to difflib itself.
+
+The replay gives the blocks too, not only their sizes (:func:`matching_blocks`): the unified
+diff pairs its pieces with them.
 """
 
 from __future__ import annotations
@@ -58,9 +62,9 @@ def count_bytes(old: bytes, new: bytes, exact: int) -> tuple[int, int]:
     refuse_binary(new)
     size = min(len(old), len(new))
     # The ends need not be found to the byte: the line trim finishes them.
-    head = _ahead(old, new, 0, 0, size, 256, 128)
+    head = equal_ahead(old, new, 0, 0, size, 256, 128)
     start = old.rfind(b"\n", 0, head) + 1
-    tail = _back(old, new, len(old), len(new), size - head, 256, 128)
+    tail = equal_back(old, new, len(old), len(new), size - head, 256, 128)
     end = old.find(b"\n", len(old) - tail) + 1 or len(old)
     cut = len(old) - end
     return count_changes(_lines(old[start:end]), _lines(new[start : len(new) - cut]), exact)
@@ -83,8 +87,8 @@ def count_changes(
     # Lists, not a list and a tuple: slices of both must compare equal when their lines do.
     a, b = list(before), list(after)
     size = min(len(a), len(b))
-    head = _ahead(a, b, 0, 0, size, 4)
-    tail = _back(a, b, len(a), len(b), size - head, 4)
+    head = equal_ahead(a, b, 0, 0, size, 4)
+    tail = equal_back(a, b, len(a), len(b), size - head, 4)
     a, b = a[head : len(a) - tail], b[head : len(b) - tail]
     if not a or not b:
         return len(b), len(a)
@@ -98,8 +102,21 @@ def count_changes(
 def matched(a: Lines, b: Lines) -> int:
     """How many lines ``difflib.SequenceMatcher(None, a, b, autojunk=False)`` pairs (the
     same number, always)."""
+    return sum(size for _, _, size in _blocks(a, b))
+
+
+def matching_blocks(a: Lines, b: Lines) -> list[Run]:
+    """The equal runs ``difflib.SequenceMatcher(None, a, b, autojunk=False)`` pairs, in
+    order (the same lines paired, always; adjacent runs may be given apart). ``a`` and ``b``
+    are of one type: runs are grown by comparing slices."""
+    blocks = _blocks(a, b)
+    blocks.sort()
+    return blocks
+
+
+def _blocks(a: Lines, b: Lines) -> list[Run]:
     if not a or not b:
-        return 0
+        return []
     where = dict(zip(b, count()))
     repeated = _repeated(a, b, where)
     # No run made only of repeated lines is longer than the longest stretch of them in a.
@@ -107,7 +124,7 @@ def matched(a: Lines, b: Lines) -> int:
     runs = _anchored_runs(a, b, where, repeated)
     if not others and all(i + n <= i2 and j + n <= j2 for (i, j, n), (i2, j2, _) in pairwise(runs)):
         # Runs in order on both sides and no other: every step takes one of them whole.
-        return sum(n for _, _, n in runs)
+        return runs
     return _replay(a, b, runs, others)
 
 
@@ -144,14 +161,14 @@ def _anchored_runs(
         if j is None or line in repeated:
             i += 1
             continue
-        back = _back(a, b, i, j, min(i, j))
-        ahead = 1 + _ahead(a, b, i + 1, j + 1, min(la - i, lb - j) - 1, 4)
+        back = equal_back(a, b, i, j, min(i, j))
+        ahead = 1 + equal_ahead(a, b, i + 1, j + 1, min(la - i, lb - j) - 1, 4)
         runs.append((i - back, j - back, back + ahead))
         i += ahead
     return runs
 
 
-def _ahead(
+def equal_ahead(
     a: Sequence[Any], b: Sequence[Any], i: int, j: int, limit: int, step: int = 1, least: int = 1
 ) -> int:
     """How many items are equal from ``a[i]`` and ``b[j]`` on, at most ``limit``: slices
@@ -168,11 +185,11 @@ def _ahead(
     return n
 
 
-def _back(
+def equal_back(
     a: Sequence[Any], b: Sequence[Any], i: int, j: int, limit: int, step: int = 1, least: int = 1
 ) -> int:
     """How many items are equal going back from before ``a[i]`` and ``b[j]``, at most
-    ``limit`` (as :func:`_ahead`)."""
+    ``limit`` (as :func:`equal_ahead`)."""
     n = 0
     while step <= limit - n and a[i - n - step : i - n] == b[j - n - step : j - n]:
         n += step
@@ -184,10 +201,10 @@ def _back(
     return n
 
 
-def _replay(a: Lines, b: Lines, runs: list[Run], others: int) -> int:
-    """The lines difflib's matcher pairs, replaying its recursion over ``runs``; a region
+def _replay(a: Lines, b: Lines, runs: list[Run], others: int) -> list[Run]:
+    """The runs difflib's matcher pairs, replaying its recursion over ``runs``; a region
     where no run is longer than ``others`` (the longest run not listed) is left to difflib."""
-    total = 0
+    found: list[Run] = []
     regions = [(0, len(a), 0, len(b), runs)]
     while regions:
         alo, ahi, blo, bhi, inside = regions.pop()
@@ -200,22 +217,22 @@ def _replay(a: Lines, b: Lines, runs: list[Run], others: int) -> int:
                 best, bi, bj = length, i + skip, j + skip
         if best <= others:
             if others:
-                total += _difflib(a[alo:ahi], b[blo:bhi])
+                found.extend((alo + i, blo + j, n) for i, j, n in _difflib(a[alo:ahi], b[blo:bhi]))
             continue
-        total += best
+        found.append((bi, bj, best))
         if alo < bi and blo < bj:
             regions.append((alo, bi, blo, bj, _within(inside, alo, bi, blo, bj)))
         if bi + best < ahi and bj + best < bhi:
             ai, aj = bi + best, bj + best
             regions.append((ai, ahi, aj, bhi, _within(inside, ai, ahi, aj, bhi)))
-    return total
+    return found
 
 
-def _difflib(a: Lines, b: Lines) -> int:
+def _difflib(a: Lines, b: Lines) -> list[Run]:
     import difflib
 
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    return sum(size for _, _, size in matcher.get_matching_blocks())
+    return [(i, j, size) for i, j, size in matcher.get_matching_blocks() if size]
 
 
 def _within(runs: list[Run], alo: int, ahi: int, blo: int, bhi: int) -> list[Run]:
