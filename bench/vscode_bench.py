@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 EXTENSION = Path(__file__).resolve().parent.parent / "vscode-extension"
-TARGETS = ("linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64", "win32-x64")
+# No Windows package: the server needs POSIX calls (docs/vscode.md).
+TARGETS = ("linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64")
 
 
 def _npm(*args: str, timeout: int) -> str:
