@@ -9,6 +9,7 @@ of an ``O_PATH`` descriptor fails with EBADF and makes nothing durable).
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import subprocess
@@ -231,3 +232,37 @@ def test_writes_waiting_for_the_flusher_hold_few_descriptors(
     assert len(os.listdir("/proc/self/fd")) <= opened + 8
     flush.drain()
     assert {t.stat().st_ino for t in targets} <= {c.inode for c in calls}
+
+
+def test_a_disk_error_behind_the_reply_is_said_on_stderr_and_loses_no_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real_fsync = os.fsync
+
+    def failing(fd: int) -> None:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EIO, "Input/output error")
+        real_fsync(fd)  # a directory: as the filesystem answers
+
+    target = tmp_path / "a.txt"
+    monkeypatch.setattr(flush.os, "fsync", failing)
+    files.atomic_write(target, b"new\n")
+    flush.drain()
+    assert target.read_bytes() == b"new\n"
+    assert capsys.readouterr().err == (
+        f"waymark: writing {target} to the disk failed (EIO); it may not survive a power cut: "
+        "check the disk and the file.\n"
+    )
+
+
+def test_a_filesystem_that_does_not_fsync_is_not_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def refusing(fd: int) -> None:
+        raise OSError(errno.EINVAL, "Invalid argument")
+
+    monkeypatch.setattr(flush.os, "fsync", refusing)
+    files.atomic_write(tmp_path / "a.txt", b"new\n")
+    flush.drain()
+    assert (tmp_path / "a.txt").read_bytes() == b"new\n"
+    assert capsys.readouterr().err == ""

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import os
+import sys
 import threading
 import time
 
@@ -40,12 +42,33 @@ def synchronous() -> bool:
     return os.environ.get("WAYMARK_DURABILITY") == "sync"
 
 
+# What a filesystem answers when it does not fsync (a directory, a special file): the write
+# has happened and nothing is lost by it.
+_UNSUPPORTED = frozenset({errno.EINVAL, errno.EBADF, errno.EROFS, errno.ENOTSUP})
+
+
 def _fsync_close(fd: int) -> None:
-    # Some filesystems refuse to fsync a directory (or anything); the write has happened.
-    with contextlib.suppress(OSError):
+    try:
         os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in _UNSUPPORTED:
+            # Behind the reply nobody is waiting for an answer; a disk that failed to take
+            # what was written must still be said somewhere a person reads (the door's log).
+            print(
+                f"waymark: writing {_name_of(fd)} to the disk failed "
+                f"({errno.errorcode.get(exc.errno or 0, exc.errno)}); it may not survive a "
+                "power cut: check the disk and the file.",
+                file=sys.stderr,
+            )
     with contextlib.suppress(OSError):
         os.close(fd)
+
+
+def _name_of(fd: int) -> str:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return "a file"
 
 
 class Flusher:
