@@ -245,6 +245,7 @@ def test_a_disk_error_behind_the_reply_is_said_on_stderr_and_loses_no_bytes(
         real_fsync(fd)  # a directory: as the filesystem answers
 
     target = tmp_path / "a.txt"
+    flush.drain()  # earlier tests' writes are not this test's
     monkeypatch.setattr(flush.os, "fsync", failing)
     files.atomic_write(target, b"new\n")
     flush.drain()
@@ -261,6 +262,7 @@ def test_a_filesystem_that_does_not_fsync_is_not_an_error(
     def refusing(fd: int) -> None:
         raise OSError(errno.EINVAL, "Invalid argument")
 
+    flush.drain()
     monkeypatch.setattr(flush.os, "fsync", refusing)
     files.atomic_write(tmp_path / "a.txt", b"new\n")
     flush.drain()
