@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import enum
 import json
+import typing
 from typing import Any
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol, default_converter
+from pygls.protocol.language_server import _prepare_command_arguments
 
 from waymark.doors.lsp.server import create_server
 from waymark.doors.lsp.wire import Protocol
@@ -61,3 +64,39 @@ def test_other_messages_go_through_pygls() -> None:
     assert json.dumps(notification, default=ours._serialize_message) == json.dumps(
         notification, default=theirs._serialize_message
     )
+
+
+ARGUMENTS: list[Any] = [
+    None,
+    [],
+    [{"token": "t"}],
+    [{"path": "a"}, {"path": "b"}],
+    [[1, 2], "x", None],
+]
+
+
+@pytest.mark.parametrize("arguments", ARGUMENTS)
+def test_command_arguments_reach_the_handler_as_pygls_passes_them_without_reading_hints(
+    arguments: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = create_server()
+    params = types.ExecuteCommandParams(command="waymark.discardPending", arguments=arguments)
+    handler = server.protocol.fm.commands[params.command]
+    expected = _prepare_command_arguments(handler, params, server.protocol._converter)[0]
+    hints: list[object] = []
+    real = typing.get_type_hints
+    monkeypatch.setattr(typing, "get_type_hints", lambda *a, **k: hints.append(a) or real(*a, **k))
+    steps = server.protocol.lsp_workspace__execute_command(params)
+    called, args, _ = next(steps)
+    assert called is handler
+    assert tuple(args) == expected
+    assert hints == []  # pygls evaluated the handler's type hints on every call
+    with pytest.raises(StopIteration) as done:
+        steps.send({"ok": True})
+    assert done.value.value == {"ok": True}
+
+
+def test_an_unknown_command_is_refused_as_pygls_refuses_it() -> None:
+    params = types.ExecuteCommandParams(command="waymark.noSuchCommand", arguments=[{}])
+    with pytest.raises(JsonRpcInvalidParams, match=r"'waymark\.noSuchCommand' is not defined"):
+        next(create_server().protocol.lsp_workspace__execute_command(params))

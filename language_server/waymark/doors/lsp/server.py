@@ -31,7 +31,7 @@ from waymark.doors.bridge.listener import Listener, Review, start_bridge
 from waymark.doors.entry import open_context
 from waymark.doors.lsp.edits import WorkspaceEdits, lsp_result
 from waymark.doors.lsp.watcher import Watcher
-from waymark.doors.lsp.wire import Protocol, WholeMessages
+from waymark.doors.lsp.wire import Protocol, WholeMessages, raw_arguments
 from waymark.doors.wire_guard import REJECTED_METHOD, NestingGuard
 from waymark.engine.diff import EditTarget
 from waymark.engine.errors import InternalError, InvalidParams
@@ -232,6 +232,7 @@ async def _announce(ls: WaymarkServer, uri: str, *, exact: bool) -> None:
 
 def _register(server: WaymarkServer, command_id: str) -> None:
     @server.command(command_id)
+    @raw_arguments
     async def handler(ls: WaymarkServer, *arguments: Any) -> dict[str, Any]:
         if ls.context is None:
             return InternalError(
