@@ -14,6 +14,7 @@ import asyncio
 import logging
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, ClassVar, cast
@@ -21,6 +22,7 @@ from typing import Any, BinaryIO, ClassVar, cast
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcInvalidRequest
+from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -30,6 +32,7 @@ from waymark.commands.registry import COMMANDS, execute
 from waymark.doors.bridge.listener import Listener, Review, start_bridge
 from waymark.doors.entry import open_context
 from waymark.doors.lsp.edits import WorkspaceEdits, lsp_result
+from waymark.doors.lsp.reader import MessageReader
 from waymark.doors.lsp.watcher import Watcher
 from waymark.doors.lsp.wire import Protocol, WholeMessages, raw_arguments
 from waymark.doors.wire_guard import REJECTED_METHOD, NestingGuard
@@ -38,6 +41,8 @@ from waymark.engine.errors import InternalError, InvalidParams
 from waymark.store.files import sweep_temp_files
 
 log = logging.getLogger("waymark")
+# pygls' message loop logs a message it could not handle here, as pygls' own start_io has it.
+pygls_log = logging.getLogger("pygls.server")
 
 
 class WaymarkServer(LanguageServer):
@@ -51,6 +56,29 @@ class WaymarkServer(LanguageServer):
         self.bridge = Listener(lambda: self.context, __version__, lambda: self.review)
         self.watcher: Watcher | None = None
         self.watch = True
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """pygls' ``start_io``, reading each message in one trip to a worker thread
+        (:mod:`waymark.doors.lsp.reader`)."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        reader = MessageReader(stdin or sys.stdin.buffer, self.thread_pool)
+        try:
+            asyncio.run(
+                run_async(
+                    stop_event=self._stop_event,
+                    reader=reader,
+                    protocol=self.protocol,
+                    logger=pygls_log,
+                    error_handler=self.report_server_error,
+                )
+            )
+        except BrokenPipeError:
+            pygls_log.error("Connection to the client is lost! Shutting down the server.")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]  # pygls is untyped here
 
     def real_path(self, uri: str) -> Path | None:
         if uri not in self._paths:
