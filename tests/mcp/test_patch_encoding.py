@@ -63,6 +63,16 @@ def test_cli_patch_writes_the_declared_encodings_bytes(workspace: Path) -> None:
     assert not (workspace / "note.txt").exists()
 
 
+def test_a_file_the_patch_creates_takes_the_projects_declaration(workspace: Path) -> None:
+    (workspace / ".editorconfig").write_text("[*.txt]\ncharset = latin1\n", encoding="utf-8")
+    (workspace / "new.diff").write_text(
+        "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+Grüße\n", encoding="utf-8"
+    )
+    done = waymark(workspace, "patch", "new.diff")
+    assert done["ok"], done
+    assert (workspace / "new.txt").read_bytes() == "Grüße\n".encode("latin-1")
+
+
 async def test_mcp_patch_writes_the_declared_encodings_bytes(workspace: Path) -> None:
     (workspace / "price.txt").write_bytes(PRICE)
     async with connect(workspace) as session:
