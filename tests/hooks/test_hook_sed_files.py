@@ -38,12 +38,14 @@ def test_hook_writes_the_w_files_and_a_rewind_undoes_them(workspace: Path) -> No
     command = "sed -i 's/foo/baz/w changes.txt\n/nothing/w old.txt\n/nothing/w empty.txt' app.py"
     assert _shown(workspace, command) == (
         b"Waymark applied this sed -i as a tracked edit (waymark_rewind undoes it). "
-        b"The file changed like this:\n"
+        b"The 4 files changed like this:\n"
         b"--- a/app.py\n+++ b/app.py\n@@ -1,3 +1,3 @@\n-foo 1\n+baz 1\n bar\n-foo 2\n"
         b"\\ No newline at end of file\n+baz 2\n\\ No newline at end of file\n"
         b"--- /dev/null\n+++ b/changes.txt\n@@ -0,0 +1,2 @@\n+baz 1\n+baz 2\n"
         b"\\ No newline at end of file\n"
         b"--- a/old.txt\n+++ b/old.txt\n@@ -1 +0,0 @@\n-old\n"
+        # Created empty: no line to show, but the model is told it exists now.
+        b"--- /dev/null\n+++ b/empty.txt\n"
     )
     assert app.read_bytes() == b"baz 1\nbar\nbaz 2"
     # GNU creates or truncates every w file, written to or not.

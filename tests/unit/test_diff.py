@@ -61,6 +61,18 @@ def test_unified_diff_applies(before: str, after: str) -> None:
     assert got == [line.rstrip("\r\n") for line in _lines(after)]
 
 
+def test_an_empty_file_made_or_removed_is_named_by_its_headers() -> None:
+    made = diff_file("e.txt", None, TextFile.from_text(""))
+    removed = diff_file("e.txt", TextFile.from_text(""), None)
+    assert (made.text, made.stats.insertions, made.stats.deletions) == (
+        "--- /dev/null\n+++ b/e.txt\n",
+        0,
+        0,
+    )
+    assert removed.text == "--- a/e.txt\n+++ /dev/null\n"
+    assert unified_diff("e.txt", "", "") == ""
+
+
 def test_missing_final_newline_is_marked_and_counts_are_exact() -> None:
     diff = unified_diff("a.txt", "one\ntwo", "one\nTWO")
     assert diff == (

@@ -34,16 +34,17 @@ def _reference(
             hunks[-1].append(op)
         else:
             hunks.append([op])
-    if not hunks:
-        return FileDiff("", stats)
-
-    def span(start: int, length: int) -> str:
-        return str(start + 1) if length == 1 else f"{start + 1 if length else start},{length}"
-
     out = [
         "--- /dev/null\n" if before is None else f"--- a/{display}\n",
         "+++ /dev/null\n" if after is None else f"+++ b/{display}\n",
     ]
+    if not hunks:
+        # Changed since: an empty file created or deleted is named by its headers alone.
+        return FileDiff("".join(out) if (before is None) != (after is None) else "", stats)
+
+    def span(start: int, length: int) -> str:
+        return str(start + 1) if length == 1 else f"{start + 1 if length else start},{length}"
+
     for hunk in hunks:
         a1, b1 = max(hunk[0][1] - context, 0), max(hunk[0][3] - context, 0)
         a2, b2 = min(hunk[-1][2] + context, len(old)), min(hunk[-1][4] + context, len(new))

@@ -6,15 +6,11 @@
  */
 import * as vscode from "vscode";
 
+import { INIT_HOSTS } from "./generated/hosts";
 import { resolveExecutable } from "./launchCheck";
 import { readSettings } from "./settings";
 
-/** `waymark init`'s hosts (language_server/waymark/doors/hosts.py). */
-export const INIT_HOSTS = [
-  { id: "claude-code", label: "Claude Code", detail: "MCP server, and hooks that back up its own edits and shell commands" },
-  { id: "qwen-code", label: "Qwen Code", detail: "MCP server and hooks" },
-  { id: "codex", label: "Codex CLI", detail: "MCP server" },
-] as const;
+export { INIT_HOSTS };
 
 export interface InitCommand {
   text: string;

@@ -25,13 +25,7 @@ from waymark.engine.encodings import canonical, canonical_bom
 from waymark.engine.errors import Declined, FileChangedSinceRead, InvalidParams, WaymarkError
 from waymark.engine.text import TextFile
 from waymark.store.batch import BatchWrite, remove_dirs, write_batch
-from waymark.store.files import (
-    atomic_write,
-    create_parents,
-    delete_file,
-    digest,
-    read_state,
-)
+from waymark.store.files import atomic_write, create_parents, delete_file, digest, read_state
 from waymark.store.history import write_locks
 from waymark.store.locks import locked
 from waymark.store.workspace import ResolvedPath
@@ -393,6 +387,8 @@ def _result(proposal: Proposal, warnings: list[str], changes: list[FileChange]) 
     )
     if len(proposal.changes) == 1:
         result.setdefault("path", proposal.changes[0].source.resolved.display)
+    else:
+        result.setdefault("paths", [c.source.resolved.display for c in changes])
     if warnings:
         result["warnings"] = warnings
     else:

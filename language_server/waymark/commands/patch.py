@@ -9,13 +9,12 @@ import attrs
 
 from waymark.commands.changes import FileChange, Loaded, Proposal, load_path
 from waymark.commands.context import CommandContext
-from waymark.commands.descriptions import PREVIEW
+from waymark.commands.descriptions import ENCODING, PREVIEW
 from waymark.commands.encoding import encode_as
 from waymark.commands.line_ends import merge_refusal
 from waymark.commands.params import require
 from waymark.commands.schema import param
 from waymark.engine.errors import InvalidParams, PatchFailed
-from waymark.engine.text import TextFile
 
 if TYPE_CHECKING:
     from waymark.engine.edits.patch import FilePatch
@@ -37,6 +36,10 @@ class PatchParams:
         minimum=0,
     )
     preview: bool = param(PREVIEW, default=False)
+    encoding: str | None = param(
+        ENCODING + " It applies to every file the patch names, those it creates too.",
+        default=None,
+    )
 
 
 def read_patch(text: str, strip: int | None) -> list[FilePatch]:
@@ -65,14 +68,16 @@ def read_patch(text: str, strip: int | None) -> list[FilePatch]:
         ) from None
 
 
-def _existing(ctx: CommandContext, path: str, base: Path | None) -> Loaded:
-    loaded = load_path(ctx, path, base=base)
+def _existing(ctx: CommandContext, path: str, base: Path | None, encoding: str | None) -> Loaded:
+    loaded = load_path(ctx, path, base=base, encoding=encoding)
     ctx.session.observe(loaded.resolved.real, loaded.digest)
     return loaded
 
 
-def _absent(ctx: CommandContext, path: str, base: Path | None, status: str) -> Loaded:
-    loaded = load_path(ctx, path, must_exist=False, base=base)
+def _absent(
+    ctx: CommandContext, path: str, base: Path | None, status: str, encoding: str | None
+) -> Loaded:
+    loaded = load_path(ctx, path, must_exist=False, base=base, encoding=encoding)
     if loaded.exists:
         raise PatchFailed(
             f"The patch creates {loaded.resolved.display} ({status}) but it already exists; "
@@ -83,16 +88,17 @@ def _absent(ctx: CommandContext, path: str, base: Path | None, status: str) -> L
 
 
 def _file_changes(
-    ctx: CommandContext, fp: FilePatch, base: Path | None
+    ctx: CommandContext, fp: FilePatch, base: Path | None, encoding: str | None
 ) -> tuple[list[FileChange], dict[str, Any]]:
-    source = None if fp.source is None else _existing(ctx, fp.source, base)
+    source = None if fp.source is None else _existing(ctx, fp.source, base, encoding)
     target = source
     if fp.target is not None and (source is None or fp.target != fp.source):
-        target = _absent(ctx, fp.target, base, fp.status)
+        target = _absent(ctx, fp.target, base, fp.status, encoding)
     shown = target or source
     assert shown is not None
     display = shown.resolved.display
-    before = source.text_file() if source is not None else TextFile((), ())
+    # A file the patch creates is in the encoding declared for it, as a write's would be.
+    before = source.text_file() if source is not None else shown.empty()
     from waymark.engine.edits.line_ends import EndingsWouldMerge
     from waymark.engine.edits.patch import apply_file_patch
 
@@ -132,7 +138,7 @@ def patch(ctx: CommandContext, params: PatchParams) -> Proposal:
     files: list[dict[str, Any]] = []
     warnings: list[str] = []
     for fp in file_patches:
-        file_changes, entry = _file_changes(ctx, fp, base)
+        file_changes, entry = _file_changes(ctx, fp, base, params.encoding)
         changes += file_changes
         files.append(entry)
         if fp.old_mode and fp.new_mode and fp.old_mode != fp.new_mode:

@@ -128,12 +128,13 @@ class Setup:
     # What the user must still do in the host, which init cannot do from outside; ``{root}``
     # is the project, ``{settings}`` Cline's MCP settings file.
     note: str = ""
+    # The host's name as its users know it (the VS Code extension's host picker).
+    title: str = ""
 
 
 @dataclass(frozen=True)
 class Host:
     name: str
-    # What ``waymark init`` writes for the host and says after.
     setup: Setup
     # Shell tool → the input key holding its command line (tracked; a sed -i simulated).
     shell: dict[str, str] = field(default_factory=dict)
@@ -209,6 +210,7 @@ HOSTS: dict[str, Host] = {
         foreign_env={"COPILOT_CLI": "copilot-cli"},
         setup=Setup(
             "claude-code",
+            title="Claude Code",
             personal=(".claude/settings.local.json",),
             note=(
                 "Claude Code: the hooks are in .claude/settings.local.json, which stays out of git "
@@ -233,6 +235,7 @@ HOSTS: dict[str, Host] = {
         regex_matchers=True,
         setup=Setup(
             "settings",
+            title="Qwen Code",
             settings=".qwen/settings.json",
             note=(
                 "Qwen Code runs project hooks only in a trusted folder: trust {root} when qwen "
@@ -254,6 +257,7 @@ HOSTS: dict[str, Host] = {
         state_dirs=(".codex",),
         setup=Setup(
             "codex",
+            title="Codex CLI",
             note=(
                 "Codex reads .codex/config.toml and .codex/hooks.json only from a trusted project: "
                 "trust {root} when codex asks at its first start, then review and trust the hooks "
@@ -282,6 +286,7 @@ HOSTS: dict[str, Host] = {
         regex_matchers=True,
         setup=Setup(
             "settings",
+            title="Gemini CLI",
             settings=".gemini/settings.json",
             note=(
                 "Gemini CLI runs a project's hooks and MCP servers only in a trusted folder: trust "
@@ -303,6 +308,7 @@ HOSTS: dict[str, Host] = {
         regex_matchers=True,
         setup=Setup(
             "copilot-cli",
+            title="GitHub Copilot CLI",
             note=(
                 "GitHub Copilot CLI: trust {root} when copilot asks at its first start (in -p mode "
                 "pass --trust-folder); it reads the server from .mcp.json and the hooks from "
@@ -339,6 +345,7 @@ HOSTS: dict[str, Host] = {
         hook_timeout=10,  # seconds, the plugin's bound on one hook call
         setup=Setup(
             "opencode",
+            title="opencode",
             note=(
                 "opencode loads the plugin when it starts in {root}. Offline, set "
                 "npm_config_offline=true: opencode otherwise tries for about a minute to install "
@@ -376,6 +383,7 @@ HOSTS: dict[str, Host] = {
         session_turns=True,
         setup=Setup(
             "cline",
+            title="Cline",
             user_plan="cline-user",
             note=(
                 "Cline reads MCP servers only from {settings}: run `waymark init cline --user` to "

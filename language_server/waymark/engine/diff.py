@@ -314,12 +314,14 @@ def diff_file(
         blocks.append((size_a - tail, size_b - tail, tail))
     ops = _opcodes(blocks, size_a, size_b)
     hunks = _hunks(ops, context)
-    if not hunks:
-        return FileDiff("", _stats(ops))
     out = [
         "--- /dev/null\n" if before is None else f"--- a/{display}\n",
         "+++ /dev/null\n" if after is None else f"+++ b/{display}\n",
     ]
+    if not hunks:
+        # An empty file made or removed has no line to show, but its reader must still be
+        # told it now exists, or no longer does: the headers alone say so (as a patch).
+        return FileDiff("".join(out) if (before is None) != (after is None) else "", _stats(ops))
     # Only a line not ending in a line feed is marked: when there is none, none is looked for.
     ended = all(_ended(file) for file in (before, after) if file is not None)
     end_a, end_b = _line_feed(before), _line_feed(after)

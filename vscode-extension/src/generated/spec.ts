@@ -577,6 +577,10 @@ export const COMMAND_SPECS = [
           "type": "boolean",
           "description": "true: write nothing; return the diff and a token for approval.",
           "default": false
+        },
+        "encoding": {
+          "type": "string",
+          "description": "The file's encoding (e.g. windows-1252, gbk, shift_jis) when a read's `encoding` is not the file's real one; give the same one to the edits. It applies to every file the patch names, those it creates too."
         }
       },
       "required": [

@@ -283,13 +283,19 @@ def simulate_sed(
     if len(diff) > RESULT_MAX:
         diff = diff[:RESULT_MAX] + "\n… (the diff goes on; read the files for the rest)\n"
     text = _applied(result.get("warnings") or [])
+    shown = f"{_changed(result)} like this:\n{diff}"
     return instead_of_sed(
         host,
         call,
-        f"{text}The file changed like this:\n{diff}",
-        text + "The shell did not run it again; do not run it again. "
-        "The file changed like this:\n" + diff,
+        text + shown,
+        text + "The shell did not run it again; do not run it again. " + shown,
     )
+
+
+def _changed(result: dict[str, Any]) -> str:
+    """Which files the diff shows: a line writing ``w`` files changes several."""
+    paths = result.get("paths") or []
+    return f"The {len(paths)} files changed" if len(paths) > 1 else "The file changed"
 
 
 def instead_of_sed(host: Host, call: Call, output: str, refusal: str) -> dict[str, Any]:

@@ -73,6 +73,17 @@ class Preimages:
             return cached[1]
         return None
 
+    def holds(self, key: str, sig: Signature, content: str) -> bool:
+        """Whether ``key``'s copy is ``content``, made of the file as ``sig`` says it is now
+        (its caller knows the file unchanged since, so no racy-stat rule applies)."""
+        cached = self._index.get(key)
+        return (
+            cached is not None
+            and cached[0] == sig
+            and cached[1] == content
+            and content in self._present()
+        )
+
     def entry(self, key: str) -> tuple[Signature, str, int] | None:
         """``key``'s copy: the file's stat then, the copy's digest, when it was read (ns)."""
         return self._index.get(key)

@@ -65,7 +65,8 @@ def scan(folder: Path, index: Path, token: list[object] | None) -> FolderScan:
     stamps = _stamps(folder, index)  # before git is asked: a change after it is seen next time
     last = _LAST.pop(key, None)
     result = None
-    if last is not None and token is not None and last.stamps == stamps and _local(folder):
+    watched = token is not None and local_file_system(folder)
+    if last is not None and watched and last.stamps == stamps:
         result = _brought_up_to_date(last, folder, index)
     if result is None:
         result = scan_git(folder, folder, index, ignored=True)
@@ -171,7 +172,7 @@ def _brought_up_to_date(last: _Last, folder: Path, index: Path) -> FolderScan | 
     return fresh
 
 
-def _local(folder: Path) -> bool:
+def local_file_system(folder: Path) -> bool:
     """Whether ``folder`` is on a local file system (the mount holding it, from the kernel's
     table)."""
     try:

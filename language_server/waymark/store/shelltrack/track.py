@@ -20,7 +20,7 @@ from typing import Any
 
 from waymark.store.history import History
 from waymark.store.private import FILE_MODE
-from waymark.store.shelltrack import ignored, rescan, watch
+from waymark.store.shelltrack import ignored, rescan, rewalk, watch
 from waymark.store.shelltrack.afterwards import (
     git_ignored,
     key_prefix,
@@ -135,12 +135,17 @@ def begin(
                 shutil.copyfile(scan.index, scan.index_copy)
                 os.chmod(scan.index_copy, FILE_MODE)
             root = key_prefix(scan.root)
+            untouched = rewalk.untouched_copies(scan)
             for rel, sig in scan.dirty.items():
                 key = root + rel
                 if sig is None or key in skipped:
                     continue
                 # Most files were copied by an earlier command and not touched since; whether
                 # a changed one may be tracked is asked after the command, as of every file.
+                content = untouched.get(rel)
+                if content is not None and cache.holds(key, sig, content):
+                    backups[key] = content
+                    continue
                 known = cache.up_to_date(key, sig)
                 if known is not None and sig[3] <= history.workspace.max_file_size:
                     backups[key] = known
@@ -158,6 +163,8 @@ def begin(
                     except Unreachable as exc:
                         why = str(exc.args[0])
                 skipped[key] = why
+            if not scan.git:
+                rewalk.copied(scan, backups, root)
         cache.save()
         cache.put_pending(
             name,
@@ -304,6 +311,8 @@ def _first_scan(
     if paths is not None and paths == (folder, folder / ".git" / "index"):
         with contextlib.suppress(GitUnavailable):
             return rescan.scan(folder, paths[1], token)
+    if paths is None:
+        return rewalk.scan(history.workspace, folder, max_files, token)
     return _scan_at(history, folder, paths, max_files, ignored=True)
 
 
