@@ -39,6 +39,7 @@ from waymark.engine.sed.fastlines import (
     select_lines,
 )
 from waymark.engine.sed.fastprogram import TEXT_ACTIONS, FastProgram, FastStep
+from waymark.engine.sed.fasttext import write_at_literal
 from waymark.engine.sed.script import SubstCommand
 from waymark.engine.sed.simulate import (
     apply_commands_to_ascii,
@@ -79,6 +80,10 @@ def _run_step(step: FastStep, text: AnyStr) -> AnyStr | None:
                 # The cycle checks the lines it tries the regex on; this checks them all, and
                 # a refusal hands the file to the cycle, which may still decide it.
                 check_locale(address.regex, text)
+        if step.action in ("append", "insert"):
+            around = write_at_literal(step, text)
+            if around is not None:
+                return around
         at_line_start = _line_start_literal(step)
         if at_line_start is not None and step.action in _SPLIT_ACTIONS:
             return _run_line_start_literal(step, text, like(text, at_line_start))
