@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from itertools import compress, count, repeat
-from operator import not_
+from operator import eq
 from typing import AnyStr
 
 from waymark.engine.sed.fastlines import like
@@ -71,9 +71,11 @@ def write_at_literal(step: FastStep, text: AnyStr) -> AnyStr | None:
     )
     last = len(parts) - 1
     if at_start:
-        # A part without a newline before the last: its line is followed by another one.
-        between = map(not_, map(type(text).__contains__, parts[start:last], repeat(newline)))
-        for index in compress(count(start), between):
+        # A part the replace left as it was has no newline; before the last, its line is
+        # followed by another selected one. (Comparing is a length check for the others:
+        # cheaper than asking each part for a newline again.)
+        unchanged = map(eq, new[start:last], parts[start:last])
+        for index in compress(count(start), unchanged):
             new[index] = parts[index] + newline + written[:-1]
     if last >= start and newline not in parts[last]:
         new[last] = parts[last] + newline + written
