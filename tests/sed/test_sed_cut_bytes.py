@@ -28,6 +28,9 @@ INPUTS = [
     b"\x01\x7f TODO\t\r\n\x00keep\x1f\n",
     b"keep\nkeep\n",
     b"\n\nTODO\n\n",
+    # The cut line starts with bytes a narrower strip would stop at.
+    b"keep\n\r\rx TODO\n",
+    b"\r\x00TODO",
 ]
 
 LINES = [
