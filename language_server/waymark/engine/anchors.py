@@ -24,6 +24,7 @@ from functools import cached_property, partial
 from itertools import count, repeat
 from typing import Any, NamedTuple, overload
 
+from waymark.engine import core
 from waymark.engine.displays import displays
 from waymark.engine.line_index import (
     HIGH,
@@ -157,6 +158,8 @@ class Annotated(Sequence[AnchoredLine]):
     __hash__ = None  # type: ignore[assignment]
 
     def render(self) -> str:
+        if core.native is not None:
+            return self._render_native(core.native)
         tokens: list[int | str] = list(self._p6)
         scatter(tokens, self._special, self._tokens)
         specs = [_SPEC[int, False]] * len(tokens)
@@ -176,6 +179,15 @@ class Annotated(Sequence[AnchoredLine]):
             args[2::3] = self.lines[start:stop]
             out.append("".join(specs[start:stop]) % tuple(args))
         return "".join(out)
+
+    def _render_native(self, native: core.Core) -> str:
+        tokens: list[str | None] = [None] * len(self.lines)
+        scatter(tokens, self._special, self._tokens)
+        low = bytearray(len(self.lines))
+        for k, q in self._odd.items():
+            if q == LOW:
+                low[k] = 1
+        return native.render(self.lines, self._p6, tokens, bytes(low))
 
     def as_json(self) -> list[dict[str, Any]]:
         columns = zip(count(1), self.lines, self.hashes(), self.qualities())

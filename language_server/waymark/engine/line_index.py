@@ -21,6 +21,8 @@ from typing import TypeVar
 
 from xxhash import xxh3_64_hexdigest, xxh3_64_intdigest
 
+from waymark.engine import core
+
 HIGH, MEDIUM, LOW = "high", "medium", "low"
 
 _PUNCT_WS = string.punctuation + string.whitespace
@@ -69,6 +71,8 @@ def line_hash(line: str) -> str:
 
 def hash_lines(lines: Sequence[str]) -> list[int]:
     """Full line hashes as integers, in bulk (map over C functions: no per-line bytecode)."""
+    if core.native is not None:
+        return core.native.hash_lines(lines)
     encoded = map(str.encode, lines, repeat("utf-8"), repeat("surrogateescape"))
     return list(map(xxh3_64_intdigest, encoded))
 
@@ -89,6 +93,8 @@ def context_hash(prev: str, line: str, nxt: str) -> str:
 
 def low_by_text(lines: Sequence[str]) -> list[int]:
     """Lines that are blank or only ASCII punctuation: low whatever else the file holds."""
+    if core.native is not None:
+        return core.native.low_by_text(lines)
     return where(map(not_, map(str.strip, lines, repeat(_PUNCT_WS))))
 
 
@@ -98,10 +104,8 @@ class LineIndex:
     def __init__(self, lines: Sequence[str], hashes: list[int] | None = None) -> None:
         self.lines = lines
         self.hashes = hashes if hashes is not None else hash_lines(lines)
-        self.p6 = self._prefixes()
-        self.p6_count = self._prefix_counts()
         self.several: set[int] = set()  # the 6-char prefixes several lines share
-        self.shared = self._shared_lines()
+        self.p6, self.p6_count, self.shared = self._prefix_columns()
         # Equal texts have equal prefixes, so only lines with a shared prefix can repeat:
         # counting those alone skips most of a large file.
         self.text_count = Counter(map(lines.__getitem__, self.shared))
@@ -114,6 +118,21 @@ class LineIndex:
         self._ctx_pos: dict[str, int] | None = None
         self._ctx_scans = 0
         self._repeated_lines: list[int] | None = None
+
+    def _prefix_columns(self) -> tuple[list[int], Counter[int], list[int]]:
+        """Each line's 6-char prefix, how many lines have each, the lines sharing one."""
+        native = core.native
+        if native is None:
+            return self._derived_columns()
+        counts: Counter[int] = Counter()
+        p6, shared = native.prefixes(self.hashes, P6_SHIFT, counts)
+        self.several = set(map(p6.__getitem__, shared))
+        return p6, counts, shared
+
+    def _derived_columns(self) -> tuple[list[int], Counter[int], list[int]]:
+        self.p6 = self._prefixes()
+        self.p6_count = self._prefix_counts()
+        return self.p6, self.p6_count, self._shared_lines()
 
     # An edit's index (engine/edits/reindex.py) derives these three from the old file's.
     def _prefixes(self) -> list[int]:
@@ -195,6 +214,8 @@ class LineIndex:
         """Context hashes of these lines (ascending), whether or not their text repeats."""
         if not wanted:
             return {}
+        if core.native is not None:
+            return dict(zip(wanted, core.native.context_hashes(self.lines, wanted), strict=True))
         texts = map(self.lines.__getitem__, wanted)
         joined = map(
             "%s\n%s\n%s".__mod__,

@@ -49,6 +49,9 @@ class IndexAfterEdit(LineIndex):
             start, shift = c.old_end, c.new_end - c.old_end
         yield start, len(self._before.lines), shift, None
 
+    def _prefix_columns(self) -> tuple[list[int], Counter[int], list[int]]:
+        return self._derived_columns()  # adjusting the old columns beats a fresh pass
+
     def _prefixes(self) -> list[int]:
         old_p6, p6 = self._before.p6, []
         for a, b, _, c in self._stretches():

@@ -1,0 +1,543 @@
+/* The compiled core of line anchors: the whole-file loops of engine/text.py and
+ * engine/line_index.py, one pass in C each, without a Python object per step.
+ *
+ * Pure computation, no I/O. Every function returns exactly what its pure-Python twin in
+ * waymark.engine returns (tests/unit/test_core_differential.py); engine/core.py decides
+ * which runs. XXH3 comes from xxhash.h, inlined, so the module needs no shared library.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+static PyObject *EOL_LF, *EOL_CRLF, *EOL_CR, *EOL_NONE;
+
+/* The UTF-8 (surrogateescape) bytes of a str: its own buffer when ASCII, else a new bytes
+ * object left in *owner. An unencodable lone surrogate raises, as str.encode does. */
+static int
+utf8_of(PyObject *s, const char **data, Py_ssize_t *size, PyObject **owner)
+{
+    *owner = NULL;
+    if (!PyUnicode_Check(s)) {
+        PyErr_SetString(PyExc_TypeError, "lines must be str");
+        return -1;
+    }
+    if (PyUnicode_IS_ASCII(s)) {
+        *data = (const char *)PyUnicode_DATA(s);
+        *size = PyUnicode_GET_LENGTH(s);
+        return 0;
+    }
+    *owner = PyUnicode_AsEncodedString(s, "utf-8", "surrogateescape");
+    if (*owner == NULL)
+        return -1;
+    *data = PyBytes_AS_STRING(*owner);
+    *size = PyBytes_GET_SIZE(*owner);
+    return 0;
+}
+
+static int
+hash_str(PyObject *s, uint64_t *out)
+{
+    const char *data;
+    Py_ssize_t size;
+    PyObject *owner;
+    if (utf8_of(s, &data, &size, &owner) < 0)
+        return -1;
+    *out = XXH3_64bits(data, (size_t)size);
+    Py_XDECREF(owner);
+    return 0;
+}
+
+/* split_lines(text) -> (lines, eols): on "\n", "\r\n" and "\r" only. */
+static PyObject *
+split_lines(PyObject *self, PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "text must be str");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    PyObject *lines = PyList_New(0), *eols = PyList_New(0);
+    if (lines == NULL || eols == NULL)
+        goto fail;
+    Py_ssize_t start = 0, i = 0;
+    while (start < n) {
+        PyObject *eol = EOL_NONE;
+        Py_ssize_t end = n, next = n;
+        for (i = start; i < n; i++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i);
+            if (c == '\n') {
+                eol = EOL_LF;
+                end = i;
+                next = i + 1;
+                break;
+            }
+            if (c == '\r') {
+                end = i;
+                if (i + 1 < n && PyUnicode_READ(kind, data, i + 1) == '\n') {
+                    eol = EOL_CRLF;
+                    next = i + 2;
+                }
+                else {
+                    eol = EOL_CR;
+                    next = i + 1;
+                }
+                break;
+            }
+        }
+        PyObject *line = PyUnicode_Substring(text, start, end);
+        if (line == NULL)
+            goto fail;
+        int bad = PyList_Append(lines, line) < 0 || PyList_Append(eols, eol) < 0;
+        Py_DECREF(line);
+        if (bad)
+            goto fail;
+        start = next;
+    }
+    return Py_BuildValue("(NN)", lines, eols);
+fail:
+    Py_XDECREF(lines);
+    Py_XDECREF(eols);
+    return NULL;
+}
+
+/* hash_lines(lines) -> list[int]: xxh3_64 of each line's UTF-8 (surrogateescape) bytes. */
+static PyObject *
+hash_lines(PyObject *self, PyObject *arg)
+{
+    PyObject *seq = PySequence_Fast(arg, "lines must be a sequence");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t h;
+        if (hash_str(items[i], &h) < 0)
+            goto fail;
+        PyObject *v = PyLong_FromUnsignedLongLong(h);
+        if (v == NULL)
+            goto fail;
+        PyList_SET_ITEM(out, i, v);
+    }
+    Py_DECREF(seq);
+    return out;
+fail:
+    Py_XDECREF(out);
+    Py_DECREF(seq);
+    return NULL;
+}
+
+/* An open-addressing table of 24-bit keys: how many lines have each 6-char prefix. */
+typedef struct {
+    uint32_t *keys; /* key + 1; 0 is empty */
+    Py_ssize_t *counts;
+    size_t mask;
+} Table;
+
+static int
+table_init(Table *t, Py_ssize_t n)
+{
+    size_t size = 16;
+    while (size < (size_t)n * 2)
+        size <<= 1;
+    t->mask = size - 1;
+    t->keys = calloc(size, sizeof(uint32_t));
+    t->counts = calloc(size, sizeof(Py_ssize_t));
+    return (t->keys && t->counts) ? 0 : -1;
+}
+
+static void
+table_free(Table *t)
+{
+    free(t->keys);
+    free(t->counts);
+}
+
+static size_t
+table_slot(const Table *t, uint32_t key)
+{
+    size_t at = ((size_t)key * 0x9E3779B1u) & t->mask;
+    while (t->keys[at] != 0 && t->keys[at] != key + 1)
+        at = (at + 1) & t->mask;
+    return at;
+}
+
+/* prefixes(hashes, shift, counts) -> (p6, shared): each hash's top bits; ``counts`` (a
+ * Counter) gets how many lines have each, in first-seen order as Counter(p6) would;
+ * ``shared``: the lines whose prefix several lines have. */
+static PyObject *
+prefixes(PyObject *self, PyObject *args)
+{
+    PyObject *hashes, *counts;
+    int shift;
+    if (!PyArg_ParseTuple(args, "O!iO!", &PyList_Type, &hashes, &shift, &PyDict_Type, &counts))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(hashes);
+    Table t = {0};
+    uint32_t *keys = malloc(sizeof(uint32_t) * (n ? n : 1));
+    PyObject *p6 = PyList_New(n), *shared = NULL;
+    if (keys == NULL || p6 == NULL || table_init(&t, n) < 0) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned long long h = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(hashes, i));
+        if (h == (unsigned long long)-1 && PyErr_Occurred())
+            goto fail;
+        keys[i] = (uint32_t)(h >> shift);
+        size_t at = table_slot(&t, keys[i]);
+        t.keys[at] = keys[i] + 1;
+        t.counts[at]++;
+        PyObject *v = PyLong_FromUnsignedLong(keys[i]);
+        if (v == NULL)
+            goto fail;
+        PyList_SET_ITEM(p6, i, v);
+    }
+    shared = PyList_New(0);
+    if (shared == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        size_t at = table_slot(&t, keys[i]);
+        Py_ssize_t c = t.counts[at];
+        if (c < 0)
+            c = -c; /* written already: negated to mark it */
+        else {
+            PyObject *v = PyLong_FromSsize_t(c);
+            if (v == NULL || PyDict_SetItem(counts, PyList_GET_ITEM(p6, i), v) < 0) {
+                Py_XDECREF(v);
+                goto fail;
+            }
+            Py_DECREF(v);
+            t.counts[at] = -c;
+        }
+        if (c > 1) {
+            PyObject *v = PyLong_FromSsize_t(i);
+            if (v == NULL || PyList_Append(shared, v) < 0) {
+                Py_XDECREF(v);
+                goto fail;
+            }
+            Py_DECREF(v);
+        }
+    }
+    free(keys);
+    table_free(&t);
+    return Py_BuildValue("(NN)", p6, shared);
+fail:
+    free(keys);
+    table_free(&t);
+    Py_XDECREF(p6);
+    Py_XDECREF(shared);
+    return NULL;
+}
+
+/* Whether str.strip() leaves nothing of the line. */
+static int
+is_blank(PyObject *s)
+{
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)))
+            return 0;
+    return 1;
+}
+
+/* Whether the line is only ASCII punctuation and whitespace (or empty). */
+static int
+is_punct_ws(PyObject *s)
+{
+    if (!PyUnicode_IS_ASCII(s))
+        return PyUnicode_GET_LENGTH(s) == 0;
+    const unsigned char *data = PyUnicode_DATA(s);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = data[i];
+        int alnum = (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+        if (!(c == ' ' || (c >= '\t' && c <= '\r') || (c > ' ' && c < 0x7f && !alnum)))
+            return 0;
+    }
+    return 1;
+}
+
+static PyObject *
+lines_where(PyObject *arg, int (*test)(PyObject *))
+{
+    PyObject *seq = PySequence_Fast(arg, "lines must be a sequence");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        if (!PyUnicode_Check(items[i])) {
+            PyErr_SetString(PyExc_TypeError, "lines must be str");
+            Py_CLEAR(out);
+            break;
+        }
+        if (test(items[i])) {
+            PyObject *v = PyLong_FromSsize_t(i);
+            if (v == NULL || PyList_Append(out, v) < 0)
+                Py_CLEAR(out);
+            Py_XDECREF(v);
+        }
+    }
+    Py_DECREF(seq);
+    return out;
+}
+
+/* low_by_text(lines) -> list[int]: lines that are blank or only ASCII punctuation. */
+static PyObject *
+low_by_text(PyObject *self, PyObject *arg)
+{
+    return lines_where(arg, is_punct_ws);
+}
+
+static int
+hash_update_str(XXH3_state_t *state, PyObject *s)
+{
+    const char *data;
+    Py_ssize_t size;
+    PyObject *owner;
+    if (utf8_of(s, &data, &size, &owner) < 0)
+        return -1;
+    XXH3_64bits_update(state, data, (size_t)size);
+    Py_XDECREF(owner);
+    return 0;
+}
+
+/* context_hashes(lines, wanted) -> list[str]: for each wanted line (ascending), the hex
+ * xxh3_64 of "prev_nonblank\nline\nnext_nonblank" ("" past a file edge). */
+static PyObject *
+context_hashes(PyObject *self, PyObject *args)
+{
+    PyObject *lines_arg, *wanted;
+    if (!PyArg_ParseTuple(args, "OO!", &lines_arg, &PyList_Type, &wanted))
+        return NULL;
+    PyObject *seq = PySequence_Fast(lines_arg, "lines must be a sequence");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    Py_ssize_t m = PyList_GET_SIZE(wanted);
+    PyObject *out = PyList_New(m);
+    XXH3_state_t *state = XXH3_createState();
+    /* The nearest non-blank line before and after, answered per line asked: a wanted line
+     * remembers the last non-blank line seen so far (lines are asked in ascending order). */
+    Py_ssize_t prev_nb = -1, scanned = 0, next_nb = -1, last = -1;
+    if (out == NULL || state == NULL)
+        goto fail;
+    for (Py_ssize_t k = 0; k < m; k++) {
+        Py_ssize_t i = PyLong_AsSsize_t(PyList_GET_ITEM(wanted, k));
+        if (i == -1 && PyErr_Occurred())
+            goto fail;
+        if (i < 0 || i >= n || i <= last) {
+            PyErr_SetString(PyExc_ValueError, "wanted lines must be ascending and in range");
+            goto fail;
+        }
+        last = i;
+        for (; scanned < i; scanned++) {
+            if (!PyUnicode_Check(items[scanned])) {
+                PyErr_SetString(PyExc_TypeError, "lines must be str");
+                goto fail;
+            }
+            if (!is_blank(items[scanned]))
+                prev_nb = scanned;
+        }
+        if (next_nb <= i) {
+            next_nb = i + 1;
+            while (next_nb < n) {
+                if (!PyUnicode_Check(items[next_nb])) {
+                    PyErr_SetString(PyExc_TypeError, "lines must be str");
+                    goto fail;
+                }
+                if (!is_blank(items[next_nb]))
+                    break;
+                next_nb++;
+            }
+        }
+        XXH3_64bits_reset(state);
+        if ((prev_nb >= 0 && hash_update_str(state, items[prev_nb]) < 0))
+            goto fail;
+        XXH3_64bits_update(state, "\n", 1);
+        if (hash_update_str(state, items[i]) < 0)
+            goto fail;
+        XXH3_64bits_update(state, "\n", 1);
+        if (next_nb < n && hash_update_str(state, items[next_nb]) < 0)
+            goto fail;
+        char hex[17];
+        snprintf(hex, sizeof hex, "%016llx", (unsigned long long)XXH3_64bits_digest(state));
+        PyObject *v = PyUnicode_FromStringAndSize(hex, 16);
+        if (v == NULL)
+            goto fail;
+        PyList_SET_ITEM(out, k, v);
+    }
+    XXH3_freeState(state);
+    Py_DECREF(seq);
+    return out;
+fail:
+    if (state)
+        XXH3_freeState(state);
+    Py_XDECREF(out);
+    Py_DECREF(seq);
+    return NULL;
+}
+
+static const char HEX[] = "0123456789abcdef";
+
+/* "N#": a line number in decimal (snprintf per line would cost more than the copy). */
+static int
+number_sign(char *out, Py_ssize_t n)
+{
+    char digits[24];
+    int len = 0;
+    do {
+        digits[len++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n > 0);
+    for (int k = 0; k < len; k++)
+        out[k] = digits[len - 1 - k];
+    out[len] = '#';
+    return len + 1;
+}
+
+static void
+put_ascii(int kind, void *data, Py_ssize_t *pos, const char *s, Py_ssize_t len)
+{
+    if (kind == PyUnicode_1BYTE_KIND) {
+        memcpy((char *)data + *pos, s, (size_t)len);
+        *pos += len;
+        return;
+    }
+    for (Py_ssize_t i = 0; i < len; i++)
+        PyUnicode_WRITE(kind, data, (*pos)++, (Py_UCS4)(unsigned char)s[i]);
+}
+
+/* render(lines, p6, tokens, low) -> str: "N#TOKEN|text\n" per line, "~|" for a low line.
+ * ``tokens``: None for a line that shows its own 6-char prefix (from ``p6``), else its
+ * display anchor; ``low``: a bytes-like flag per line. */
+static PyObject *
+render(PyObject *self, PyObject *args)
+{
+    PyObject *lines_arg, *p6, *tokens;
+    Py_buffer low;
+    if (!PyArg_ParseTuple(args, "OO!O!y*", &lines_arg, &PyList_Type, &p6, &PyList_Type, &tokens,
+                          &low))
+        return NULL;
+    PyObject *seq = PySequence_Fast(lines_arg, "lines must be a sequence");
+    PyObject *out = NULL;
+    if (seq == NULL)
+        goto done;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    const char *flags = low.buf;
+    if (PyList_GET_SIZE(p6) != n || PyList_GET_SIZE(tokens) != n || low.len != n) {
+        PyErr_SetString(PyExc_ValueError, "columns of different lengths");
+        goto done;
+    }
+    Py_ssize_t total = 0;
+    Py_UCS4 maxchar = 127;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *line = items[i], *token = PyList_GET_ITEM(tokens, i);
+        if (!PyUnicode_Check(line) || (token != Py_None && !PyUnicode_IS_ASCII(token))) {
+            PyErr_SetString(PyExc_TypeError, "lines must be str and tokens ASCII str or None");
+            goto done;
+        }
+        Py_UCS4 mc = PyUnicode_MAX_CHAR_VALUE(line);
+        if (mc > maxchar)
+            maxchar = mc;
+        char number[24];
+        total += number_sign(number, i + 1) + 2 + (flags[i] ? 1 : 0);
+        total += token == Py_None ? 6 : PyUnicode_GET_LENGTH(token);
+        total += PyUnicode_GET_LENGTH(line);
+    }
+    out = PyUnicode_New(total, maxchar);
+    if (out == NULL)
+        goto done;
+    int kind = PyUnicode_KIND(out);
+    void *data = PyUnicode_DATA(out);
+    Py_ssize_t pos = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *line = items[i], *token = PyList_GET_ITEM(tokens, i);
+        char head[48];
+        int len = number_sign(head, i + 1);
+        put_ascii(kind, data, &pos, head, len);
+        if (token == Py_None) {
+            unsigned long key = PyLong_AsUnsignedLong(PyList_GET_ITEM(p6, i));
+            if (key == (unsigned long)-1 && PyErr_Occurred()) {
+                Py_CLEAR(out);
+                goto done;
+            }
+            if (key > 0xffffff) {
+                PyErr_SetString(PyExc_ValueError, "a 6-char prefix is at most 24 bits");
+                Py_CLEAR(out);
+                goto done;
+            }
+            for (int k = 0; k < 6; k++)
+                head[k] = HEX[(key >> (20 - 4 * k)) & 0xf];
+            put_ascii(kind, data, &pos, head, 6);
+        }
+        else
+            put_ascii(kind, data, &pos, (const char *)PyUnicode_DATA(token),
+                      PyUnicode_GET_LENGTH(token));
+        put_ascii(kind, data, &pos, flags[i] ? "~|" : "|", flags[i] ? 2 : 1);
+        Py_ssize_t size = PyUnicode_GET_LENGTH(line);
+        if (PyUnicode_KIND(line) == kind)
+            memcpy((char *)data + pos * kind, PyUnicode_DATA(line), (size_t)(size * kind));
+        else if (PyUnicode_CopyCharacters(out, pos, line, 0, size) < 0) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        pos += size;
+        put_ascii(kind, data, &pos, "\n", 1);
+    }
+done:
+    PyBuffer_Release(&low);
+    Py_XDECREF(seq);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"split_lines", split_lines, METH_O, "Split on \\n, \\r\\n and \\r: (lines, eols)."},
+    {"hash_lines", hash_lines, METH_O, "xxh3_64 of each line's UTF-8 bytes."},
+    {"prefixes", prefixes, METH_VARARGS, "Prefixes, their counts, the lines sharing one."},
+    {"low_by_text", low_by_text, METH_O, "Lines only of ASCII punctuation and whitespace."},
+    {"context_hashes", context_hashes, METH_VARARGS, "Context hashes of the wanted lines."},
+    {"render", render, METH_VARARGS, "The model text of anchored lines."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "waymark.engine._core", NULL, -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__core(void)
+{
+    EOL_LF = PyUnicode_InternFromString("\n");
+    EOL_CRLF = PyUnicode_InternFromString("\r\n");
+    EOL_CR = PyUnicode_InternFromString("\r");
+    EOL_NONE = PyUnicode_InternFromString("");
+    if (!EOL_LF || !EOL_CRLF || !EOL_CR || !EOL_NONE)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    /* Read here, once: the engine itself reads no environment. */
+    const char *pure = getenv("WAYMARK_PURE_PYTHON");
+    if (PyModule_AddIntConstant(m, "PURE_REQUESTED", pure != NULL && pure[0] != '\0' &&
+                                                         strcmp(pure, "0") != 0) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
