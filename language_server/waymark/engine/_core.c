@@ -136,39 +136,45 @@ fail:
     return NULL;
 }
 
-/* An open-addressing table of 24-bit keys: how many lines have each 6-char prefix. */
-typedef struct {
-    uint32_t *keys; /* key + 1; 0 is empty */
-    Py_ssize_t *counts;
-    size_t mask;
-} Table;
-
+/* How many lines have each line's key, and whether the line is the first with its key: a
+ * radix sort of (key, line) pairs, sequential passes where a hash table would miss the cache
+ * on every line. Keys are at most 24 bits. */
 static int
-table_init(Table *t, Py_ssize_t n)
+count_keys(const uint32_t *keys, Py_ssize_t n, uint32_t *count, unsigned char *first)
 {
-    size_t size = 16;
-    while (size < (size_t)n * 2)
-        size <<= 1;
-    t->mask = size - 1;
-    t->keys = calloc(size, sizeof(uint32_t));
-    t->counts = calloc(size, sizeof(Py_ssize_t));
-    return (t->keys && t->counts) ? 0 : -1;
-}
-
-static void
-table_free(Table *t)
-{
-    free(t->keys);
-    free(t->counts);
-}
-
-static size_t
-table_slot(const Table *t, uint32_t key)
-{
-    size_t at = ((size_t)key * 0x9E3779B1u) & t->mask;
-    while (t->keys[at] != 0 && t->keys[at] != key + 1)
-        at = (at + 1) & t->mask;
-    return at;
+    uint64_t *a = malloc(sizeof(uint64_t) * (n ? n : 1));
+    uint64_t *b = malloc(sizeof(uint64_t) * (n ? n : 1));
+    if (a == NULL || b == NULL) {
+        free(a);
+        free(b);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        a[i] = ((uint64_t)keys[i] << 32) | (uint64_t)i;
+    for (int shift = 32; shift < 56; shift += 8) {
+        Py_ssize_t at[257] = {0};
+        for (Py_ssize_t i = 0; i < n; i++)
+            at[((a[i] >> shift) & 0xff) + 1]++;
+        for (int d = 0; d < 256; d++)
+            at[d + 1] += at[d];
+        for (Py_ssize_t i = 0; i < n; i++)
+            b[at[(a[i] >> shift) & 0xff]++] = a[i];
+        uint64_t *t = a;
+        a = b;
+        b = t;
+    }
+    /* Stable passes keep each key's lines in file order: a run's first is its first line. */
+    for (Py_ssize_t s = 0, e; s < n; s = e) {
+        for (e = s + 1; e < n && (a[e] >> 32) == (a[s] >> 32); e++)
+            ;
+        for (Py_ssize_t k = s; k < e; k++) {
+            count[(uint32_t)a[k]] = (uint32_t)(e - s);
+            first[(uint32_t)a[k]] = k == s;
+        }
+    }
+    free(a);
+    free(b);
+    return 0;
 }
 
 /* prefixes(hashes, shift, counts) -> (p6, shared): each hash's top bits; ``counts`` (a
@@ -181,11 +187,16 @@ prefixes(PyObject *self, PyObject *args)
     int shift;
     if (!PyArg_ParseTuple(args, "O!iO!", &PyList_Type, &hashes, &shift, &PyDict_Type, &counts))
         return NULL;
+    if (shift < 40 || shift > 63) {
+        PyErr_SetString(PyExc_ValueError, "prefixes are at most 24 bits");
+        return NULL;
+    }
     Py_ssize_t n = PyList_GET_SIZE(hashes);
-    Table t = {0};
     uint32_t *keys = malloc(sizeof(uint32_t) * (n ? n : 1));
+    uint32_t *count = malloc(sizeof(uint32_t) * (n ? n : 1));
+    unsigned char *first = malloc(n ? n : 1);
     PyObject *p6 = PyList_New(n), *shared = NULL;
-    if (keys == NULL || p6 == NULL || table_init(&t, n) < 0) {
+    if (keys == NULL || count == NULL || first == NULL || p6 == NULL) {
         PyErr_NoMemory();
         goto fail;
     }
@@ -194,32 +205,28 @@ prefixes(PyObject *self, PyObject *args)
         if (h == (unsigned long long)-1 && PyErr_Occurred())
             goto fail;
         keys[i] = (uint32_t)(h >> shift);
-        size_t at = table_slot(&t, keys[i]);
-        t.keys[at] = keys[i] + 1;
-        t.counts[at]++;
         PyObject *v = PyLong_FromUnsignedLong(keys[i]);
         if (v == NULL)
             goto fail;
         PyList_SET_ITEM(p6, i, v);
     }
+    if (count_keys(keys, n, count, first) < 0) {
+        PyErr_NoMemory();
+        goto fail;
+    }
     shared = PyList_New(0);
     if (shared == NULL)
         goto fail;
     for (Py_ssize_t i = 0; i < n; i++) {
-        size_t at = table_slot(&t, keys[i]);
-        Py_ssize_t c = t.counts[at];
-        if (c < 0)
-            c = -c; /* written already: negated to mark it */
-        else {
-            PyObject *v = PyLong_FromSsize_t(c);
+        if (first[i]) {
+            PyObject *v = PyLong_FromSsize_t(count[i]);
             if (v == NULL || PyDict_SetItem(counts, PyList_GET_ITEM(p6, i), v) < 0) {
                 Py_XDECREF(v);
                 goto fail;
             }
             Py_DECREF(v);
-            t.counts[at] = -c;
         }
-        if (c > 1) {
+        if (count[i] > 1) {
             PyObject *v = PyLong_FromSsize_t(i);
             if (v == NULL || PyList_Append(shared, v) < 0) {
                 Py_XDECREF(v);
@@ -229,11 +236,13 @@ prefixes(PyObject *self, PyObject *args)
         }
     }
     free(keys);
-    table_free(&t);
+    free(count);
+    free(first);
     return Py_BuildValue("(NN)", p6, shared);
 fail:
     free(keys);
-    table_free(&t);
+    free(count);
+    free(first);
     Py_XDECREF(p6);
     Py_XDECREF(shared);
     return NULL;
