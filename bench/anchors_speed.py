@@ -8,6 +8,10 @@ anchored edit (history on), on the 200,000-line file against the same request on
 file plus ``xxhsum`` of the big file.
 The floor is ``xxhsum`` (Debian package ``xxhash``) hashing the same file, timed in the same
 run; the figure that matters is the ratio.
+The figures with goals run the path the product runs: the compiled core when it is built
+(waymark.engine._core). The same read and edit on the pure-Python path (what a machine without
+a C compiler runs, or ``WAYMARK_PURE_PYTHON=1``) are timed in the same loop, as rows without
+a goal.
 
 Usage: PYTHONPATH=language_server python bench/anchors_speed.py [RUNS]
 """
@@ -32,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for bench.goals 
 from bench.goals import Goal, describe
 
 from waymark.commands.edit_ops import parse_operations
+from waymark.engine import core
 from waymark.engine.anchors import annotate, render
 from waymark.engine.edits.anchored import plan_anchored_edit
 from waymark.engine.text import TextFile
@@ -124,7 +129,7 @@ def _agent_figures(runs: int, xxhsum: str) -> list[dict[str, Any]]:
     plus = [a + b for a, b in zip(sorted(pages["small.py"]), sorted(hashed), strict=True)]
     plus_edit = [a + b for a, b in zip(sorted(edits["small.py"]), sorted(hashed), strict=True)]
     plus_full = [a + b for a, b in zip(sorted(fulls["small.py"]), sorted(hashed), strict=True)]
-    extra = {"lines": LINES, "bytes": len(big), "cpus": os.cpu_count()}
+    extra = {"lines": LINES, "bytes": len(big), "cpus": os.cpu_count(), "core": _core_name()}
     return [
         {
             "name": "paged read (first 100 lines, hashes) of a 200k-line file, CLI",
@@ -184,12 +189,16 @@ def figures(runs: int = 7) -> list[dict[str, Any]]:
             plan_anchored_edit(tf, ops).encode(data)
 
         floor()  # warm the page cache and the binary
-        floor_runs, read_runs, edit_runs = [], [], []
-        for _ in range(runs):  # interleaved, so load on the machine hits all three alike
+        floor_runs, read_runs, edit_runs, pure_read, pure_edit = [], [], [], [], []
+        for _ in range(runs):  # interleaved, so load on the machine hits them all alike
             floor_runs += _times(floor, 1)
             read_runs += _times(read, 1)
             edit_runs += _times(edit, 1)
-    extra = {"lines": LINES, "bytes": len(data)}
+            with core.using(None):
+                pure_read += _times(read, 1)
+                pure_edit += _times(edit, 1)
+    extra = {"lines": LINES, "bytes": len(data), "core": _core_name()}
+    pure_extra = {**extra, "core": "pure Python"}
     return [
         {
             "name": "read with hashes, 200k lines (decode+annotate+render)",
@@ -207,8 +216,28 @@ def figures(runs: int = 7) -> list[dict[str, Any]]:
             "goals": GOALS,
             "extra": extra,
         },
+        {
+            "name": "read with hashes, 200k lines, pure-Python path",
+            "runs": pure_read,
+            "baseline": "xxhsum of the file",
+            "baseline_runs": floor_runs,
+            "goals": [],
+            "extra": pure_extra,
+        },
+        {
+            "name": "anchored edit, 200k lines, pure-Python path",
+            "runs": pure_edit,
+            "baseline": "xxhsum of the file",
+            "baseline_runs": floor_runs,
+            "goals": [],
+            "extra": pure_extra,
+        },
         *_agent_figures(max(3, runs // 2), xxhsum),
     ]
+
+
+def _core_name() -> str:
+    return "compiled (waymark.engine._core)" if core.native is not None else "pure Python"
 
 
 def main() -> None:

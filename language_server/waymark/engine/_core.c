@@ -515,6 +515,160 @@ done:
     return out;
 }
 
+/* A Counter's count of ``key`` (0 when missing, as Counter answers); -1 on error. */
+static Py_ssize_t
+count_of(PyObject *counter, PyObject *key)
+{
+    PyObject *v = PyDict_GetItemWithError(counter, key);
+    if (v == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    return PyLong_AsSsize_t(v);
+}
+
+static PyObject *
+hex6(unsigned long key)
+{
+    char text[6];
+    for (int k = 0; k < 6; k++)
+        text[k] = HEX[(key >> (20 - 4 * k)) & 0xf];
+    return PyUnicode_FromStringAndSize(text, 6);
+}
+
+static int
+append_index(PyObject *list, Py_ssize_t k)
+{
+    PyObject *v = PyLong_FromSsize_t(k);
+    int bad = v == NULL || PyList_Append(list, v) < 0;
+    Py_XDECREF(v);
+    return bad ? -1 : 0;
+}
+
+/* own_displays(indices, lines, p6, p6_count, text_count) -> (out, collided, repeated): each
+ * line's own 6-char prefix, and where (positions in ``indices``) that is not its display: a
+ * line of unique text whose prefix another line shares, a line whose text repeats. */
+static PyObject *
+own_displays(PyObject *self, PyObject *args)
+{
+    PyObject *indices, *lines_arg, *p6, *p6_count, *text_count;
+    if (!PyArg_ParseTuple(args, "O!OO!O!O!", &PyList_Type, &indices, &lines_arg, &PyList_Type,
+                          &p6, &PyDict_Type, &p6_count, &PyDict_Type, &text_count))
+        return NULL;
+    PyObject *seq = PySequence_Fast(lines_arg, "lines must be a sequence");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(indices), size = PySequence_Fast_GET_SIZE(seq);
+    PyObject **lines = PySequence_Fast_ITEMS(seq);
+    PyObject *out = PyList_New(n), *collided = PyList_New(0), *repeated = PyList_New(0);
+    if (out == NULL || collided == NULL || repeated == NULL)
+        goto fail;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_ssize_t i = PyLong_AsSsize_t(PyList_GET_ITEM(indices, k));
+        if (i == -1 && PyErr_Occurred())
+            goto fail;
+        if (i < 0 || i >= size || i >= PyList_GET_SIZE(p6)) {
+            PyErr_SetString(PyExc_IndexError, "line index out of range");
+            goto fail;
+        }
+        PyObject *key = PyList_GET_ITEM(p6, i);
+        unsigned long value = PyLong_AsUnsignedLong(key);
+        if (value == (unsigned long)-1 && PyErr_Occurred())
+            goto fail;
+        PyObject *token = hex6(value);
+        if (token == NULL)
+            goto fail;
+        PyList_SET_ITEM(out, k, token);
+        Py_ssize_t texts = count_of(text_count, lines[i]);
+        if (texts < 0 && PyErr_Occurred())
+            goto fail;
+        if (texts > 1) {
+            if (append_index(repeated, k) < 0)
+                goto fail;
+            continue;
+        }
+        Py_ssize_t shared = count_of(p6_count, key);
+        if (shared < 0 && PyErr_Occurred())
+            goto fail;
+        if (shared != 1 && append_index(collided, k) < 0)
+            goto fail;
+    }
+    Py_DECREF(seq);
+    return Py_BuildValue("(NNN)", out, collided, repeated);
+fail:
+    Py_DECREF(seq);
+    Py_XDECREF(out);
+    Py_XDECREF(collided);
+    Py_XDECREF(repeated);
+    return NULL;
+}
+
+/* repeated_displays(out, indices, rep_at, ctx, counts6, p6_count) -> fall: a repeated line
+ * shows the 6-char prefix of its context hash (written into ``out``); ``fall``: the places
+ * in ``rep_at`` where that is not the answer, because another repeated line's context has
+ * the same prefix or some line's hash does. */
+static PyObject *
+repeated_displays(PyObject *self, PyObject *args)
+{
+    PyObject *out, *indices, *rep_at, *ctx, *counts6, *p6_count;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!", &PyList_Type, &out, &PyList_Type, &indices,
+                          &PyList_Type, &rep_at, &PyDict_Type, &ctx, &PyDict_Type, &counts6,
+                          &PyDict_Type, &p6_count))
+        return NULL;
+    PyObject *fall = PyList_New(0);
+    if (fall == NULL)
+        return NULL;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(rep_at); k++) {
+        Py_ssize_t pos = PyLong_AsSsize_t(PyList_GET_ITEM(rep_at, k));
+        if (pos == -1 && PyErr_Occurred())
+            goto fail;
+        if (pos < 0 || pos >= PyList_GET_SIZE(out) || pos >= PyList_GET_SIZE(indices)) {
+            PyErr_SetString(PyExc_IndexError, "position out of range");
+            goto fail;
+        }
+        PyObject *full = PyDict_GetItemWithError(ctx, PyList_GET_ITEM(indices, pos));
+        if (full == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_KeyError, "a repeated line without its context hash");
+            goto fail;
+        }
+        if (!PyUnicode_Check(full) || !PyUnicode_IS_ASCII(full) ||
+            PyUnicode_GET_LENGTH(full) < 6) {
+            PyErr_SetString(PyExc_ValueError, "context hashes are hex strings");
+            goto fail;
+        }
+        const char *hex = (const char *)PyUnicode_DATA(full);
+        unsigned long value = 0;
+        for (int d = 0; d < 6; d++) {
+            char c = hex[d];
+            int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+            if (digit < 0) {
+                PyErr_SetString(PyExc_ValueError, "context hashes are lowercase hex");
+                goto fail;
+            }
+            value = value << 4 | (unsigned long)digit;
+        }
+        PyObject *shown = PyUnicode_FromStringAndSize(hex, 6);
+        if (shown == NULL)
+            goto fail;
+        PyList_SetItem(out, pos, shown); /* steals shown */
+        Py_ssize_t same = count_of(counts6, shown);
+        if (same < 0 && PyErr_Occurred())
+            goto fail;
+        PyObject *key = PyLong_FromUnsignedLong(value);
+        if (key == NULL)
+            goto fail;
+        int taken = PyDict_Contains(p6_count, key);
+        Py_DECREF(key);
+        if (taken < 0)
+            goto fail;
+        if ((taken || same != 1) && append_index(fall, k) < 0)
+            goto fail;
+    }
+    return fall;
+fail:
+    Py_DECREF(fall);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"split_lines", split_lines, METH_O, "Split on \\n, \\r\\n and \\r: (lines, eols)."},
     {"hash_lines", hash_lines, METH_O, "xxh3_64 of each line's UTF-8 bytes."},
@@ -522,6 +676,8 @@ static PyMethodDef methods[] = {
     {"low_by_text", low_by_text, METH_O, "Lines only of ASCII punctuation and whitespace."},
     {"context_hashes", context_hashes, METH_VARARGS, "Context hashes of the wanted lines."},
     {"render", render, METH_VARARGS, "The model text of anchored lines."},
+    {"own_displays", own_displays, METH_VARARGS, "Own prefixes, and where they are not."},
+    {"repeated_displays", repeated_displays, METH_VARARGS, "Context prefixes of repeats."},
     {NULL, NULL, 0, NULL},
 };
 

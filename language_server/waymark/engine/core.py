@@ -33,6 +33,25 @@ class Core(Protocol):
     def render(
         self, lines: Sequence[str], p6: list[int], tokens: list[str | None], low: bytes, /
     ) -> str: ...
+    def own_displays(
+        self,
+        indices: list[int],
+        lines: Sequence[str],
+        p6: list[int],
+        p6_count: Counter[int],
+        text_count: Counter[str],
+        /,
+    ) -> tuple[list[str], list[int], list[int]]: ...
+    def repeated_displays(
+        self,
+        out: list[str],
+        indices: list[int],
+        rep_at: list[int],
+        ctx: dict[int, str],
+        counts6: Counter[str],
+        p6_count: Counter[int],
+        /,
+    ) -> list[int]: ...
 
 
 def _load() -> Core | None:
