@@ -7,7 +7,11 @@ setup(
     ext_modules=[
         Extension(
             "waymark.engine._core",
-            ["language_server/waymark/engine/_core.c"],
+            [
+                f"language_server/waymark/engine/{name}.c"
+                for name in ("_core", "_core_text", "_core_index", "_core_render")
+            ],
+            depends=["language_server/waymark/engine/_core.h"],
             optional=True,
         )
     ]
