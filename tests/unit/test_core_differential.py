@@ -43,6 +43,11 @@ CORPORA: dict[str, bytes | str] = {
     "identical lines": b"}\n" * 300 + b"return None\n" * 200 + b"x\n",
     "huge line": b"y" * 300_000 + b"\n" + "é".encode() * 100_000 + b"\n",
     "punctuation": b"}\n);\n  \n-->\n#\n...\nx = 1\n",
+    # Found by search: the first "}"'s context hash starts as the hash of q17925698 does (the
+    # ladder steps past a line hash), and the two "r" have contexts sharing 6 chars (mixed).
+    "context prefix taken by a line": b"}\n}\nq17925698\n",
+    "contexts sharing a prefix": b"s7423150\nr\np0\nr\n",
+    "both, and copies": b"}\n}\nq17925698\n\ns7423150\nr\np0\nr\n" * 3,
 }
 
 
@@ -107,6 +112,14 @@ def test_corpora_read_the_same(name: str) -> None:
     assert native == pure
 
 
+def test_the_searched_corpora_reach_the_ladder() -> None:
+    from waymark.engine.line_index import context_hash, line_hash
+
+    assert line_hash("q17925698")[:6] == context_hash("", "}", "}")[:6]
+    mixed = context_hash("s7423150", "r", "p0"), context_hash("p0", "r", "")
+    assert mixed[0][:6] == mixed[1][:6] != mixed[0][:8]
+
+
 _char = st.one_of(
     st.sampled_from(["\n", "\r", "\r\n", " ", "\t", "\x00", "\u3000", "\x1c", "}", "x"]),
     st.sampled_from(["é", "😀", "\udc80", "\udcff", "-", "()", "return None"]),
@@ -122,8 +135,16 @@ def test_generated_texts_split_and_hash_the_same(text: str) -> None:
     assert native == pure
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["", "  ", "}", "x = 1", "é", "😀 y", "\udc80", "a"]), max_size=40))
+# Two texts whose hashes share a 6-char prefix, blank and punctuation lines, boilerplate, a
+# small alphabet that repeats lines and contexts: every rung of the display ladder.
+_POOL = ["", "", "  ", "}", "x = 1", "é", "😀 y", "\udc80", "a", "value = 919", "value = 1993"]
+_pool_line = st.one_of(
+    st.sampled_from(_POOL), st.from_regex(r"[a-c]{1,2} = [0-9]", fullmatch=True)
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_pool_line, max_size=60))
 def test_generated_files_read_the_same(lines: list[str]) -> None:
     data = "\n".join(lines).encode("utf-8", "surrogateescape")
     pure, native = _both(lambda: _read(data))

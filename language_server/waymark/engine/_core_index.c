@@ -1,34 +1,47 @@
 /* The compiled core's index loops: prefix counts, the usual display anchors. */
 #include "_core.h"
 
-/* How many lines have each line's key, and whether the line is the first with its key: a
- * radix sort of (key, line) pairs, sequential passes where a hash table would miss the cache
- * on every line. Keys are at most 24 bits. */
+/* Sort (key << 32 | line) pairs by their 24-bit key, stably (so each key's lines stay in
+ * file order): a radix sort, sequential passes where a hash table would miss the cache on
+ * every line. */
+int
+wm_sort_pairs(uint64_t *a, Py_ssize_t n)
+{
+    uint64_t *b = malloc(sizeof(uint64_t) * (n ? n : 1));
+    if (b == NULL)
+        return -1;
+    uint64_t *from = a, *to = b;
+    for (int shift = 32; shift < 56; shift += 8) {
+        Py_ssize_t at[257] = {0};
+        for (Py_ssize_t i = 0; i < n; i++)
+            at[((from[i] >> shift) & 0xff) + 1]++;
+        for (int d = 0; d < 256; d++)
+            at[d + 1] += at[d];
+        for (Py_ssize_t i = 0; i < n; i++)
+            to[at[(from[i] >> shift) & 0xff]++] = from[i];
+        uint64_t *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != a) /* three passes: the result is in b */
+        memcpy(a, from, sizeof(uint64_t) * (size_t)n);
+    free(b);
+    return 0;
+}
+
+/* How many lines have each line's key, and whether the line is the first with its key. */
 static int
 count_keys(const uint32_t *keys, Py_ssize_t n, uint32_t *count, unsigned char *first)
 {
     uint64_t *a = malloc(sizeof(uint64_t) * (n ? n : 1));
-    uint64_t *b = malloc(sizeof(uint64_t) * (n ? n : 1));
-    if (a == NULL || b == NULL) {
-        free(a);
-        free(b);
+    if (a == NULL)
         return -1;
-    }
     for (Py_ssize_t i = 0; i < n; i++)
         a[i] = ((uint64_t)keys[i] << 32) | (uint64_t)i;
-    for (int shift = 32; shift < 56; shift += 8) {
-        Py_ssize_t at[257] = {0};
-        for (Py_ssize_t i = 0; i < n; i++)
-            at[((a[i] >> shift) & 0xff) + 1]++;
-        for (int d = 0; d < 256; d++)
-            at[d + 1] += at[d];
-        for (Py_ssize_t i = 0; i < n; i++)
-            b[at[(a[i] >> shift) & 0xff]++] = a[i];
-        uint64_t *t = a;
-        a = b;
-        b = t;
+    if (wm_sort_pairs(a, n) < 0) {
+        free(a);
+        return -1;
     }
-    /* Stable passes keep each key's lines in file order: a run's first is its first line. */
     for (Py_ssize_t s = 0, e; s < n; s = e) {
         for (e = s + 1; e < n && (a[e] >> 32) == (a[s] >> 32); e++)
             ;
@@ -38,7 +51,6 @@ count_keys(const uint32_t *keys, Py_ssize_t n, uint32_t *count, unsigned char *f
         }
     }
     free(a);
-    free(b);
     return 0;
 }
 

@@ -22,7 +22,8 @@ import re
 from collections.abc import Iterator, Sequence
 from functools import cached_property, partial
 from itertools import count, repeat
-from typing import Any, NamedTuple, overload
+from operator import is_
+from typing import Any, NamedTuple, cast, overload
 
 from waymark.engine import core
 from waymark.engine.displays import displays
@@ -37,6 +38,7 @@ from waymark.engine.line_index import (
     line_hash,
     low_by_text,
     scatter,
+    where,
 )
 from waymark.engine.text import TextFile
 
@@ -104,6 +106,16 @@ class Annotated(Sequence[AnchoredLine]):
     def __init__(self, index: LineIndex) -> None:
         self.lines = index.lines
         self._p6 = index.p6
+        native = core.native
+        columns = None if native is None else native.annotate_columns(self.lines, index.hashes)
+        if columns is not None:
+            special, tokens, low, medium = columns
+            # The ladder decides the rare lines the compiled core leaves open.
+            for k in where(map(is_, tokens, repeat(None))):
+                tokens[k] = index.display(special[k])
+            self._special, self._tokens = special, cast(list[str], tokens)
+            self._odd = dict.fromkeys(medium, MEDIUM) | dict.fromkeys(low, LOW)
+            return
         # Lines sharing a 6-char prefix (repeated texts among them) show something else.
         self._special = index.shared
         self._tokens = displays(index, self._special)

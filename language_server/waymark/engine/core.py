@@ -33,6 +33,9 @@ class Core(Protocol):
     def render(
         self, lines: Sequence[str], p6: list[int], tokens: list[str | None], low: bytes, /
     ) -> str: ...
+    def annotate_columns(
+        self, lines: Sequence[str], hashes: list[int], /
+    ) -> tuple[list[int], list[str | None], list[int], list[int]] | None: ...
     def own_displays(
         self,
         indices: list[int],
