@@ -138,9 +138,7 @@ def test_generated_texts_split_and_hash_the_same(text: str) -> None:
 # Two texts whose hashes share a 6-char prefix, blank and punctuation lines, boilerplate, a
 # small alphabet that repeats lines and contexts: every rung of the display ladder.
 _POOL = ["", "", "  ", "}", "x = 1", "é", "😀 y", "\udc80", "a", "value = 919", "value = 1993"]
-_pool_line = st.one_of(
-    st.sampled_from(_POOL), st.from_regex(r"[a-c]{1,2} = [0-9]", fullmatch=True)
-)
+_pool_line = st.one_of(st.sampled_from(_POOL), st.from_regex(r"[a-c]{1,2} = [0-9]", fullmatch=True))
 
 
 @settings(max_examples=500, deadline=None)
