@@ -105,10 +105,10 @@ class Annotated(Sequence[AnchoredLine]):
 
     def __init__(self, index: LineIndex) -> None:
         self.lines = index.lines
-        self._p6 = index.p6
         native = core.native
         columns = None if native is None else native.annotate_columns(self.lines, index.hashes)
         if columns is not None:
+            self._p6 = index.prefix_column()
             special, tokens, low, medium = columns
             # The ladder decides the rare lines the compiled core leaves open.
             for k in where(map(is_, tokens, repeat(None))):
@@ -116,6 +116,7 @@ class Annotated(Sequence[AnchoredLine]):
             self._special, self._tokens = special, cast(list[str], tokens)
             self._odd = dict.fromkeys(medium, MEDIUM) | dict.fromkeys(low, LOW)
             return
+        self._p6 = index.p6
         # Lines sharing a 6-char prefix (repeated texts among them) show something else.
         self._special = index.shared
         self._tokens = displays(index, self._special)

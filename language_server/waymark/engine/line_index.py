@@ -38,6 +38,7 @@ _SCANS_BEFORE_TABLE = 8
 # Blank lines walked over before searching the list of non-blank lines instead.
 _SHORT_WALK = 8
 _HEX = frozenset("0123456789abcdef")
+_TABLES = frozenset({"p6", "p6_count", "shared", "several", "text_count"})
 _prefix6 = itemgetter(slice(0, 6))
 _T = TypeVar("_T")
 
@@ -99,16 +100,20 @@ def low_by_text(lines: Sequence[str]) -> list[int]:
 
 
 class LineIndex:
-    """Hashes and lookup tables of one snapshot's lines (0-based indices inside)."""
+    """Hashes and lookup tables of one snapshot's lines (0-based indices inside).
+
+    The tables are made on first use: a full read through the compiled core needs only the
+    hashes, an edit's resolution needs them all."""
+
+    p6: list[int]
+    p6_count: Counter[int]
+    shared: list[int]
+    several: set[int]  # the 6-char prefixes several lines share
+    text_count: Counter[str]
 
     def __init__(self, lines: Sequence[str], hashes: list[int] | None = None) -> None:
         self.lines = lines
         self.hashes = hashes if hashes is not None else hash_lines(lines)
-        self.several: set[int] = set()  # the 6-char prefixes several lines share
-        self.p6, self.p6_count, self.shared = self._prefix_columns()
-        # Equal texts have equal prefixes, so only lines with a shared prefix can repeat:
-        # counting those alone skips most of a large file.
-        self.text_count = Counter(map(lines.__getitem__, self.shared))
         self._ctx: dict[int, str] | None = None
         self._p6_groups: dict[int, list[int]] = {}
         self._group_scans = 0
@@ -118,6 +123,19 @@ class LineIndex:
         self._ctx_pos: dict[str, int] | None = None
         self._ctx_scans = 0
         self._repeated_lines: list[int] | None = None
+
+    def __getattr__(self, name: str) -> object:
+        if name not in _TABLES:
+            raise AttributeError(name)
+        self._tables()
+        return self.__dict__[name]
+
+    def _tables(self) -> None:
+        self.several = set()
+        self.p6, self.p6_count, self.shared = self._prefix_columns()
+        # Equal texts have equal prefixes, so only lines with a shared prefix can repeat:
+        # counting those alone skips most of a large file.
+        self.text_count = Counter(map(self.lines.__getitem__, self.shared))
 
     def _prefix_columns(self) -> tuple[list[int], Counter[int], list[int]]:
         """Each line's 6-char prefix, how many lines have each, the lines sharing one."""
@@ -133,6 +151,11 @@ class LineIndex:
         self.p6 = self._prefixes()
         self.p6_count = self._prefix_counts()
         return self.p6, self.p6_count, self._shared_lines()
+
+    def prefix_column(self) -> list[int]:
+        """Each line's 6-char prefix, without making the tables counted from them."""
+        made: list[int] | None = self.__dict__.get("p6")
+        return made if made is not None else LineIndex._prefixes(self)
 
     # An edit's index (engine/edits/reindex.py) derives these three from the old file's.
     def _prefixes(self) -> list[int]:

@@ -29,6 +29,7 @@ class IndexAfterEdit(LineIndex):
         self._old: LineIndex | None = old
         self._changes = changes
         super().__init__(lines, hashes)
+        self._tables()  # now: they are made from the old index's, which is let go of later
 
     def release(self) -> None:
         """Let go of the index before the edit: one kept for the next edit would otherwise
