@@ -222,14 +222,20 @@ def annotate_range(
 
     A page costs the file's index (every line's hash, and the context hashes of repeated
     lines, which decide whether a token is unique) plus its own lines, not an anchored line
-    for each of the file's lines."""
+    for each of the file's lines; with the compiled core, a fresh index's hashes and one C
+    pass over them."""
     stop = min(stop, len(tf.lines))
     if start >= stop:
         return []
     if start == 0 and stop == len(tf.lines):
         return annotate(tf, index)
     with gc_paused():
-        return _anchored(LineIndex(tf.lines) if index is None else index, list(range(start, stop)))
+        index = LineIndex(tf.lines) if index is None else index
+        if core.native is not None and not index.tables_made:
+            # One C pass over the file costs less than making the index's tables for a page
+            # (an index kept from an earlier call has them: its pages cost only their lines).
+            return Annotated(index)[start:stop]
+        return _anchored(index, list(range(start, stop)))
 
 
 def _anchored(index: LineIndex, at: list[int]) -> list[AnchoredLine]:

@@ -152,6 +152,10 @@ class LineIndex:
         self.p6_count = self._prefix_counts()
         return self.p6, self.p6_count, self._shared_lines()
 
+    @property
+    def tables_made(self) -> bool:
+        return "p6" in self.__dict__
+
     def prefix_column(self) -> list[int]:
         """Each line's 6-char prefix, without making the tables counted from them."""
         made: list[int] | None = self.__dict__.get("p6")
