@@ -13,6 +13,7 @@ typedef struct {
     uint32_t *size;   /* how many lines are in it */
     uint32_t *rank;   /* the line's place in it, from 1 */
     uint32_t *texts;  /* how many lines have the line's text */
+    unsigned char *punct; /* whether the line is only ASCII punctuation and whitespace */
 } Cols;
 
 static int
@@ -242,20 +243,18 @@ done:
     return result;
 }
 
-/* annotate_columns(lines, hashes) -> (special, tokens, low, medium) or None: the lines whose
+/* annotate_columns(lines) -> (special, tokens, low, medium) or None: the lines whose
  * 6-char prefix another line shares (ascending) and their display anchors (None where the
  * ladder decides), the low- and medium-quality lines. None: two texts with one full hash. */
 PyObject *
 wm_annotate_columns(PyObject *self, PyObject *args)
 {
-    PyObject *lines_arg, *hashes, *seq, *result = NULL;
+    PyObject *seq, *result = NULL;
     PyObject *special = NULL, *tokens = NULL, *low = NULL, *medium = NULL;
-    if (!PyArg_ParseTuple(args, "OO!", &lines_arg, &PyList_Type, &hashes))
-        return NULL;
-    seq = PySequence_Fast(lines_arg, "lines must be a sequence");
+    seq = PySequence_Fast(args, "lines must be a sequence");
     if (seq == NULL)
         return NULL;
-    Cols c = {PySequence_Fast_GET_SIZE(seq), PySequence_Fast_ITEMS(seq), 0, 0, 0, 0, 0, 0};
+    Cols c = {PySequence_Fast_GET_SIZE(seq), PySequence_Fast_ITEMS(seq), 0, 0, 0, 0, 0, 0, 0};
     Py_ssize_t n = c.n, m = n ? n : 1, r = 0, shared = 0;
     Py_ssize_t *rep = malloc(sizeof(Py_ssize_t) * (size_t)m);
     uint64_t *pairs = malloc(sizeof(uint64_t) * 2 * (size_t)m);
@@ -266,23 +265,21 @@ wm_annotate_columns(PyObject *self, PyObject *args)
     c.size = malloc(sizeof(uint32_t) * (size_t)m);
     c.rank = malloc(sizeof(uint32_t) * (size_t)m);
     c.texts = malloc(sizeof(uint32_t) * (size_t)m);
+    c.punct = malloc((size_t)m);
     if (!rep || !pairs || !out || !c.hash || !c.by_p6 || !c.start || !c.size || !c.rank ||
-        !c.texts) {
+        !c.texts || !c.punct) {
         PyErr_NoMemory();
         goto done;
     }
-    if (PyList_GET_SIZE(hashes) != n || n > (Py_ssize_t)UINT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "one hash per line, at most 2**32 lines");
+    if (n > (Py_ssize_t)UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "at most 2**32 lines");
         goto done;
     }
+    /* One visit per line object: each is a cache miss in a large file. */
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (!PyUnicode_Check(c.lines[i])) {
-            PyErr_SetString(PyExc_TypeError, "lines must be str");
+        if (hash_str(c.lines[i], &c.hash[i]) < 0)
             goto done;
-        }
-        c.hash[i] = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(hashes, i));
-        if (c.hash[i] == (uint64_t)-1 && PyErr_Occurred())
-            goto done;
+        c.punct[i] = (unsigned char)is_punct_ws(c.lines[i]);
         c.by_p6[i] = (c.hash[i] >> 40) << 32 | (uint64_t)i;
         c.texts[i] = 1;
     }
@@ -323,7 +320,7 @@ wm_annotate_columns(PyObject *self, PyObject *args)
     if (!special || !tokens || !low || !medium)
         goto done;
     for (Py_ssize_t i = 0, k = 0; i < n; i++) {
-        int punct = is_punct_ws(c.lines[i]);
+        int punct = c.punct[i];
         if (punct || (c.texts[i] > 1 && words(c.lines[i]) <= 2)) {
             if (append_index(low, i) < 0)
                 goto done;
@@ -364,6 +361,7 @@ done:
     free(c.size);
     free(c.rank);
     free(c.texts);
+    free(c.punct);
     Py_DECREF(seq);
     return result;
 }

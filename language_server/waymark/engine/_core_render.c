@@ -29,16 +29,16 @@ put_ascii(int kind, void *data, Py_ssize_t *pos, const char *s, Py_ssize_t len)
         PyUnicode_WRITE(kind, data, (*pos)++, (Py_UCS4)(unsigned char)s[i]);
 }
 
-/* render(lines, p6, tokens, low) -> str: "N#TOKEN|text\n" per line, "~|" for a low line.
- * ``tokens``: None for a line that shows its own 6-char prefix (from ``p6``), else its
- * display anchor; ``low``: a bytes-like flag per line. */
+/* render(lines, tokens, low) -> str: "N#TOKEN|text\n" per line, "~|" for a low line.
+ * ``tokens``: None for a line that shows its own 6-char prefix (hashed here, while the line
+ * is copied: cheaper than reading a column of integers), else its display anchor; ``low``: a
+ * bytes-like flag per line. */
 PyObject *
 wm_render(PyObject *self, PyObject *args)
 {
-    PyObject *lines_arg, *p6, *tokens;
+    PyObject *lines_arg, *tokens;
     Py_buffer low;
-    if (!PyArg_ParseTuple(args, "OO!O!y*", &lines_arg, &PyList_Type, &p6, &PyList_Type, &tokens,
-                          &low))
+    if (!PyArg_ParseTuple(args, "OO!y*", &lines_arg, &PyList_Type, &tokens, &low))
         return NULL;
     PyObject *seq = PySequence_Fast(lines_arg, "lines must be a sequence");
     PyObject *out = NULL;
@@ -47,7 +47,7 @@ wm_render(PyObject *self, PyObject *args)
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     PyObject **items = PySequence_Fast_ITEMS(seq);
     const char *flags = low.buf;
-    if (PyList_GET_SIZE(p6) != n || PyList_GET_SIZE(tokens) != n || low.len != n) {
+    if (PyList_GET_SIZE(tokens) != n || low.len != n) {
         PyErr_SetString(PyExc_ValueError, "columns of different lengths");
         goto done;
     }
@@ -79,16 +79,12 @@ wm_render(PyObject *self, PyObject *args)
         int len = number_sign(head, i + 1);
         put_ascii(kind, data, &pos, head, len);
         if (token == Py_None) {
-            unsigned long key = PyLong_AsUnsignedLong(PyList_GET_ITEM(p6, i));
-            if (key == (unsigned long)-1 && PyErr_Occurred()) {
+            uint64_t h;
+            if (hash_str(line, &h) < 0) {
                 Py_CLEAR(out);
                 goto done;
             }
-            if (key > 0xffffff) {
-                PyErr_SetString(PyExc_ValueError, "a 6-char prefix is at most 24 bits");
-                Py_CLEAR(out);
-                goto done;
-            }
+            unsigned long key = (unsigned long)(h >> 40);
             for (int k = 0; k < 6; k++)
                 head[k] = HEX[(key >> (20 - 4 * k)) & 0xf];
             put_ascii(kind, data, &pos, head, 6);

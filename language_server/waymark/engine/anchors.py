@@ -31,6 +31,7 @@ from waymark.engine.line_index import (
     HIGH,
     LOW,
     MEDIUM,
+    P6_SHIFT,
     LineIndex,
     context_hash,
     gc_paused,
@@ -105,10 +106,10 @@ class Annotated(Sequence[AnchoredLine]):
 
     def __init__(self, index: LineIndex) -> None:
         self.lines = index.lines
+        self._index = index
         native = core.native
-        columns = None if native is None else native.annotate_columns(self.lines, index.hashes)
+        columns = None if native is None else native.annotate_columns(self.lines)
         if columns is not None:
-            self._p6 = index.prefix_column()
             special, tokens, low, medium = columns
             # The ladder decides the rare lines the compiled core leaves open.
             for k in where(map(is_, tokens, repeat(None))):
@@ -116,7 +117,6 @@ class Annotated(Sequence[AnchoredLine]):
             self._special, self._tokens = special, cast(list[str], tokens)
             self._odd = dict.fromkeys(medium, MEDIUM) | dict.fromkeys(low, LOW)
             return
-        self._p6 = index.p6
         # Lines sharing a 6-char prefix (repeated texts among them) show something else.
         self._special = index.shared
         self._tokens = displays(index, self._special)
@@ -129,6 +129,10 @@ class Annotated(Sequence[AnchoredLine]):
             odd = dict(zip(repeated, map(by_text.__getitem__, texts), strict=True))
         odd.update(zip(low_by_text(self.lines), repeat(LOW)))
         self._odd = odd
+
+    @cached_property
+    def _p6(self) -> list[int]:
+        return self._index.prefix_column()
 
     def hashes(self) -> list[str]:
         out = list(map("%06x".__mod__, self._p6))
@@ -156,7 +160,7 @@ class Annotated(Sequence[AnchoredLine]):
             return [self[k] for k in range(*i.indices(len(self.lines)))]
         k = range(len(self.lines))[i]
         token = self._special_at.get(k)
-        hash_ = token if token is not None else f"{self._p6[k]:06x}"
+        hash_ = token if token is not None else f"{self._index.hashes[k] >> P6_SHIFT:06x}"
         return AnchoredLine(k + 1, self.lines[k], hash_, self._odd.get(k, HIGH))
 
     @cached_property
@@ -200,7 +204,7 @@ class Annotated(Sequence[AnchoredLine]):
         for k, q in self._odd.items():
             if q == LOW:
                 low[k] = 1
-        return native.render(self.lines, self._p6, tokens, bytes(low))
+        return native.render(self.lines, tokens, bytes(low))
 
     def as_json(self) -> list[dict[str, Any]]:
         columns = zip(count(1), self.lines, self.hashes(), self.qualities())

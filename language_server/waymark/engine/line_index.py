@@ -102,9 +102,10 @@ def low_by_text(lines: Sequence[str]) -> list[int]:
 class LineIndex:
     """Hashes and lookup tables of one snapshot's lines (0-based indices inside).
 
-    The tables are made on first use: a full read through the compiled core needs only the
-    hashes, an edit's resolution needs them all."""
+    The hashes and tables are made on first use: a full read through the compiled core needs
+    none of them, an edit's resolution needs them all."""
 
+    hashes: list[int]
     p6: list[int]
     p6_count: Counter[int]
     shared: list[int]
@@ -113,7 +114,8 @@ class LineIndex:
 
     def __init__(self, lines: Sequence[str], hashes: list[int] | None = None) -> None:
         self.lines = lines
-        self.hashes = hashes if hashes is not None else hash_lines(lines)
+        if hashes is not None:
+            self.hashes = hashes
         self._ctx: dict[int, str] | None = None
         self._p6_groups: dict[int, list[int]] = {}
         self._group_scans = 0
@@ -125,6 +127,9 @@ class LineIndex:
         self._repeated_lines: list[int] | None = None
 
     def __getattr__(self, name: str) -> object:
+        if name == "hashes":
+            self.hashes = hash_lines(self.lines)
+            return self.hashes
         if name not in _TABLES:
             raise AttributeError(name)
         self._tables()
