@@ -84,6 +84,10 @@ def _read(data: bytes | str) -> dict[str, Any]:
         "render": render(shown),
         "json": as_json(shown),
         "page": render(page),
+        "pages": [
+            as_json(annotate_range(tf, s, s + 3, LineIndex(tf.lines)))
+            for s in range(0, len(tf.lines), 2)
+        ],
         "fresh": render(annotate(tf)),
     }
 

@@ -9,7 +9,7 @@
 #include "_core.h"
 
 static PyMethodDef methods[] = {
-    {"annotate_columns", wm_annotate_columns, METH_O, "Every line's display anchor."},
+    {"annotate_columns", wm_annotate_columns, METH_VARARGS, "Every line's display anchor."},
     {"split_lines", wm_split_lines, METH_O, "Split on \\n, \\r\\n and \\r: (lines, eols)."},
     {"hash_lines", wm_hash_lines, METH_O, "xxh3_64 of each line's UTF-8 bytes."},
     {"prefixes", wm_prefixes, METH_VARARGS, "Prefixes, their counts, the lines sharing one."},

@@ -198,7 +198,8 @@ ladder(const Cols *c, const uint64_t *ctx, const uint64_t *group, Py_ssize_t siz
 /* The tokens of the repeated lines: the context prefix when no other repeated line's context
  * and no line's hash has it; ``.N`` in a run of identical contexts; else the ladder. */
 static int
-repeated_tokens(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, PyObject **out)
+repeated_tokens(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, PyObject **out,
+                Py_ssize_t start, Py_ssize_t stop)
 {
     uint64_t *ctx = malloc(sizeof(uint64_t) * (size_t)(r ? r : 1));
     uint64_t *by_c6 = malloc(sizeof(uint64_t) * (size_t)(r ? r : 1));
@@ -224,6 +225,8 @@ repeated_tokens(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, PyObject **o
         for (Py_ssize_t k = s; k < e; k++) {
             Py_ssize_t j = rep[(uint32_t)by_c6[k]];
             uint64_t full = ctx[(uint32_t)by_c6[k]];
+            if (j < start || j >= stop)
+                continue;
             PyObject *token = NULL;
             if (at < 0 && e - s == 1)
                 token = hex_token(full, 6, 0);
@@ -243,19 +246,25 @@ done:
     return result;
 }
 
-/* annotate_columns(lines) -> (special, tokens, low, medium) or None: the lines whose
- * 6-char prefix another line shares (ascending) and their display anchors (None where the
- * ladder decides), the low- and medium-quality lines. None: two texts with one full hash. */
+/* annotate_columns(lines, start=0, stop=len) -> (special, tokens, low, medium) or None: of
+ * lines [start, stop), those whose 6-char prefix another line shares (ascending) and their
+ * display anchors (None where the ladder decides), the low- and medium-quality ones; the
+ * whole file decides them. None: two texts with one full hash. */
 PyObject *
 wm_annotate_columns(PyObject *self, PyObject *args)
 {
-    PyObject *seq, *result = NULL;
+    PyObject *lines_arg, *seq, *result = NULL;
     PyObject *special = NULL, *tokens = NULL, *low = NULL, *medium = NULL;
-    seq = PySequence_Fast(args, "lines must be a sequence");
+    Py_ssize_t start = 0, stop = PY_SSIZE_T_MAX;
+    if (!PyArg_ParseTuple(args, "O|nn", &lines_arg, &start, &stop))
+        return NULL;
+    seq = PySequence_Fast(lines_arg, "lines must be a sequence");
     if (seq == NULL)
         return NULL;
     Cols c = {PySequence_Fast_GET_SIZE(seq), PySequence_Fast_ITEMS(seq), 0, 0, 0, 0, 0, 0, 0};
     Py_ssize_t n = c.n, m = n ? n : 1, r = 0, shared = 0;
+    start = start < 0 ? 0 : start > n ? n : start;
+    stop = stop < start ? start : stop > n ? n : stop;
     Py_ssize_t *rep = malloc(sizeof(Py_ssize_t) * (size_t)m);
     uint64_t *pairs = malloc(sizeof(uint64_t) * 2 * (size_t)m);
     PyObject **out = calloc((size_t)m, sizeof(PyObject *));
@@ -307,11 +316,11 @@ wm_annotate_columns(PyObject *self, PyObject *args)
         }
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        shared += c.size[i] > 1;
+        shared += c.size[i] > 1 && i >= start && i < stop;
         if (c.texts[i] > 1)
             rep[r++] = i;
     }
-    if (repeated_tokens(&c, rep, r, out) < 0)
+    if (repeated_tokens(&c, rep, r, out, start, stop) < 0)
         goto done;
     special = PyList_New(shared);
     tokens = PyList_New(shared);
@@ -319,7 +328,7 @@ wm_annotate_columns(PyObject *self, PyObject *args)
     medium = PyList_New(0);
     if (!special || !tokens || !low || !medium)
         goto done;
-    for (Py_ssize_t i = 0, k = 0; i < n; i++) {
+    for (Py_ssize_t i = start, k = 0; i < stop; i++) {
         int punct = c.punct[i];
         if (punct || (c.texts[i] > 1 && words(c.lines[i]) <= 2)) {
             if (append_index(low, i) < 0)

@@ -236,10 +236,31 @@ def annotate_range(
     with gc_paused():
         index = LineIndex(tf.lines) if index is None else index
         if core.native is not None and not index.tables_made:
-            # One C pass over the file costs less than making the index's tables for a page
-            # (an index kept from an earlier call has them: its pages cost only their lines).
-            return Annotated(index)[start:stop]
+            page = _native_page(index, core.native, start, stop)
+            if page is not None:
+                return page
         return _anchored(index, list(range(start, stop)))
+
+
+def _native_page(
+    index: LineIndex, native: core.Core, start: int, stop: int
+) -> list[AnchoredLine] | None:
+    """Lines ``[start, stop)`` from one pass of the compiled core over the file: cheaper
+    than making the index's tables for a page (an index kept from an earlier call has them,
+    and its pages cost only their lines). None where the core leaves the file to Python."""
+    columns = native.annotate_columns(index.lines, start, stop)
+    if columns is None:
+        return None
+    special, tokens, low, medium = columns
+    lines = index.lines
+    shown = [f"{h >> P6_SHIFT:06x}" for h in hash_lines(lines[start:stop])]
+    for i, token in zip(special, tokens, strict=True):
+        shown[i - start] = index.display(i) if token is None else token
+    quality = dict.fromkeys(medium, MEDIUM) | dict.fromkeys(low, LOW)
+    return [
+        AnchoredLine(i + 1, lines[i], shown[i - start], quality.get(i, HIGH))
+        for i in range(start, stop)
+    ]
 
 
 def _anchored(index: LineIndex, at: list[int]) -> list[AnchoredLine]:
