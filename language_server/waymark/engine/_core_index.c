@@ -54,9 +54,9 @@ count_keys(const uint32_t *keys, Py_ssize_t n, uint32_t *count, unsigned char *f
     return 0;
 }
 
-/* prefixes(hashes, shift, counts) -> (p6, shared): each hash's top bits; ``counts`` (a
- * Counter) gets how many lines have each, in first-seen order as Counter(p6) would;
- * ``shared``: the lines whose prefix several lines have. */
+/* prefixes(hashes, shift, counts) -> (p6, shared, several): each hash's top bits; ``counts``
+ * (a Counter) gets how many lines have each, in first-seen order as Counter(p6) would;
+ * ``shared``: the lines whose prefix several lines have; ``several``: those prefixes. */
 PyObject *
 wm_prefixes(PyObject *self, PyObject *args)
 {
@@ -72,7 +72,7 @@ wm_prefixes(PyObject *self, PyObject *args)
     uint32_t *keys = malloc(sizeof(uint32_t) * (n ? n : 1));
     uint32_t *count = malloc(sizeof(uint32_t) * (n ? n : 1));
     unsigned char *first = malloc(n ? n : 1);
-    PyObject *p6 = PyList_New(n), *shared = NULL;
+    PyObject *p6 = PyList_New(n), *shared = NULL, *several = NULL;
     if (keys == NULL || count == NULL || first == NULL || p6 == NULL) {
         PyErr_NoMemory();
         goto fail;
@@ -92,7 +92,8 @@ wm_prefixes(PyObject *self, PyObject *args)
         goto fail;
     }
     shared = PyList_New(0);
-    if (shared == NULL)
+    several = PySet_New(NULL);
+    if (shared == NULL || several == NULL)
         goto fail;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (first[i]) {
@@ -102,6 +103,8 @@ wm_prefixes(PyObject *self, PyObject *args)
                 goto fail;
             }
             Py_DECREF(v);
+            if (count[i] > 1 && PySet_Add(several, PyList_GET_ITEM(p6, i)) < 0)
+                goto fail;
         }
         if (count[i] > 1) {
             PyObject *v = PyLong_FromSsize_t(i);
@@ -115,13 +118,14 @@ wm_prefixes(PyObject *self, PyObject *args)
     free(keys);
     free(count);
     free(first);
-    return Py_BuildValue("(NN)", p6, shared);
+    return Py_BuildValue("(NNN)", p6, shared, several);
 fail:
     free(keys);
     free(count);
     free(first);
     Py_XDECREF(p6);
     Py_XDECREF(shared);
+    Py_XDECREF(several);
     return NULL;
 }
 

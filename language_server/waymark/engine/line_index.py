@@ -148,8 +148,7 @@ class LineIndex:
         if native is None:
             return self._derived_columns()
         counts: Counter[int] = Counter()
-        p6, shared = native.prefixes(self.hashes, P6_SHIFT, counts)
-        self.several = set(map(p6.__getitem__, shared))
+        p6, shared, self.several = native.prefixes(self.hashes, P6_SHIFT, counts)
         return p6, counts, shared
 
     def _derived_columns(self) -> tuple[list[int], Counter[int], list[int]]:
