@@ -62,10 +62,13 @@ hash_update_str(XXH3_state_t *state, PyObject *s)
     return 0;
 }
 
-/* Whether str.strip() leaves nothing of the line. */
+/* Whether str.strip() leaves nothing of the line (a non-str is not blank: hashing it then
+ * raises). */
 static inline int
 is_blank(PyObject *s)
 {
+    if (!PyUnicode_Check(s))
+        return 0;
     int kind = PyUnicode_KIND(s);
     const void *data = PyUnicode_DATA(s);
     Py_ssize_t n = PyUnicode_GET_LENGTH(s);
@@ -73,6 +76,27 @@ is_blank(PyObject *s)
         if (!Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)))
             return 0;
     return 1;
+}
+
+/* The nearest non-blank line before ``i`` (-1: none), for lines asked in ascending order: the
+ * walk back stops at the line asked before (*last), whose answer (*last_prev) holds past it,
+ * so each line is looked at about once however long the blank runs, and only the lines near
+ * the ones asked (each visit to a line object is a cache miss in a large file). */
+static inline Py_ssize_t
+prev_nonblank(PyObject **lines, Py_ssize_t i, Py_ssize_t *last, Py_ssize_t *last_prev)
+{
+    Py_ssize_t j = i - 1, found;
+    while (j > *last && is_blank(lines[j]))
+        j--;
+    if (j > *last)
+        found = j;
+    else if (*last >= 0 && !is_blank(lines[*last]))
+        found = *last;
+    else
+        found = *last_prev;
+    *last = i;
+    *last_prev = found;
+    return found;
 }
 
 /* Whether the line is only ASCII punctuation and whitespace (or empty). */

@@ -120,12 +120,10 @@ context_of(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, uint64_t *ctx)
         PyErr_NoMemory();
         return -1;
     }
-    Py_ssize_t prev = -1, scanned = 0, next = -1;
+    Py_ssize_t prev = -1, next = -1, last = -1, last_prev = -1;
     for (Py_ssize_t k = 0; k < r; k++) {
         Py_ssize_t i = rep[k];
-        for (; scanned < i; scanned++)
-            if (!is_blank(c->lines[scanned]))
-                prev = scanned;
+        prev = prev_nonblank(c->lines, i, &last, &last_prev);
         if (next <= i)
             for (next = i + 1; next < c->n && is_blank(c->lines[next]); next++)
                 ;

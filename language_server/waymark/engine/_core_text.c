@@ -136,9 +136,7 @@ wm_context_hashes(PyObject *self, PyObject *args)
     Py_ssize_t m = PyList_GET_SIZE(wanted);
     PyObject *out = PyList_New(m);
     XXH3_state_t *state = XXH3_createState();
-    /* The nearest non-blank line before and after, answered per line asked: a wanted line
-     * remembers the last non-blank line seen so far (lines are asked in ascending order). */
-    Py_ssize_t prev_nb = -1, scanned = 0, next_nb = -1, last = -1;
+    Py_ssize_t prev_nb = -1, next_nb = -1, last = -1, last_prev = -1;
     if (out == NULL || state == NULL)
         goto fail;
     for (Py_ssize_t k = 0; k < m; k++) {
@@ -149,27 +147,10 @@ wm_context_hashes(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "wanted lines must be ascending and in range");
             goto fail;
         }
-        last = i;
-        for (; scanned < i; scanned++) {
-            if (!PyUnicode_Check(items[scanned])) {
-                PyErr_SetString(PyExc_TypeError, "lines must be str");
-                goto fail;
-            }
-            if (!is_blank(items[scanned]))
-                prev_nb = scanned;
-        }
-        if (next_nb <= i) {
-            next_nb = i + 1;
-            while (next_nb < n) {
-                if (!PyUnicode_Check(items[next_nb])) {
-                    PyErr_SetString(PyExc_TypeError, "lines must be str");
-                    goto fail;
-                }
-                if (!is_blank(items[next_nb]))
-                    break;
-                next_nb++;
-            }
-        }
+        prev_nb = prev_nonblank(items, i, &last, &last_prev);
+        if (next_nb <= i)
+            for (next_nb = i + 1; next_nb < n && is_blank(items[next_nb]); next_nb++)
+                ;
         XXH3_64bits_reset(state);
         if ((prev_nb >= 0 && hash_update_str(state, items[prev_nb]) < 0))
             goto fail;
