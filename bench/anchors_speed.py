@@ -8,6 +8,10 @@ anchored edit (history on), on the 200,000-line file against the same request on
 file plus ``xxhsum`` of the big file.
 The floor is ``xxhsum`` (Debian package ``xxhash``) hashing the same file, timed in the same
 run; the figure that matters is the ratio.
+The figures with goals run the path the product runs: the compiled core when it is built
+(waymark.engine._core). The same read and edit on the pure-Python path (what a machine without
+a C compiler runs, or ``WAYMARK_PURE_PYTHON=1``) are timed in the same loop, as rows without
+a goal.
 
 Usage: PYTHONPATH=language_server python bench/anchors_speed.py [RUNS]
 """
@@ -32,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for bench.goals 
 from bench.goals import Goal, describe
 
 from waymark.commands.edit_ops import parse_operations
+from waymark.engine import core
 from waymark.engine.anchors import annotate, render
 from waymark.engine.edits.anchored import plan_anchored_edit
 from waymark.engine.text import TextFile
@@ -74,9 +79,29 @@ def _xxhsum() -> str:
     return found
 
 
-def _cli(root: Path, *args: str) -> str:
+def _cli(root: Path, *args: str, pure: bool = False) -> str:
     command = [sys.executable, "-m", "waymark", *args, "--root", str(root)]
-    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    env = {**os.environ, "WAYMARK_PURE_PYTHON": "1" if pure else ""}
+    return subprocess.run(command, check=True, capture_output=True, text=True, env=env).stdout
+
+
+# The CLI rows: (key, name, goals). The same requests on the pure-Python path are timed in the
+# same loop, as rows without a goal.
+_CLI_ROWS = [
+    (
+        "page",
+        "paged read (first 100 lines, hashes) of a 200k-line file, CLI",
+        [Goal("ratio", "≤", 1.2, "×")],
+    ),
+    # What `waymark read --hashes` of the whole file costs over the CLI's own start (which the
+    # small file's run holds); informational, the engine rows carry goals.
+    ("full", "full read (hashes) of a 200k-line file, CLI", []),
+    (
+        "edit",
+        "one-line anchored edit of a 200k-line file, CLI (history on)",
+        [Goal("ratio", "≤", 1.2, "×")],
+    ),
+]
 
 
 def _agent_figures(runs: int, xxhsum: str) -> list[dict[str, Any]]:
@@ -87,31 +112,34 @@ def _agent_figures(runs: int, xxhsum: str) -> list[dict[str, Any]]:
         for name, data in (("big.py", big), ("small.py", small)):
             (root / name).write_bytes(data)
 
-        def page(name: str) -> None:
-            _cli(root, "read", name, "--hashes", "--limit", "100")
+        def page(name: str, pure: bool) -> None:
+            _cli(root, "read", name, "--hashes", "--limit", "100", pure=pure)
 
-        def full(name: str) -> None:
-            _cli(root, "read", name, "--hashes")
+        def full(name: str, pure: bool) -> None:
+            _cli(root, "read", name, "--hashes", pure=pure)
 
-        def one_line_edit(name: str) -> float:
+        def one_line_edit(name: str, pure: bool) -> float:
             # A fresh read record each time the file is put back, as an agent would hold.
             (root / name).write_bytes(big if name == "big.py" else small)
-            shown = _cli(root, "read", name, "--hashes", "--limit", "20")
+            shown = _cli(root, "read", name, "--hashes", "--limit", "20", pure=pure)
             anchor = next(r.split("|")[0] for r in shown.splitlines() if "~|" not in r)
             ops = json.dumps([{"op": "replace_line", "hash": anchor, "content": "x = 0"}])
             started = time.perf_counter()
-            _cli(root, "edit", name, "--ops", ops)
+            _cli(root, "edit", name, "--ops", ops, pure=pure)
             return time.perf_counter() - started
 
-        pages: dict[str, list[float]] = {"big.py": [], "small.py": []}
-        fulls: dict[str, list[float]] = {"big.py": [], "small.py": []}
-        edits: dict[str, list[float]] = {"big.py": [], "small.py": []}
+        timed: dict[tuple[str, str, bool], list[float]] = {}
         hashed: list[float] = []
         for _ in range(runs):
             for name in ("big.py", "small.py"):
-                pages[name] += _times(partial(page, name), 1)
-                fulls[name] += _times(partial(full, name), 1)
-                edits[name].append(one_line_edit(name))
+                for pure in (False, True):
+                    timed.setdefault(("page", name, pure), []).extend(
+                        _times(partial(page, name, pure), 1)
+                    )
+                    timed.setdefault(("full", name, pure), []).extend(
+                        _times(partial(full, name, pure), 1)
+                    )
+                    timed.setdefault(("edit", name, pure), []).append(one_line_edit(name, pure))
             hashed += _times(
                 partial(
                     subprocess.run,
@@ -121,38 +149,24 @@ def _agent_figures(runs: int, xxhsum: str) -> list[dict[str, Any]]:
                 ),
                 1,
             )
-    plus = [a + b for a, b in zip(sorted(pages["small.py"]), sorted(hashed), strict=True)]
-    plus_edit = [a + b for a, b in zip(sorted(edits["small.py"]), sorted(hashed), strict=True)]
-    plus_full = [a + b for a, b in zip(sorted(fulls["small.py"]), sorted(hashed), strict=True)]
-    extra = {"lines": LINES, "bytes": len(big), "cpus": os.cpu_count()}
-    return [
-        {
-            "name": "paged read (first 100 lines, hashes) of a 200k-line file, CLI",
-            "runs": pages["big.py"],
-            "baseline": "the same on a 100-line file + xxhsum of the big file",
-            "baseline_runs": plus,
-            "goals": [Goal("ratio", "≤", 1.2, "×")],
-            "extra": extra,
-        },
-        {
-            # What `waymark read --hashes` of the whole file costs over the CLI's own start
-            # (which the small file's run holds); informational, the engine rows carry goals.
-            "name": "full read (hashes) of a 200k-line file, CLI",
-            "runs": fulls["big.py"],
-            "baseline": "the same on a 100-line file + xxhsum of the big file",
-            "baseline_runs": plus_full,
-            "goals": [],
-            "extra": extra,
-        },
-        {
-            "name": "one-line anchored edit of a 200k-line file, CLI (history on)",
-            "runs": edits["big.py"],
-            "baseline": "the same on a 100-line file + xxhsum of the big file",
-            "baseline_runs": plus_edit,
-            "goals": [Goal("ratio", "≤", 1.2, "×")],
-            "extra": extra,
-        },
-    ]
+    extra = {"lines": LINES, "bytes": len(big), "cpus": os.cpu_count(), "core": _core_name()}
+    rows = []
+    for pure in (False, True):
+        for key, name, goals in _CLI_ROWS:
+            small_runs = sorted(timed[(key, "small.py", pure)])
+            rows.append(
+                {
+                    "name": f"{name}, pure-Python path" if pure else name,
+                    "runs": timed[(key, "big.py", pure)],
+                    "baseline": "the same on a 100-line file + xxhsum of the big file",
+                    "baseline_runs": [
+                        a + b for a, b in zip(small_runs, sorted(hashed), strict=True)
+                    ],
+                    "goals": [] if pure else goals,
+                    "extra": {**extra, "core": "pure Python"} if pure else extra,
+                }
+            )
+    return rows
 
 
 def figures(runs: int = 7) -> list[dict[str, Any]]:
@@ -184,12 +198,16 @@ def figures(runs: int = 7) -> list[dict[str, Any]]:
             plan_anchored_edit(tf, ops).encode(data)
 
         floor()  # warm the page cache and the binary
-        floor_runs, read_runs, edit_runs = [], [], []
-        for _ in range(runs):  # interleaved, so load on the machine hits all three alike
+        floor_runs, read_runs, edit_runs, pure_read, pure_edit = [], [], [], [], []
+        for _ in range(runs):  # interleaved, so load on the machine hits them all alike
             floor_runs += _times(floor, 1)
             read_runs += _times(read, 1)
             edit_runs += _times(edit, 1)
-    extra = {"lines": LINES, "bytes": len(data)}
+            with core.using(None):
+                pure_read += _times(read, 1)
+                pure_edit += _times(edit, 1)
+    extra = {"lines": LINES, "bytes": len(data), "core": _core_name()}
+    pure_extra = {**extra, "core": "pure Python"}
     return [
         {
             "name": "read with hashes, 200k lines (decode+annotate+render)",
@@ -207,8 +225,28 @@ def figures(runs: int = 7) -> list[dict[str, Any]]:
             "goals": GOALS,
             "extra": extra,
         },
+        {
+            "name": "read with hashes, 200k lines, pure-Python path",
+            "runs": pure_read,
+            "baseline": "xxhsum of the file",
+            "baseline_runs": floor_runs,
+            "goals": [],
+            "extra": pure_extra,
+        },
+        {
+            "name": "anchored edit, 200k lines, pure-Python path",
+            "runs": pure_edit,
+            "baseline": "xxhsum of the file",
+            "baseline_runs": floor_runs,
+            "goals": [],
+            "extra": pure_extra,
+        },
         *_agent_figures(max(3, runs // 2), xxhsum),
     ]
+
+
+def _core_name() -> str:
+    return "compiled (waymark.engine._core)" if core.native is not None else "pure Python"
 
 
 def main() -> None:

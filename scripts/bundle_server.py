@@ -6,12 +6,17 @@ modules carry ABI-tagged names, so all versions share one directory. The downloa
 and a target already resolved against the same requirements is not asked of the index again.
 Linux libraries are stripped of their symbols and debug information (the manylinux wheels
 ship them), with the binutils `strip` of their architecture.
+
+Waymark's own compiled core (waymark.engine._core, built in place by `pip install -e .`) can
+only ship for the target this machine is, and for the CPython it was built with: every other
+target and CPython runs the pure-Python path (docs/architecture.md, "The compiled core").
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import platform
 import shutil
 import struct
 import subprocess
@@ -40,6 +45,14 @@ STRIP = {
 }
 # The ELF machine of each Linux target's libraries (macOS libraries are not stripped).
 MACHINE = {"linux-x64": 62, "linux-arm64": 183}
+# (platform.system(), platform.machine()) -> the VS Code target this machine is.
+HOST_TARGET = {
+    ("Linux", "x86_64"): "linux-x64",
+    ("Linux", "aarch64"): "linux-arm64",
+    ("Darwin", "x86_64"): "darwin-x64",
+    ("Darwin", "arm64"): "darwin-arm64",
+}
+CORE = "_core.*.so"
 
 
 def missing_tool(target: str) -> str | None:
@@ -86,15 +99,30 @@ def bundle(target: str, cache: Path, libs: Path) -> None:
     for wheel in wheels:
         with zipfile.ZipFile(wheel) as archive:
             archive.extractall(libs)
+    source = ROOT / "language_server" / "waymark"
     shutil.copytree(
-        ROOT / "language_server" / "waymark",
-        libs / "waymark",
-        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+        source, libs / "waymark", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", CORE)
+    )
+    cores = native_core(target, source)
+    for core in cores:
+        shutil.copy2(core, libs / core.relative_to(source.parent))
+    print(
+        f"compiled core for {target}: {', '.join(c.name for c in cores)}"
+        if cores
+        else f"no compiled core for {target}: the pure-Python path runs there"
     )
     if target.startswith("linux-"):
         strip_libraries(libs)
     (libs / "TARGET").write_text(target + "\n")
     print(f"bundled {len(wheels)} wheels + waymark for {target} into {libs.relative_to(ROOT)}")
+
+
+def native_core(target: str, source: Path) -> list[Path]:
+    """The compiled core built on this machine, when ``target`` is this machine's platform
+    (none otherwise: another platform's library would only be dead weight)."""
+    if HOST_TARGET.get((platform.system(), platform.machine())) != target:
+        return []
+    return sorted((source / "engine").glob(CORE))
 
 
 def strip_libraries(libs: Path) -> None:

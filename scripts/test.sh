@@ -14,15 +14,17 @@ SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-# python3-venv: the project's .venv; sed: differential tests; neovim: real-client tests; xxhash:
-# bench floor; git: history bench; build-essential: code-server's native modules;
+# python3-venv: the project's .venv; python3-dev, libxxhash-dev (and build-essential's
+# compiler): the compiled core, waymark.engine._core, whose test fails without it; sed:
+# differential tests; neovim: real-client tests; xxhash: bench floor; git: history bench;
+# build-essential: code-server's native modules;
 # binutils for both Linux architectures: the .vsix's native libraries are stripped.
 case "$(uname -m)" in
   aarch64) cross_binutils=binutils-x86-64-linux-gnu ;;
   *) cross_binutils=binutils-aarch64-linux-gnu ;;
 esac
-$SUDO apt-get install -y -qq python3 python3-venv sed neovim xxhash git util-linux iproute2 \
-  build-essential binutils "$cross_binutils" >/dev/null
+$SUDO apt-get install -y -qq python3 python3-venv python3-dev libxxhash-dev sed neovim xxhash git \
+  util-linux iproute2 build-essential binutils "$cross_binutils" >/dev/null
 source scripts/setup.sh test
 source scripts/node.sh
 echo "== agent hosts (pinned, for tests/hosts)"; bash scripts/install-hosts.sh

@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -134,7 +135,11 @@ def test_agent_hosts_uv(user: dict[str, Path]) -> None:
 def test_agent_hosts_wheel(user: dict[str, Path]) -> None:
     done = run_block("agent-hosts-wheel", user)
     answered_version(done, user)
-    assert list((user["clone"] / "dist").glob("waymark_edits-*-py3-none-any.whl"))
+    # A wheel for this platform, with the compiled core built in (the machine has a compiler).
+    (wheel,) = (user["clone"] / "dist").glob("waymark_edits-*.whl")
+    assert not wheel.name.endswith("-none-any.whl"), wheel.name
+    with zipfile.ZipFile(wheel) as archive:
+        assert any(n.startswith("waymark/engine/_core.") for n in archive.namelist())
 
 
 def test_other_editors(user: dict[str, Path]) -> None:

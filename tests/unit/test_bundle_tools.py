@@ -3,6 +3,7 @@ before anything is built, with the command that installs it."""
 
 from __future__ import annotations
 
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -36,3 +37,19 @@ def test_a_present_strip_or_a_mac_target_needs_nothing(tmp_path: Path) -> None:
     strip.chmod(0o755)
     assert _check("linux-arm64", tmp_path).returncode == 0
     assert _check("darwin-arm64", tmp_path / "nowhere").returncode == 0
+
+
+def test_the_compiled_core_ships_only_for_this_machines_target(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import bundle_server
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    engine = tmp_path / "waymark" / "engine"
+    engine.mkdir(parents=True)
+    built = engine / "_core.cpython-311-x86_64-linux-gnu.so"
+    built.write_bytes(b"\x7fELF")
+    here = bundle_server.HOST_TARGET.get((platform.system(), platform.machine()))
+    for target in bundle_server.PLATFORMS:
+        expected = [built] if target == here else []
+        assert bundle_server.native_core(target, tmp_path / "waymark") == expected, target

@@ -2,6 +2,8 @@
 // libraries (bundled/libs, filled by scripts/bundle_server.py) with the xxhash binaries of
 // that platform for every supported CPython. `node scripts/package.mjs linux-x64` builds one.
 // Only platforms the server runs on: on Windows, VS Code runs the Linux package inside WSL.
+// Waymark's own compiled core ships only in the package of the build machine's target, for
+// its Python (scripts/bundle_server.py says which); the other packages run its pure-Python path.
 import { execFileSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import * as path from "node:path";

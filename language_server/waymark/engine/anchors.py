@@ -22,13 +22,16 @@ import re
 from collections.abc import Iterator, Sequence
 from functools import cached_property, partial
 from itertools import count, repeat
-from typing import Any, NamedTuple, overload
+from operator import is_
+from typing import Any, NamedTuple, cast, overload
 
+from waymark.engine import core
 from waymark.engine.displays import displays
 from waymark.engine.line_index import (
     HIGH,
     LOW,
     MEDIUM,
+    P6_SHIFT,
     LineIndex,
     context_hash,
     gc_paused,
@@ -36,6 +39,7 @@ from waymark.engine.line_index import (
     line_hash,
     low_by_text,
     scatter,
+    where,
 )
 from waymark.engine.text import TextFile
 
@@ -102,7 +106,17 @@ class Annotated(Sequence[AnchoredLine]):
 
     def __init__(self, index: LineIndex) -> None:
         self.lines = index.lines
-        self._p6 = index.p6
+        self._index = index
+        native = core.native
+        columns = None if native is None else native.annotate_columns(self.lines)
+        if columns is not None:
+            special, tokens, low, medium = columns
+            # The ladder decides the rare lines the compiled core leaves open.
+            for k in where(map(is_, tokens, repeat(None))):
+                tokens[k] = index.display(special[k])
+            self._special, self._tokens = special, cast(list[str], tokens)
+            self._odd = dict.fromkeys(medium, MEDIUM) | dict.fromkeys(low, LOW)
+            return
         # Lines sharing a 6-char prefix (repeated texts among them) show something else.
         self._special = index.shared
         self._tokens = displays(index, self._special)
@@ -115,6 +129,10 @@ class Annotated(Sequence[AnchoredLine]):
             odd = dict(zip(repeated, map(by_text.__getitem__, texts), strict=True))
         odd.update(zip(low_by_text(self.lines), repeat(LOW)))
         self._odd = odd
+
+    @cached_property
+    def _p6(self) -> list[int]:
+        return self._index.prefix_column()
 
     def hashes(self) -> list[str]:
         out = list(map("%06x".__mod__, self._p6))
@@ -142,7 +160,7 @@ class Annotated(Sequence[AnchoredLine]):
             return [self[k] for k in range(*i.indices(len(self.lines)))]
         k = range(len(self.lines))[i]
         token = self._special_at.get(k)
-        hash_ = token if token is not None else f"{self._p6[k]:06x}"
+        hash_ = token if token is not None else f"{self._index.hashes[k] >> P6_SHIFT:06x}"
         return AnchoredLine(k + 1, self.lines[k], hash_, self._odd.get(k, HIGH))
 
     @cached_property
@@ -157,6 +175,8 @@ class Annotated(Sequence[AnchoredLine]):
     __hash__ = None  # type: ignore[assignment]
 
     def render(self) -> str:
+        if core.native is not None:
+            return self._render_native(core.native)
         tokens: list[int | str] = list(self._p6)
         scatter(tokens, self._special, self._tokens)
         specs = [_SPEC[int, False]] * len(tokens)
@@ -176,6 +196,15 @@ class Annotated(Sequence[AnchoredLine]):
             args[2::3] = self.lines[start:stop]
             out.append("".join(specs[start:stop]) % tuple(args))
         return "".join(out)
+
+    def _render_native(self, native: core.Core) -> str:
+        tokens: list[str | None] = [None] * len(self.lines)
+        scatter(tokens, self._special, self._tokens)
+        low = bytearray(len(self.lines))
+        for k, q in self._odd.items():
+            if q == LOW:
+                low[k] = 1
+        return native.render(self.lines, tokens, bytes(low))
 
     def as_json(self) -> list[dict[str, Any]]:
         columns = zip(count(1), self.lines, self.hashes(), self.qualities())
@@ -197,14 +226,41 @@ def annotate_range(
 
     A page costs the file's index (every line's hash, and the context hashes of repeated
     lines, which decide whether a token is unique) plus its own lines, not an anchored line
-    for each of the file's lines."""
+    for each of the file's lines; with the compiled core, a fresh index's hashes and one C
+    pass over them."""
     stop = min(stop, len(tf.lines))
     if start >= stop:
         return []
     if start == 0 and stop == len(tf.lines):
         return annotate(tf, index)
     with gc_paused():
-        return _anchored(LineIndex(tf.lines) if index is None else index, list(range(start, stop)))
+        index = LineIndex(tf.lines) if index is None else index
+        if core.native is not None and not index.tables_made:
+            page = _native_page(index, core.native, start, stop)
+            if page is not None:
+                return page
+        return _anchored(index, list(range(start, stop)))
+
+
+def _native_page(
+    index: LineIndex, native: core.Core, start: int, stop: int
+) -> list[AnchoredLine] | None:
+    """Lines ``[start, stop)`` from one pass of the compiled core over the file: cheaper
+    than making the index's tables for a page (an index kept from an earlier call has them,
+    and its pages cost only their lines). None where the core leaves the file to Python."""
+    columns = native.annotate_columns(index.lines, start, stop)
+    if columns is None:
+        return None
+    special, tokens, low, medium = columns
+    lines = index.lines
+    shown = [f"{h >> P6_SHIFT:06x}" for h in hash_lines(lines[start:stop])]
+    for i, token in zip(special, tokens, strict=True):
+        shown[i - start] = index.display(i) if token is None else token
+    quality = dict.fromkeys(medium, MEDIUM) | dict.fromkeys(low, LOW)
+    return [
+        AnchoredLine(i + 1, lines[i], shown[i - start], quality.get(i, HIGH))
+        for i in range(start, stop)
+    ]
 
 
 def _anchored(index: LineIndex, at: list[int]) -> list[AnchoredLine]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from itertools import compress, count, repeat
 from operator import add, itemgetter, methodcaller, not_
 
+from waymark.engine import core
 from waymark.engine.line_index import LineIndex, scatter, where
 
 _prefix6 = itemgetter(slice(0, 6))
@@ -19,14 +20,21 @@ _prefix6 = itemgetter(slice(0, 6))
 
 def displays(index: LineIndex, indices: list[int]) -> list[str]:
     """``index.display(i)`` for each of ``indices``."""
-    counts, p6 = index.p6_count, index.p6
-    texts = list(map(index.lines.__getitem__, indices))
-    repeated = list(map((1).__lt__, map(index.text_count.__getitem__, texts)))
-    keys = list(map(p6.__getitem__, indices))
-    out: list[str] = list(map("%06x".__mod__, keys))
-    own = map((1).__eq__, map(counts.__getitem__, keys))
-    _collided(index, out, indices, where(map(not_, map(add, own, repeated))))
-    rep_at = where(repeated)
+    native = core.native
+    if native is not None:
+        out, collided, rep_at = native.own_displays(
+            indices, index.lines, index.p6, index.p6_count, index.text_count
+        )
+    else:
+        counts, p6 = index.p6_count, index.p6
+        texts = list(map(index.lines.__getitem__, indices))
+        repeated = list(map((1).__lt__, map(index.text_count.__getitem__, texts)))
+        keys = list(map(p6.__getitem__, indices))
+        out = list(map("%06x".__mod__, keys))
+        own = map((1).__eq__, map(counts.__getitem__, keys))
+        collided = where(map(not_, map(add, own, repeated)))
+        rep_at = where(repeated)
+    _collided(index, out, indices, collided)
     if rep_at:
         _repeated(index, out, indices, rep_at)
     return out
@@ -59,22 +67,26 @@ def _repeated(index: LineIndex, out: list[str], indices: list[int], rep_at: list
     hash takes it; ``.N`` in a run of identical contexts; else the ladder."""
     counts = index.p6_count
     ctx, counts6 = index.ctx, index.ctx_counts6
-    shown = list(map(_prefix6, map(ctx.__getitem__, map(indices.__getitem__, rep_at))))
-    scatter(out, rep_at, shown)
-    alone = map((1).__eq__, map(counts6.__getitem__, shown))
-    shown_keys = list(map(int, shown, repeat(16)))
-    taken = list(map(counts.__contains__, shown_keys))
-    fall = list(compress(range(len(rep_at)), map(add, taken, map(not_, alone))))
+    native = core.native
+    if native is not None:
+        fall = native.repeated_displays(out, indices, rep_at, ctx, counts6, counts)
+    else:
+        shown = list(map(_prefix6, map(ctx.__getitem__, map(indices.__getitem__, rep_at))))
+        scatter(out, rep_at, shown)
+        alone = map((1).__eq__, map(counts6.__getitem__, shown))
+        taken = map(counts.__contains__, map(int, shown, repeat(16)))
+        fall = list(compress(range(len(rep_at)), map(add, taken, map(not_, alone))))
+    keys = {k: int(out[rep_at[k]], 16) for k in fall}
     # The ladder looks up lines by those prefixes: find them all in one pass.
-    index.learn_positions({shown_keys[k] for k in fall if counts[shown_keys[k]] == 1})
+    index.learn_positions({key for key in keys.values() if counts[key] == 1})
     ranks: dict[str, dict[int, int] | None] = {}
     for k in fall:
-        i = indices[rep_at[k]]
-        if taken[k]:
-            out[rep_at[k]] = _past_a_line(index, i, shown_keys[k], counts6[shown[k]] == 1)
+        i, c6 = indices[rep_at[k]], out[rep_at[k]]
+        if keys[k] in counts:
+            out[rep_at[k]] = _past_a_line(index, i, keys[k], counts6[c6] == 1)
             continue
-        rank = _ranks(index, shown[k], ranks)
-        out[rep_at[k]] = index.display(i) if rank is None else f"{shown[k]}.{rank[i]}"
+        rank = _ranks(index, c6, ranks)
+        out[rep_at[k]] = index.display(i) if rank is None else f"{c6}.{rank[i]}"
 
 
 def _past_a_line(index: LineIndex, i: int, key: int, alone: bool) -> str:

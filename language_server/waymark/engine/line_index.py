@@ -21,6 +21,8 @@ from typing import TypeVar
 
 from xxhash import xxh3_64_hexdigest, xxh3_64_intdigest
 
+from waymark.engine import core
+
 HIGH, MEDIUM, LOW = "high", "medium", "low"
 
 _PUNCT_WS = string.punctuation + string.whitespace
@@ -36,6 +38,7 @@ _SCANS_BEFORE_TABLE = 8
 # Blank lines walked over before searching the list of non-blank lines instead.
 _SHORT_WALK = 8
 _HEX = frozenset("0123456789abcdef")
+_TABLES = frozenset({"p6", "p6_count", "shared", "several", "text_count"})
 _prefix6 = itemgetter(slice(0, 6))
 _T = TypeVar("_T")
 
@@ -69,6 +72,8 @@ def line_hash(line: str) -> str:
 
 def hash_lines(lines: Sequence[str]) -> list[int]:
     """Full line hashes as integers, in bulk (map over C functions: no per-line bytecode)."""
+    if core.native is not None:
+        return core.native.hash_lines(lines)
     encoded = map(str.encode, lines, repeat("utf-8"), repeat("surrogateescape"))
     return list(map(xxh3_64_intdigest, encoded))
 
@@ -89,22 +94,28 @@ def context_hash(prev: str, line: str, nxt: str) -> str:
 
 def low_by_text(lines: Sequence[str]) -> list[int]:
     """Lines that are blank or only ASCII punctuation: low whatever else the file holds."""
+    if core.native is not None:
+        return core.native.low_by_text(lines)
     return where(map(not_, map(str.strip, lines, repeat(_PUNCT_WS))))
 
 
 class LineIndex:
-    """Hashes and lookup tables of one snapshot's lines (0-based indices inside)."""
+    """Hashes and lookup tables of one snapshot's lines (0-based indices inside).
+
+    The hashes and tables are made on first use: a full read through the compiled core needs
+    none of them, an edit's resolution needs them all."""
+
+    hashes: list[int]
+    p6: list[int]
+    p6_count: Counter[int]
+    shared: list[int]
+    several: set[int]  # the 6-char prefixes several lines share
+    text_count: Counter[str]
 
     def __init__(self, lines: Sequence[str], hashes: list[int] | None = None) -> None:
         self.lines = lines
-        self.hashes = hashes if hashes is not None else hash_lines(lines)
-        self.p6 = self._prefixes()
-        self.p6_count = self._prefix_counts()
-        self.several: set[int] = set()  # the 6-char prefixes several lines share
-        self.shared = self._shared_lines()
-        # Equal texts have equal prefixes, so only lines with a shared prefix can repeat:
-        # counting those alone skips most of a large file.
-        self.text_count = Counter(map(lines.__getitem__, self.shared))
+        if hashes is not None:
+            self.hashes = hashes
         self._ctx: dict[int, str] | None = None
         self._p6_groups: dict[int, list[int]] = {}
         self._group_scans = 0
@@ -114,6 +125,45 @@ class LineIndex:
         self._ctx_pos: dict[str, int] | None = None
         self._ctx_scans = 0
         self._repeated_lines: list[int] | None = None
+
+    def __getattr__(self, name: str) -> object:
+        if name == "hashes":
+            self.hashes = hash_lines(self.lines)
+            return self.hashes
+        if name not in _TABLES:
+            raise AttributeError(name)
+        self._tables()
+        return self.__dict__[name]
+
+    def _tables(self) -> None:
+        self.several = set()
+        self.p6, self.p6_count, self.shared = self._prefix_columns()
+        # Equal texts have equal prefixes, so only lines with a shared prefix can repeat:
+        # counting those alone skips most of a large file.
+        self.text_count = Counter(map(self.lines.__getitem__, self.shared))
+
+    def _prefix_columns(self) -> tuple[list[int], Counter[int], list[int]]:
+        """Each line's 6-char prefix, how many lines have each, the lines sharing one."""
+        native = core.native
+        if native is None:
+            return self._derived_columns()
+        counts: Counter[int] = Counter()
+        p6, shared, self.several = native.prefixes(self.hashes, P6_SHIFT, counts)
+        return p6, counts, shared
+
+    def _derived_columns(self) -> tuple[list[int], Counter[int], list[int]]:
+        self.p6 = self._prefixes()
+        self.p6_count = self._prefix_counts()
+        return self.p6, self.p6_count, self._shared_lines()
+
+    @property
+    def tables_made(self) -> bool:
+        return "p6" in self.__dict__
+
+    def prefix_column(self) -> list[int]:
+        """Each line's 6-char prefix, without making the tables counted from them."""
+        made: list[int] | None = self.__dict__.get("p6")
+        return made if made is not None else LineIndex._prefixes(self)
 
     # An edit's index (engine/edits/reindex.py) derives these three from the old file's.
     def _prefixes(self) -> list[int]:
@@ -195,6 +245,8 @@ class LineIndex:
         """Context hashes of these lines (ascending), whether or not their text repeats."""
         if not wanted:
             return {}
+        if core.native is not None:
+            return dict(zip(wanted, core.native.context_hashes(self.lines, wanted), strict=True))
         texts = map(self.lines.__getitem__, wanted)
         joined = map(
             "%s\n%s\n%s".__mod__,

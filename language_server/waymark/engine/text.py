@@ -19,6 +19,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from waymark.engine import core
 from waymark.engine.encodings import BOMS, Decision, decide_with_text, errors_for, refuse_binary
 from waymark.engine.errors import BinaryFile, UnrepresentableCharacter
 
@@ -45,6 +46,8 @@ def split_lines(text: str) -> tuple[list[str], list[str]]:
     ``"a\\nb"`` → ``(["a", "b"], ["\\n", ""])``; ``"a\\n"`` → ``(["a"], ["\\n"])``;
     ``""`` → ``([], [])``.
     """
+    if core.native is not None and "\r" in text:
+        return core.native.split_lines(text)
     if "\r" not in text:
         lines = text.split("\n")
         last = lines.pop()

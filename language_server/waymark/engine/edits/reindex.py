@@ -29,6 +29,7 @@ class IndexAfterEdit(LineIndex):
         self._old: LineIndex | None = old
         self._changes = changes
         super().__init__(lines, hashes)
+        self._tables()  # now: they are made from the old index's, which is let go of later
 
     def release(self) -> None:
         """Let go of the index before the edit: one kept for the next edit would otherwise
@@ -48,6 +49,9 @@ class IndexAfterEdit(LineIndex):
             yield start, c.old_start, shift, c
             start, shift = c.old_end, c.new_end - c.old_end
         yield start, len(self._before.lines), shift, None
+
+    def _prefix_columns(self) -> tuple[list[int], Counter[int], list[int]]:
+        return self._derived_columns()  # adjusting the old columns beats a fresh pass
 
     def _prefixes(self) -> list[int]:
         old_p6, p6 = self._before.p6, []

@@ -1,0 +1,45 @@
+/* The compiled core of line anchors: the whole-file loops of engine/text.py and
+ * engine/line_index.py, one pass in C each, without a Python object per step:
+ * _core_text.c, _core_index.c, _core_annotate.c, _core_render.c; helpers in _core.h.
+ *
+ * Pure computation, no I/O. Every function returns exactly what its pure-Python twin in
+ * waymark.engine returns (tests/unit/test_core_differential.py); engine/core.py decides
+ * which runs. XXH3 comes from xxhash.h, inlined, so the module needs no shared library.
+ */
+#include "_core.h"
+
+static PyMethodDef methods[] = {
+    {"annotate_columns", wm_annotate_columns, METH_VARARGS, "Every line's display anchor."},
+    {"split_lines", wm_split_lines, METH_O, "Split on \\n, \\r\\n and \\r: (lines, eols)."},
+    {"hash_lines", wm_hash_lines, METH_O, "xxh3_64 of each line's UTF-8 bytes."},
+    {"prefixes", wm_prefixes, METH_VARARGS, "Prefixes, their counts, the lines sharing one."},
+    {"low_by_text", wm_low_by_text, METH_O, "Lines only of ASCII punctuation and whitespace."},
+    {"context_hashes", wm_context_hashes, METH_VARARGS, "Context hashes of the wanted lines."},
+    {"render", wm_render, METH_VARARGS, "The model text of anchored lines."},
+    {"own_displays", wm_own_displays, METH_VARARGS, "Own prefixes, and where they are not."},
+    {"repeated_displays", wm_repeated_displays, METH_VARARGS, "Context prefixes of repeats."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "waymark.engine._core", NULL, -1, methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__core(void)
+{
+    if (wm_text_init() < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    /* Read here, once: the engine itself reads no environment. */
+    const char *pure = getenv("WAYMARK_PURE_PYTHON");
+    if (PyModule_AddIntConstant(m, "PURE_REQUESTED", pure != NULL && pure[0] != '\0' &&
+                                                         strcmp(pure, "0") != 0) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
+

@@ -1,0 +1,374 @@
+/* The display anchors and qualities of every line of a file at once, as engine/displays.py
+ * and anchors.Annotated decide them, from arrays rather than Python tables: a full read's
+ * whole cost past decoding and hashing. The rare lines the ladder decides are left None
+ * for LineIndex.display. */
+#include "_core.h"
+
+typedef struct {
+    Py_ssize_t n;
+    PyObject **lines;
+    uint64_t *hash;   /* each line's xxh3_64 */
+    uint64_t *by_p6;  /* (6-char prefix << 32 | line), sorted by prefix, lines in file order */
+    uint32_t *start;  /* where in by_p6 the line's prefix group starts */
+    uint32_t *size;   /* how many lines are in it */
+    uint32_t *rank;   /* the line's place in it, from 1 */
+    uint32_t *texts;  /* how many lines have the line's text */
+    unsigned char *punct; /* whether the line is only ASCII punctuation and whitespace */
+} Cols;
+
+static int
+cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Lines of one shared prefix group with the same text: (hash, line) pairs sorted, equal
+ * hashes checked to be equal texts. 1 when two different texts have one full hash (the
+ * caller then leaves the file to the Python path), -1 on error. */
+static int
+count_texts(Cols *c, Py_ssize_t s, Py_ssize_t e, uint64_t *pairs)
+{
+    Py_ssize_t m = e - s;
+    for (Py_ssize_t k = 0; k < m; k++) {
+        uint64_t line = (uint32_t)c->by_p6[s + k];
+        pairs[2 * k] = c->hash[line];
+        pairs[2 * k + 1] = line;
+    }
+    qsort(pairs, (size_t)m, 2 * sizeof(uint64_t), cmp_u64);
+    for (Py_ssize_t a = 0, b; a < m; a = b) {
+        for (b = a + 1; b < m && pairs[2 * b] == pairs[2 * a]; b++) {
+            int same = PyUnicode_Compare(c->lines[pairs[2 * b + 1]], c->lines[pairs[2 * a + 1]]);
+            if (same != 0) {
+                return (same == -1 && PyErr_Occurred()) ? -1 : 1;
+            }
+        }
+        for (Py_ssize_t k = a; k < b; k++)
+            c->texts[pairs[2 * k + 1]] = (uint32_t)(b - a);
+    }
+    return 0;
+}
+
+static PyObject *
+hex_token(uint64_t value, int chars, uint32_t rank)
+{
+    char text[40];
+    for (int k = 0; k < chars; k++)
+        text[k] = HEX[(value >> (60 - 4 * k)) & 0xf];
+    int len = chars;
+    if (rank)
+        len += snprintf(text + chars, sizeof text - (size_t)chars, ".%u", rank);
+    return PyUnicode_FromStringAndSize(text, len);
+}
+
+/* A line of unique text sharing its 6-char prefix: 8, then 16 chars when they single it
+ * out in its group, else the group's ``.N``. */
+static PyObject *
+collided_token(const Cols *c, Py_ssize_t i)
+{
+    uint64_t h = c->hash[i];
+    Py_ssize_t same8 = 0, same16 = 0;
+    for (uint32_t k = 0; k < c->size[i]; k++) {
+        uint64_t other = c->hash[(uint32_t)c->by_p6[c->start[i] + k]];
+        same8 += (other >> 32) == (h >> 32);
+        same16 += other == h;
+    }
+    if (same8 == 1)
+        return hex_token(h, 8, 0);
+    if (same16 == 1)
+        return hex_token(h, 16, 0);
+    return hex_token(h, 6, c->rank[i]);
+}
+
+/* Where by_p6 has the prefix ``key`` (its first line), or -1. */
+static Py_ssize_t
+find_prefix(const Cols *c, uint64_t key)
+{
+    Py_ssize_t lo = 0, hi = c->n;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if ((c->by_p6[mid] >> 32) < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->n && (c->by_p6[lo] >> 32) == key ? lo : -1;
+}
+
+static Py_ssize_t
+words(PyObject *s)
+{
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    Py_ssize_t count = 0;
+    int inside = 0;
+    for (Py_ssize_t i = 0; i < PyUnicode_GET_LENGTH(s); i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        int word = Py_UNICODE_ISALNUM(ch) || ch == '_'; /* re's \w */
+        count += word && !inside;
+        inside = word;
+    }
+    return count;
+}
+
+/* The context hashes of the repeated lines (ascending) into ctx. */
+static int
+context_of(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, uint64_t *ctx)
+{
+    XXH3_state_t *state = XXH3_createState();
+    if (state == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t prev = -1, next = -1, last = -1, last_prev = -1;
+    for (Py_ssize_t k = 0; k < r; k++) {
+        Py_ssize_t i = rep[k];
+        prev = prev_nonblank(c->lines, i, &last, &last_prev);
+        if (next <= i)
+            for (next = i + 1; next < c->n && is_blank(c->lines[next]); next++)
+                ;
+        XXH3_64bits_reset(state);
+        if (prev >= 0 && hash_update_str(state, c->lines[prev]) < 0)
+            goto fail;
+        XXH3_64bits_update(state, "\n", 1);
+        if (hash_update_str(state, c->lines[i]) < 0)
+            goto fail;
+        XXH3_64bits_update(state, "\n", 1);
+        if (next < c->n && hash_update_str(state, c->lines[next]) < 0)
+            goto fail;
+        ctx[k] = XXH3_64bits_digest(state);
+    }
+    XXH3_freeState(state);
+    return 0;
+fail:
+    XXH3_freeState(state);
+    return -1;
+}
+
+static int
+top_equal(uint64_t a, uint64_t b, int chars)
+{
+    return chars == 16 ? a == b : (a >> (64 - 4 * chars)) == (b >> (64 - 4 * chars));
+}
+
+/* The ladder of LineIndex.display for a repeated line whose context prefix is not simply its
+ * own: the first of 6, 8, 16 chars of its context hash that no line hash starts with and that
+ * only its context does, else the first prefix among whose candidates it is, with its ``.N``.
+ * ``group``: the repeated lines' places in ``ctx`` with its 6-char context prefix (file
+ * order), ``k`` its own place; ``at``: where by_p6 has that prefix as a line's, or -1. */
+static PyObject *
+ladder(const Cols *c, const uint64_t *ctx, const uint64_t *group, Py_ssize_t size,
+       Py_ssize_t k, Py_ssize_t at, Py_ssize_t line)
+{
+    static const int CHARS[3] = {6, 8, 16};
+    uint64_t full = ctx[k];
+    Py_ssize_t in_lines[3] = {0, 0, 0}, in_ctx[3] = {0, 0, 0};
+    Py_ssize_t lines = at < 0 ? 0 : c->size[(uint32_t)c->by_p6[at]];
+    for (int t = 0; t < 3; t++) {
+        for (Py_ssize_t q = 0; q < lines; q++)
+            in_lines[t] += top_equal(c->hash[(uint32_t)c->by_p6[at + q]], full, CHARS[t]);
+        for (Py_ssize_t q = 0; q < size; q++)
+            in_ctx[t] += top_equal(ctx[(uint32_t)group[q]], full, CHARS[t]);
+    }
+    for (int t = 0; t < 3; t++)
+        if (in_lines[t] == 0 && in_ctx[t] == 1)
+            return hex_token(full, CHARS[t], 0);
+    for (int t = 0; t < 3; t++) {
+        uint32_t place = 0;
+        if (in_lines[t] > 0) {
+            for (Py_ssize_t q = 0; q < lines; q++) {
+                Py_ssize_t j = (uint32_t)c->by_p6[at + q];
+                place += top_equal(c->hash[j], full, CHARS[t]);
+                if (j == line)
+                    return hex_token(full, CHARS[t], place);
+            }
+            continue;
+        }
+        for (Py_ssize_t q = 0; q < size; q++) {
+            place += top_equal(ctx[(uint32_t)group[q]], full, CHARS[t]);
+            if ((Py_ssize_t)(uint32_t)group[q] == k)
+                return hex_token(full, CHARS[t], place);
+        }
+    }
+    return Py_NewRef(Py_None); /* never: a line is among its own context's candidates */
+}
+
+/* The tokens of the repeated lines: the context prefix when no other repeated line's context
+ * and no line's hash has it; ``.N`` in a run of identical contexts; else the ladder. */
+static int
+repeated_tokens(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, PyObject **out,
+                Py_ssize_t start, Py_ssize_t stop)
+{
+    uint64_t *ctx = malloc(sizeof(uint64_t) * (size_t)(r ? r : 1));
+    uint64_t *by_c6 = malloc(sizeof(uint64_t) * (size_t)(r ? r : 1));
+    int result = -1;
+    if (ctx == NULL || by_c6 == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (context_of(c, rep, r, ctx) < 0)
+        goto done;
+    for (Py_ssize_t k = 0; k < r; k++)
+        by_c6[k] = (ctx[k] >> 40) << 32 | (uint64_t)k;
+    if (wm_sort_pairs(by_c6, r) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t s = 0, e; s < r; s = e) {
+        uint64_t c6 = by_c6[s] >> 32;
+        int same = 1;
+        for (e = s + 1; e < r && (by_c6[e] >> 32) == c6; e++)
+            same &= ctx[(uint32_t)by_c6[e]] == ctx[(uint32_t)by_c6[s]];
+        Py_ssize_t at = find_prefix(c, c6);
+        for (Py_ssize_t k = s; k < e; k++) {
+            Py_ssize_t j = rep[(uint32_t)by_c6[k]];
+            uint64_t full = ctx[(uint32_t)by_c6[k]];
+            if (j < start || j >= stop)
+                continue;
+            PyObject *token = NULL;
+            if (at < 0 && e - s == 1)
+                token = hex_token(full, 6, 0);
+            else if (at < 0 && same)
+                token = hex_token(full, 6, (uint32_t)(k - s + 1));
+            else
+                token = ladder(c, ctx, by_c6 + s, e - s, (uint32_t)by_c6[k], at, j);
+            if (token == NULL)
+                goto done;
+            out[j] = token;
+        }
+    }
+    result = 0;
+done:
+    free(ctx);
+    free(by_c6);
+    return result;
+}
+
+/* annotate_columns(lines, start=0, stop=len) -> (special, tokens, low, medium) or None: of
+ * lines [start, stop), those whose 6-char prefix another line shares (ascending) and their
+ * display anchors (None where the ladder decides), the low- and medium-quality ones; the
+ * whole file decides them. None: two texts with one full hash. */
+PyObject *
+wm_annotate_columns(PyObject *self, PyObject *args)
+{
+    PyObject *lines_arg, *seq, *result = NULL;
+    PyObject *special = NULL, *tokens = NULL, *low = NULL, *medium = NULL;
+    Py_ssize_t start = 0, stop = PY_SSIZE_T_MAX;
+    if (!PyArg_ParseTuple(args, "O|nn", &lines_arg, &start, &stop))
+        return NULL;
+    seq = PySequence_Fast(lines_arg, "lines must be a sequence");
+    if (seq == NULL)
+        return NULL;
+    Cols c = {PySequence_Fast_GET_SIZE(seq), PySequence_Fast_ITEMS(seq), 0, 0, 0, 0, 0, 0, 0};
+    Py_ssize_t n = c.n, m = n ? n : 1, r = 0, shared = 0;
+    start = start < 0 ? 0 : start > n ? n : start;
+    stop = stop < start ? start : stop > n ? n : stop;
+    Py_ssize_t *rep = malloc(sizeof(Py_ssize_t) * (size_t)m);
+    uint64_t *pairs = malloc(sizeof(uint64_t) * 2 * (size_t)m);
+    PyObject **out = calloc((size_t)m, sizeof(PyObject *));
+    c.hash = malloc(sizeof(uint64_t) * (size_t)m);
+    c.by_p6 = malloc(sizeof(uint64_t) * (size_t)m);
+    c.start = malloc(sizeof(uint32_t) * (size_t)m);
+    c.size = malloc(sizeof(uint32_t) * (size_t)m);
+    c.rank = malloc(sizeof(uint32_t) * (size_t)m);
+    c.texts = malloc(sizeof(uint32_t) * (size_t)m);
+    c.punct = malloc((size_t)m);
+    if (!rep || !pairs || !out || !c.hash || !c.by_p6 || !c.start || !c.size || !c.rank ||
+        !c.texts || !c.punct) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (n > (Py_ssize_t)UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "at most 2**32 lines");
+        goto done;
+    }
+    /* One visit per line object: each is a cache miss in a large file. */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (hash_str(c.lines[i], &c.hash[i]) < 0)
+            goto done;
+        c.punct[i] = (unsigned char)is_punct_ws(c.lines[i]);
+        c.by_p6[i] = (c.hash[i] >> 40) << 32 | (uint64_t)i;
+        c.texts[i] = 1;
+    }
+    if (wm_sort_pairs(c.by_p6, n) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t s = 0, e; s < n; s = e) {
+        for (e = s + 1; e < n && (c.by_p6[e] >> 32) == (c.by_p6[s] >> 32); e++)
+            ;
+        for (Py_ssize_t k = s; k < e; k++) {
+            Py_ssize_t i = (uint32_t)c.by_p6[k];
+            c.start[i] = (uint32_t)s;
+            c.size[i] = (uint32_t)(e - s);
+            c.rank[i] = (uint32_t)(k - s + 1);
+        }
+        if (e - s > 1) {
+            int clash = count_texts(&c, s, e, pairs);
+            if (clash < 0)
+                goto done;
+            if (clash) {
+                result = Py_NewRef(Py_None);
+                goto done;
+            }
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        shared += c.size[i] > 1 && i >= start && i < stop;
+        if (c.texts[i] > 1)
+            rep[r++] = i;
+    }
+    if (repeated_tokens(&c, rep, r, out, start, stop) < 0)
+        goto done;
+    special = PyList_New(shared);
+    tokens = PyList_New(shared);
+    low = PyList_New(0);
+    medium = PyList_New(0);
+    if (!special || !tokens || !low || !medium)
+        goto done;
+    for (Py_ssize_t i = start, k = 0; i < stop; i++) {
+        int punct = c.punct[i];
+        if (punct || (c.texts[i] > 1 && words(c.lines[i]) <= 2)) {
+            if (append_index(low, i) < 0)
+                goto done;
+        }
+        else if (c.texts[i] > 1 && append_index(medium, i) < 0)
+            goto done;
+        if (c.size[i] == 1)
+            continue;
+        /* owned: a repeated line's from out, else made here */
+        PyObject *token = c.texts[i] > 1 ? out[i] : collided_token(&c, i);
+        out[i] = NULL;
+        if (token == NULL)
+            goto done;
+        PyObject *at = PyLong_FromSsize_t(i);
+        if (at == NULL) {
+            Py_DECREF(token);
+            goto done;
+        }
+        PyList_SET_ITEM(special, k, at);
+        PyList_SET_ITEM(tokens, k, token);
+        k++;
+    }
+    result = Py_BuildValue("(OOOO)", special, tokens, low, medium);
+done:
+    if (out != NULL)
+        for (Py_ssize_t i = 0; i < n; i++)
+            Py_XDECREF(out[i]);
+    Py_XDECREF(special);
+    Py_XDECREF(tokens);
+    Py_XDECREF(low);
+    Py_XDECREF(medium);
+    free(rep);
+    free(pairs);
+    free(out);
+    free(c.hash);
+    free(c.by_p6);
+    free(c.start);
+    free(c.size);
+    free(c.rank);
+    free(c.texts);
+    free(c.punct);
+    Py_DECREF(seq);
+    return result;
+}

@@ -1,0 +1,111 @@
+/* The compiled core's rendering of the model text. */
+#include "_core.h"
+
+/* "N#": a line number in decimal (snprintf per line would cost more than the copy). */
+static int
+number_sign(char *out, Py_ssize_t n)
+{
+    char digits[24];
+    int len = 0;
+    do {
+        digits[len++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n > 0);
+    for (int k = 0; k < len; k++)
+        out[k] = digits[len - 1 - k];
+    out[len] = '#';
+    return len + 1;
+}
+
+static void
+put_ascii(int kind, void *data, Py_ssize_t *pos, const char *s, Py_ssize_t len)
+{
+    if (kind == PyUnicode_1BYTE_KIND) {
+        memcpy((char *)data + *pos, s, (size_t)len);
+        *pos += len;
+        return;
+    }
+    for (Py_ssize_t i = 0; i < len; i++)
+        PyUnicode_WRITE(kind, data, (*pos)++, (Py_UCS4)(unsigned char)s[i]);
+}
+
+/* render(lines, tokens, low) -> str: "N#TOKEN|text\n" per line, "~|" for a low line.
+ * ``tokens``: None for a line that shows its own 6-char prefix (hashed here, while the line
+ * is copied: cheaper than reading a column of integers), else its display anchor; ``low``: a
+ * bytes-like flag per line. */
+PyObject *
+wm_render(PyObject *self, PyObject *args)
+{
+    PyObject *lines_arg, *tokens;
+    Py_buffer low;
+    if (!PyArg_ParseTuple(args, "OO!y*", &lines_arg, &PyList_Type, &tokens, &low))
+        return NULL;
+    PyObject *seq = PySequence_Fast(lines_arg, "lines must be a sequence");
+    PyObject *out = NULL;
+    if (seq == NULL)
+        goto done;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    const char *flags = low.buf;
+    if (PyList_GET_SIZE(tokens) != n || low.len != n) {
+        PyErr_SetString(PyExc_ValueError, "columns of different lengths");
+        goto done;
+    }
+    Py_ssize_t total = 0;
+    Py_UCS4 maxchar = 127;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *line = items[i], *token = PyList_GET_ITEM(tokens, i);
+        if (!PyUnicode_Check(line) || (token != Py_None && !PyUnicode_IS_ASCII(token))) {
+            PyErr_SetString(PyExc_TypeError, "lines must be str and tokens ASCII str or None");
+            goto done;
+        }
+        Py_UCS4 mc = PyUnicode_MAX_CHAR_VALUE(line);
+        if (mc > maxchar)
+            maxchar = mc;
+        char number[24];
+        total += number_sign(number, i + 1) + 2 + (flags[i] ? 1 : 0);
+        total += token == Py_None ? 6 : PyUnicode_GET_LENGTH(token);
+        total += PyUnicode_GET_LENGTH(line);
+    }
+    out = PyUnicode_New(total, maxchar);
+    if (out == NULL)
+        goto done;
+    int kind = PyUnicode_KIND(out);
+    void *data = PyUnicode_DATA(out);
+    Py_ssize_t pos = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *line = items[i], *token = PyList_GET_ITEM(tokens, i);
+        char head[48];
+        int len = number_sign(head, i + 1);
+        put_ascii(kind, data, &pos, head, len);
+        if (token == Py_None) {
+            uint64_t h;
+            if (hash_str(line, &h) < 0) {
+                Py_CLEAR(out);
+                goto done;
+            }
+            unsigned long key = (unsigned long)(h >> 40);
+            for (int k = 0; k < 6; k++)
+                head[k] = HEX[(key >> (20 - 4 * k)) & 0xf];
+            put_ascii(kind, data, &pos, head, 6);
+        }
+        else
+            put_ascii(kind, data, &pos, (const char *)PyUnicode_DATA(token),
+                      PyUnicode_GET_LENGTH(token));
+        put_ascii(kind, data, &pos, flags[i] ? "~|" : "|", flags[i] ? 2 : 1);
+        Py_ssize_t size = PyUnicode_GET_LENGTH(line);
+        if (PyUnicode_KIND(line) == kind)
+            memcpy((char *)data + pos * kind, PyUnicode_DATA(line), (size_t)(size * kind));
+        else if (PyUnicode_CopyCharacters(out, pos, line, 0, size) < 0) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        pos += size;
+        put_ascii(kind, data, &pos, "\n", 1);
+    }
+done:
+    PyBuffer_Release(&low);
+    Py_XDECREF(seq);
+    return out;
+}
+

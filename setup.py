@@ -1,0 +1,18 @@
+"""The compiled core (waymark.engine._core): optional, so a machine without a C compiler or
+xxhash.h still installs Waymark and runs the pure-Python path (docs/architecture.md)."""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "waymark.engine._core",
+            [
+                f"language_server/waymark/engine/{name}.c"
+                for name in ("_core", "_core_text", "_core_index", "_core_annotate", "_core_render")
+            ],
+            depends=["language_server/waymark/engine/_core.h"],
+            optional=True,
+        )
+    ]
+)
