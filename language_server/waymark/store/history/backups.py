@@ -177,7 +177,7 @@ class Backups:
             # could keep its stat; only a file already older than that is trusted.
             if max(st.st_mtime_ns, st.st_ctime_ns) > read_ns - _RACY_NS:
                 return None
-            if os.stat(self.blobs.path_for(digest)).st_size != st.st_size:
+            if self.blobs.size(digest) != st.st_size:
                 return None
         except OSError:
             return None

@@ -69,7 +69,8 @@ def resume(ledger: Ledger, lock: HistoryLock) -> None:
 
 
 def used(ledger: Ledger) -> int:
-    return ledger.model.blob_bytes() + ledger.offset
+    """The directory's bytes that count: blobs as they lie on disk, and the journal."""
+    return ledger.blobs.disk_bytes() + ledger.offset
 
 
 def evict(ledger: Ledger) -> None:
@@ -77,11 +78,24 @@ def evict(ledger: Ledger) -> None:
     while len(ledger.model.snaps) > ledger.max_snapshots:
         _drop_oldest(ledger)
     maybe_compact(ledger)
+    if used(ledger) > ledger.max_bytes:
+        # Packed blobs released since the last compaction still take their space.
+        _compact_blobs(ledger, pressed=True)
     while used(ledger) > ledger.max_bytes and len(ledger.model.snaps) > 1:
         _drop_oldest(ledger)
         maybe_compact(ledger)
+        _compact_blobs(ledger, pressed=True)
     if used(ledger) > ledger.max_bytes:
         _forget_firsts(ledger)
+    elif ledger.blobs.packs.released:
+        _compact_blobs(ledger)
+
+
+def _compact_blobs(ledger: Ledger, *, pressed: bool = False) -> None:
+    try:
+        ledger.blobs.compact(set(ledger.model.refs), pressed=pressed)
+    except OSError as exc:
+        log_warning("history blobs of %s could not be compacted: %s", ledger.dir, exc)
 
 
 def _drop_oldest(ledger: Ledger) -> str:
@@ -105,6 +119,7 @@ def _forget_firsts(ledger: Ledger) -> None:
             break
         ledger.commit(SnapshotRecord("base", None, "", 0, True, {}, {}, base=True, forget=(key,)))
         maybe_compact(ledger)
+        _compact_blobs(ledger, pressed=True)
 
 
 def maybe_compact(ledger: Ledger, *, force: bool = False) -> None:

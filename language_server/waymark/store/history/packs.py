@@ -1,0 +1,441 @@
+"""Append-only pack segments: many blobs to a file, each record carrying its digest and length.
+
+Creating a file waits on the filesystem's journal (a blob file per backup cost more than
+reading and hashing the bytes); appending to an open segment does not. A segment is
+``packs/pack-<n>`` (``n``: 10 digits, growing); a record is
+
+    magic b"WMB\\x01" | length (8 bytes, big-endian) | digest (16 bytes) | check (4) | bytes
+
+where ``digest`` is the bytes' xxh3-128 (the blob's name) and ``check`` the low 32 bits of
+the xxh3-64 of the 28 header bytes before it. Every read checks the header and hashes the
+bytes again, so a torn or corrupt record is reported, never returned.
+
+Appends go to the newest segment, under an ``flock`` on it (every appender also holds the
+history's lock; the segment's own lock keeps the format safe without it). A record past the
+end of its segment (a kill or a full disk mid-append) is a torn tail: the segment gets no
+more appends (the next goes to a new one) and the torn bytes are never indexed. A damaged
+header inside a segment is skipped up to the next valid header.
+
+Eviction: deleting a blob only forgets it; :meth:`Packs.compact` copies a segment's live
+records to the newest segment (fsynced before the old one is unlinked, since the copies are
+of data that may long be on disk) once dead records outweigh live ones, and unlinks a
+segment with no live record at once. See docs/history.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import struct
+import threading
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+import xxhash
+
+from waymark.store.private import DIR_MODE, open_private
+
+MAGIC: Final = b"WMB\x01"
+_HEAD: Final = struct.Struct(">4sQ16sI")
+HEADER: Final = _HEAD.size
+_NAME: Final = re.compile(r"pack-(\d{10})")
+# A segment past this many bytes takes no more appends; smaller with a small budget, so a
+# compaction under budget pressure never has much to copy.
+MAX_SEGMENT: Final = 64 << 20
+MIN_SEGMENT: Final = 64 << 10
+_SCAN_CHUNK: Final = 1 << 20
+
+
+class RecordCorrupt(Exception):
+    """The record at the index's offset is not the blob asked for, intact."""
+
+
+def header(digest: str, length: int) -> bytes:
+    raw = bytes.fromhex(digest)
+    head = _HEAD.pack(MAGIC, length, raw, 0)[: HEADER - 4]
+    return head + struct.pack(">I", xxhash.xxh3_64_intdigest(head) & 0xFFFFFFFF)
+
+
+def parse_header(data: bytes) -> tuple[str, int] | None:
+    """``(digest, length)`` of a valid header, else None."""
+    if len(data) < HEADER:
+        return None
+    magic, length, raw, check = _HEAD.unpack_from(data)
+    if magic != MAGIC or check != xxhash.xxh3_64_intdigest(data[: HEADER - 4]) & 0xFFFFFFFF:
+        return None
+    return raw.hex(), length
+
+
+@dataclass
+class Segment:
+    """What this process knows of one segment: its valid records up to ``end``."""
+
+    number: int
+    ino: int
+    end: int = 0
+    size: int = 0
+    # A torn tail or damage: no more appends here.
+    sealed: bool = False
+    records: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+
+def segment_name(number: int) -> str:
+    return f"pack-{number:010d}"
+
+
+class Packs:
+    """The pack segments under ``root`` and an index of their records (digest → place)."""
+
+    def __init__(self, root: Path, *, max_bytes: int) -> None:
+        self.root = root
+        self.cap = max(MIN_SEGMENT, min(MAX_SEGMENT, max_bytes // 16))
+        self.segments: dict[int, Segment] = {}
+        self.index: dict[str, tuple[int, int, int]] = {}
+        # Blobs this process saw released (or found unreferenced on open): the only records a
+        # compaction drops, so a damaged journal's unreferenced blobs are kept for recovery.
+        self.dead: set[str] = set()
+        # Whether blobs were released since the last compaction.
+        self.released = False
+        self.stale = True
+        self._lock = threading.RLock()
+        self._fd: int | None = None
+        self._fd_number: int | None = None
+
+    # -- the index -------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Read what other processes appended, created or removed since this one looked."""
+        with self._lock:
+            self.stale = False
+            # Opened again at the next append: what is at the path now (another process
+            # may have sealed or removed it; the directory may have lost its permissions).
+            self._close_fd()
+            try:
+                names = os.listdir(self.root)
+            except OSError:
+                # None yet, or no history directory at all (the history is then not usable).
+                names = []
+            there: dict[int, os.stat_result] = {}
+            for name in names:
+                match = _NAME.fullmatch(name)
+                if match is None:
+                    continue
+                with contextlib.suppress(OSError):
+                    there[int(match[1])] = os.stat(self.root / name, follow_symlinks=False)
+            for number, seg in list(self.segments.items()):
+                st = there.get(number)
+                if st is None or st.st_ino != seg.ino or st.st_size < seg.size:
+                    # Gone, another file, or cut short by hand: read it again from the start.
+                    self._drop(number)
+            for number, st in sorted(there.items()):
+                known = self.segments.get(number)
+                if known is None:
+                    known = self.segments[number] = Segment(number, st.st_ino)
+                if st.st_size != known.size:
+                    self._scan(known, st.st_size)
+
+    def _drop(self, number: int) -> None:
+        seg = self.segments.pop(number)
+        for digest in seg.records:
+            place = self.index.get(digest)
+            if place is not None and place[0] == number:
+                del self.index[digest]
+        if self._fd_number == number:
+            self._close_fd()
+
+    def _scan(self, seg: Segment, size: int) -> None:
+        """Index the records from ``seg.end`` to ``size``; a torn tail seals the segment."""
+        try:
+            fd = os.open(self.root / segment_name(seg.number), os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return
+        try:
+            pos = seg.end
+            while pos + HEADER <= size:
+                parsed = parse_header(os.pread(fd, HEADER, pos))
+                if parsed is None:
+                    found = _next_header(fd, pos + 1, size)
+                    seg.sealed = True
+                    if found is None:
+                        break
+                    pos = found
+                    continue
+                digest, length = parsed
+                end = pos + HEADER + length
+                if end > size:
+                    break
+                seg.records[digest] = (pos, length)
+                self.index.setdefault(digest, (seg.number, pos, length))
+                pos = seg.end = end
+            if pos != size:
+                seg.sealed = True
+            seg.size = size
+        finally:
+            os.close(fd)
+
+    def size(self, digest: str) -> int | None:
+        """The blob's length, when a segment holds it."""
+        if self.stale:
+            self.refresh()
+        place = self.index.get(digest)
+        return None if place is None else place[2]
+
+    def disk_bytes(self) -> int:
+        return sum(seg.size for seg in self.segments.values())
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def get(self, digest: str) -> bytes | None:
+        """The blob's bytes (None: no segment holds it); :class:`RecordCorrupt`, ``OSError``."""
+        with self._lock:
+            if self.stale:
+                self.refresh()
+            place = self.index.get(digest)
+            if place is None:
+                return None
+            try:
+                return read_record(self.root / segment_name(place[0]), place[1], digest, place[2])
+            except FileNotFoundError:
+                # Compacted away by another process since: look again.
+                self.refresh()
+                place = self.index.get(digest)
+                if place is None:
+                    return None
+                return read_record(self.root / segment_name(place[0]), place[1], digest, place[2])
+
+    # -- appending -------------------------------------------------------------------------
+
+    def put(self, digest: str, data: bytes | memoryview) -> None:
+        """Append the blob unless a segment already holds it; ``OSError`` when it cannot be."""
+        with self._lock:
+            if self.stale:
+                self.refresh()
+            self.dead.discard(digest)
+            if digest in self.index:
+                return
+            self._append([header(digest, len(data)), data], digest, len(data))
+
+    def _append(self, parts: list[bytes | memoryview], digest: str, length: int) -> int:
+        """Append one record; return the segment it went to."""
+        total = sum(len(p) for p in parts)
+        while True:
+            seg, fd = self._target()
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                size = os.fstat(fd).st_size
+                if size != seg.size:
+                    # Another process appended (or tore a record) since this one looked.
+                    self._scan(seg, size)
+                    if seg.sealed:
+                        continue
+                if digest in self.index:
+                    return self.index[digest][0]
+                try:
+                    _write_all(fd, parts)
+                except BaseException:
+                    # Our own torn record, behind the lock no appender waits past: take it
+                    # back, or seal the segment if even that fails.
+                    try:
+                        os.ftruncate(fd, size)
+                    except OSError:
+                        seg.sealed = True
+                    raise
+                seg.records[digest] = (size, length)
+                self.index[digest] = (seg.number, size, length)
+                seg.end = seg.size = size + total
+                return seg.number
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _target(self) -> tuple[Segment, int]:
+        """The segment to append to (the newest, unless sealed or full) and its descriptor."""
+        newest = max(self.segments, default=None)
+        if newest is not None:
+            seg = self.segments[newest]
+            if not seg.sealed and seg.size < self.cap:
+                if self._fd_number != newest:
+                    self._close_fd()
+                    self._fd = os.open(
+                        self.root / segment_name(newest), os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC
+                    )
+                    self._fd_number = newest
+                assert self._fd is not None
+                return seg, self._fd
+        number = (newest or 0) + 1
+        try:
+            fd = self._create(self.root / segment_name(number))
+        except FileExistsError:
+            # Another process made it first: append there, as it does.
+            self.refresh()
+            return self._target()
+        self._close_fd()
+        self._fd, self._fd_number = fd, number
+        seg = self.segments[number] = Segment(number, os.fstat(fd).st_ino)
+        return seg, fd
+
+    def _create(self, path: Path) -> int:
+        """A new segment; ``packs/`` is made when missing (never the history directory: a
+        history deleted under this process is no place for a backup)."""
+        flags = os.O_WRONLY | os.O_APPEND | os.O_EXCL
+        try:
+            return open_private(path, flags)
+        except FileNotFoundError:
+            try:
+                os.mkdir(self.root, DIR_MODE)
+            except FileExistsError:
+                pass
+            else:
+                os.chmod(self.root, DIR_MODE)
+            return open_private(path, flags)
+
+    def _close_fd(self) -> None:
+        if self._fd is not None:
+            fd, self._fd, self._fd_number = self._fd, None, None
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def close(self) -> None:
+        with self._lock:
+            self._close_fd()
+
+    def reset(self) -> None:
+        """Forget everything (the history was deleted under this process)."""
+        with self._lock:
+            self._close_fd()
+            self.segments.clear()
+            self.index.clear()
+            self.dead.clear()
+            self.stale = True
+
+    # -- eviction --------------------------------------------------------------------------
+
+    def forget(self, digest: str) -> None:
+        """Nothing references the blob any more; its bytes go at the next compaction."""
+        with self._lock:
+            self.index.pop(digest, None)
+            self.dead.add(digest)
+            self.released = True
+
+    def discard_except(self, keep: Collection[str]) -> None:
+        """Every packed blob not in ``keep`` is unreferenced (a clean journal says so)."""
+        with self._lock:
+            if self.stale:
+                self.refresh()
+            for seg in self.segments.values():
+                for digest in seg.records:
+                    if digest not in keep:
+                        self.index.pop(digest, None)
+                        self.dead.add(digest)
+            self.released = True
+
+    def compact(self, live: Collection[str], *, pressed: bool = False) -> int:
+        """Unlink segments with no live record; copy the live records of segments mostly dead
+        (with ``pressed``: of every segment with a dead record) to the newest. Returns the
+        bytes freed. Called under the history's lock, with ``live`` every referenced digest:
+        a record is dead when it was released and nothing references it again."""
+        freed = 0
+        with self._lock:
+            self.released = False
+            if self.stale:
+                self.refresh()
+            newest = max(self.segments, default=None)
+            copied: list[Segment] = []
+            for number in sorted(self.segments):
+                seg = self.segments[number]
+                keep = {d: r for d, r in seg.records.items() if d not in self.dead or d in live}
+                used = sum(HEADER + length for _, length in keep.values())
+                if used == seg.size:
+                    continue
+                if not keep:
+                    freed += self._unlink(seg)
+                elif (pressed or 2 * used < seg.size) and (number != newest or pressed):
+                    copied.append(seg)
+            if copied:
+                freed += self._copy_out(copied, live)
+        return freed
+
+    def _copy_out(self, segments: list[Segment], live: Collection[str]) -> int:
+        """Copy the live records of ``segments`` into fresh appends, fsync, unlink them."""
+        targets: set[int] = set()
+        emptied: list[Segment] = []
+        for seg in segments:
+            # A segment being emptied takes none of the copies.
+            seg.sealed = True
+            if self._copy_live(seg, live, targets):
+                emptied.append(seg)
+        for number in targets:
+            fd = os.open(self.root / segment_name(number), os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        return sum(self._unlink(seg) for seg in emptied)
+
+    def _copy_live(self, seg: Segment, live: Collection[str], targets: set[int]) -> bool:
+        """Append ``seg``'s live records anew; False (the segment stays) when one of them
+        cannot be read intact: a damaged record is never copied, it is reported at a rewind."""
+        path = self.root / segment_name(seg.number)
+        for digest, (offset, length) in seg.records.items():
+            if digest in self.dead and digest not in live:
+                continue
+            place = self.index.get(digest)
+            if place is not None and place[0] != seg.number:
+                continue
+            try:
+                data = read_record(path, offset, digest, length)
+            except (RecordCorrupt, OSError):
+                return False
+            self.index.pop(digest, None)
+            targets.add(self._append([header(digest, length), data], digest, length))
+        return True
+
+    def _unlink(self, seg: Segment) -> int:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.root / segment_name(seg.number))
+        size = seg.size
+        self._drop(seg.number)
+        self.dead.difference_update(d for d in seg.records if d not in self.index)
+        return size
+
+
+def read_record(path: Path, offset: int, digest: str, length: int) -> bytes:
+    """The record's bytes, checked: header, digest and length as expected, bytes hashing to it."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        raw = os.pread(fd, HEADER + length, offset)
+    finally:
+        os.close(fd)
+    if parse_header(raw[:HEADER]) != (digest, length) or len(raw) != HEADER + length:
+        raise RecordCorrupt(digest)
+    data = raw[HEADER:]
+    if xxhash.xxh3_128_hexdigest(data) != digest:
+        raise RecordCorrupt(digest)
+    return data
+
+
+def _next_header(fd: int, pos: int, size: int) -> int | None:
+    """The offset of the next valid header at or after ``pos``, if any (skipping damage)."""
+    while pos < size:
+        chunk = os.pread(fd, _SCAN_CHUNK + HEADER, pos)
+        at = chunk.find(MAGIC)
+        while at != -1 and at < _SCAN_CHUNK:
+            if parse_header(os.pread(fd, HEADER, pos + at)) is not None:
+                return pos + at
+            at = chunk.find(MAGIC, at + 1)
+        pos += _SCAN_CHUNK
+    return None
+
+
+def _write_all(fd: int, parts: list[bytes | memoryview]) -> None:
+    views = [memoryview(p) for p in parts]
+    while views:
+        written = os.writev(fd, views)
+        while views and written >= len(views[0]):
+            written -= len(views[0])
+            views.pop(0)
+        if views and written:
+            views[0] = views[0][written:]
