@@ -151,6 +151,7 @@ def prune(ledger: Ledger, keep: int) -> list[str]:
     while len(ledger.model.snaps) > max(keep, 1):
         dropped.append(_drop_oldest(ledger))
     maybe_compact(ledger, force=True)
+    _compact_blobs(ledger, pressed=True)
     return dropped
 
 

@@ -230,7 +230,7 @@ class Packs:
                 if size != seg.size:
                     # Another process appended (or tore a record) since this one looked.
                     self._scan(seg, size)
-                    if seg.sealed:
+                    if seg.sealed or seg.size >= self.cap:
                         continue
                 if digest in self.index:
                     return self.index[digest][0]
