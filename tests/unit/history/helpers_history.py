@@ -97,6 +97,8 @@ def packed_records(history_dir: Path) -> dict[str, tuple[Path, int, int]]:
         pos = 0
         while (parsed := parse_header(data[pos : pos + HEADER])) is not None:
             digest, length = parsed
+            if pos + HEADER + length > len(data):
+                break  # a torn tail
             found[digest] = (segment, pos + HEADER, length)
             pos += HEADER + length
     return found
