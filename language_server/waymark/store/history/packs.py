@@ -30,6 +30,7 @@ import os
 import re
 import struct
 import threading
+import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,11 +88,19 @@ def segment_name(number: int) -> str:
     return f"pack-{number:010d}"
 
 
+# A directory's mtime only says "nothing was added or removed since" once it is older than a
+# timestamp tick of the look that read it (git's "racily clean"); this is well past one.
+_RACY_NS: Final = 2_000_000_000
+
+
 class Packs:
     """The pack segments under ``root`` and an index of their records (digest → place)."""
 
     def __init__(self, root: Path, *, max_bytes: int) -> None:
         self.root = root
+        self._dir = os.fspath(root)
+        # The directory's (inode, mtime) at the last full look, when it could be trusted.
+        self._stamp: tuple[int, int] | None = None
         self.cap = max(MIN_SEGMENT, min(MAX_SEGMENT, max_bytes // 16))
         self.segments: dict[int, Segment] = {}
         self.index: dict[str, tuple[int, int, int]] = {}
@@ -107,36 +116,71 @@ class Packs:
 
     # -- the index -------------------------------------------------------------------------
 
-    def refresh(self) -> None:
-        """Read what other processes appended, created or removed since this one looked."""
+    def refresh(self, *, full: bool = False) -> None:
+        """Read what other processes appended, created or removed since this one looked.
+
+        Segments are created and removed seldom, so unless ``full`` the directory is listed
+        only when its mtime moved; otherwise only the newest segment (the one appended to) is
+        looked at. A blob not found that way is looked for with a full look (:meth:`get`)."""
         with self._lock:
             self.stale = False
             # Opened again at the next append: what is at the path now (another process
             # may have sealed or removed it; the directory may have lost its permissions).
             self._close_fd()
             try:
-                names = os.listdir(self.root)
+                st = os.stat(self._dir)
             except OSError:
                 # None yet, or no history directory at all (the history is then not usable).
-                names = []
+                self._stamp = None
+                self._reread({})
+                return
+            stamp = (st.st_ino, st.st_mtime_ns)
+            if not full and stamp == self._stamp and self._newest_unchanged():
+                return
+            self._stamp = stamp if time.time_ns() - st.st_mtime_ns > _RACY_NS else None
             there: dict[int, os.stat_result] = {}
+            try:
+                names = os.listdir(self._dir)
+            except OSError:
+                names = []
             for name in names:
                 match = _NAME.fullmatch(name)
                 if match is None:
                     continue
                 with contextlib.suppress(OSError):
-                    there[int(match[1])] = os.stat(self.root / name, follow_symlinks=False)
-            for number, seg in list(self.segments.items()):
-                st = there.get(number)
-                if st is None or st.st_ino != seg.ino or st.st_size < seg.size:
-                    # Gone, another file, or cut short by hand: read it again from the start.
-                    self._drop(number)
-            for number, st in sorted(there.items()):
-                known = self.segments.get(number)
-                if known is None:
-                    known = self.segments[number] = Segment(number, st.st_ino)
-                if st.st_size != known.size:
-                    self._scan(known, st.st_size)
+                    there[int(match[1])] = os.stat(self._path(int(match[1])), follow_symlinks=False)
+            self._reread(there)
+
+    def _newest_unchanged(self) -> bool:
+        """Whether the newest segment is the file indexed (read what was appended to it)."""
+        if not self.segments:
+            return True
+        seg = self.segments[max(self.segments)]
+        try:
+            st = os.stat(self._path(seg.number), follow_symlinks=False)
+        except OSError:
+            return False
+        if st.st_ino != seg.ino or st.st_size < seg.size:
+            return False
+        if st.st_size != seg.size:
+            self._scan(seg, st.st_size)
+        return True
+
+    def _reread(self, there: dict[int, os.stat_result]) -> None:
+        for number, seg in list(self.segments.items()):
+            st = there.get(number)
+            if st is None or st.st_ino != seg.ino or st.st_size < seg.size:
+                # Gone, another file, or cut short by hand: read it again from the start.
+                self._drop(number)
+        for number, st in sorted(there.items()):
+            known = self.segments.get(number)
+            if known is None:
+                known = self.segments[number] = Segment(number, st.st_ino)
+            if st.st_size != known.size:
+                self._scan(known, st.st_size)
+
+    def _path(self, number: int) -> str:
+        return os.path.join(self._dir, segment_name(number))
 
     def _drop(self, number: int) -> None:
         seg = self.segments.pop(number)
@@ -150,7 +194,7 @@ class Packs:
     def _scan(self, seg: Segment, size: int) -> None:
         """Index the records from ``seg.end`` to ``size``; a torn tail seals the segment."""
         try:
-            fd = os.open(self.root / segment_name(seg.number), os.O_RDONLY | os.O_CLOEXEC)
+            fd = os.open(self._path(seg.number), os.O_RDONLY | os.O_CLOEXEC)
         except OSError:
             return
         try:
@@ -194,18 +238,22 @@ class Packs:
         with self._lock:
             if self.stale:
                 self.refresh()
-            place = self.index.get(digest)
-            if place is None:
-                return None
             try:
-                return read_record(self.root / segment_name(place[0]), place[1], digest, place[2])
-            except FileNotFoundError:
-                # Compacted away by another process since: look again.
-                self.refresh()
-                place = self.index.get(digest)
-                if place is None:
-                    return None
-                return read_record(self.root / segment_name(place[0]), place[1], digest, place[2])
+                found = self._read(digest)
+            except (RecordCorrupt, FileNotFoundError):
+                found = None
+            if found is not None:
+                return found
+            # Not where this process last saw it: another process may have compacted it
+            # away, or appended it to a segment this one did not look at. Look again, fully.
+            self.refresh(full=True)
+            return self._read(digest)
+
+    def _read(self, digest: str) -> bytes | None:
+        place = self.index.get(digest)
+        if place is None:
+            return None
+        return read_record(self._path(place[0]), place[1], digest, place[2])
 
     # -- appending -------------------------------------------------------------------------
 
@@ -259,30 +307,28 @@ class Packs:
             if not seg.sealed and seg.size < self.cap:
                 if self._fd_number != newest:
                     self._close_fd()
-                    self._fd = os.open(
-                        self.root / segment_name(newest), os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC
-                    )
+                    self._fd = os.open(self._path(newest), os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
                     self._fd_number = newest
                 assert self._fd is not None
                 return seg, self._fd
         number = (newest or 0) + 1
         try:
-            fd = self._create(self.root / segment_name(number))
+            fd = self._create(self._path(number))
         except FileExistsError:
             # Another process made it first: append there, as it does.
-            self.refresh()
+            self.refresh(full=True)
             return self._target()
         self._close_fd()
         self._fd, self._fd_number = fd, number
         seg = self.segments[number] = Segment(number, os.fstat(fd).st_ino)
         return seg, fd
 
-    def _create(self, path: Path) -> int:
+    def _create(self, path: str) -> int:
         """A new segment; ``packs/`` is made when missing (never the history directory: a
         history deleted under this process is no place for a backup)."""
         flags = os.O_WRONLY | os.O_APPEND | os.O_EXCL
         try:
-            return open_private(path, flags)
+            return open_private(Path(path), flags)
         except FileNotFoundError:
             try:
                 os.mkdir(self.root, DIR_MODE)
@@ -290,7 +336,7 @@ class Packs:
                 pass
             else:
                 os.chmod(self.root, DIR_MODE)
-            return open_private(path, flags)
+            return open_private(Path(path), flags)
 
     def _close_fd(self) -> None:
         if self._fd is not None:
@@ -323,8 +369,7 @@ class Packs:
     def discard_except(self, keep: Collection[str]) -> None:
         """Every packed blob not in ``keep`` is unreferenced (a clean journal says so)."""
         with self._lock:
-            if self.stale:
-                self.refresh()
+            self.refresh(full=True)
             for seg in self.segments.values():
                 for digest in seg.records:
                     if digest not in keep:
@@ -340,8 +385,7 @@ class Packs:
         freed = 0
         with self._lock:
             self.released = False
-            if self.stale:
-                self.refresh()
+            self.refresh(full=True)
             newest = max(self.segments, default=None)
             copied: list[Segment] = []
             for number in sorted(self.segments):
@@ -368,7 +412,7 @@ class Packs:
             if self._copy_live(seg, live, targets):
                 emptied.append(seg)
         for number in targets:
-            fd = os.open(self.root / segment_name(number), os.O_RDONLY | os.O_CLOEXEC)
+            fd = os.open(self._path(number), os.O_RDONLY | os.O_CLOEXEC)
             try:
                 os.fsync(fd)
             finally:
@@ -378,7 +422,7 @@ class Packs:
     def _copy_live(self, seg: Segment, live: Collection[str], targets: set[int]) -> bool:
         """Append ``seg``'s live records anew; False (the segment stays) when one of them
         cannot be read intact: a damaged record is never copied, it is reported at a rewind."""
-        path = self.root / segment_name(seg.number)
+        path = self._path(seg.number)
         for digest, (offset, length) in seg.records.items():
             if digest in self.dead and digest not in live:
                 continue
@@ -395,14 +439,14 @@ class Packs:
 
     def _unlink(self, seg: Segment) -> int:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.root / segment_name(seg.number))
+            os.unlink(self._path(seg.number))
         size = seg.size
         self._drop(seg.number)
         self.dead.difference_update(d for d in seg.records if d not in self.index)
         return size
 
 
-def read_record(path: Path, offset: int, digest: str, length: int) -> bytes:
+def read_record(path: str, offset: int, digest: str, length: int) -> bytes:
     """The record's bytes, checked: header, digest and length as expected, bytes hashing to it."""
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
