@@ -89,10 +89,18 @@ def fetch_backup(blobs: BlobStore, digest: str) -> bytes | Unfetched:
 
 
 def display(workspace: Workspace, key: str) -> str:
-    """The workspace-relative path of ``key`` (the key itself outside every folder)."""
-    real = Path(key)
-    folder = workspace._folder_of(real)
-    return key if folder is None else real.relative_to(folder).as_posix()
+    """The workspace-relative path of ``key`` (the key itself outside every folder).
+
+    Keys and folders are both real absolute paths, so this is string work (the most specific
+    folder wins when folders nest); a turn over thousands of files names each of them."""
+    best = ""
+    for folder in workspace.folders:
+        name = os.fspath(folder)
+        if (key == name or key.startswith(name.rstrip("/") + "/")) and len(name) > len(best):
+            best = name
+    if not best:
+        return key
+    return key[len(best) :].lstrip("/") or "."
 
 
 def no_rewind(display: str, why: str) -> str:

@@ -41,6 +41,7 @@ class BlobStore:
         self.packs = Packs(directory / "packs", max_bytes=max_bytes)
         # Bytes of loose blobs, counted once per process: nothing writes them any more.
         self._loose_bytes: int | None = None
+        self._loose: bool | None = None
 
     def path_for(self, digest: str) -> Path:
         """Where an older version kept the blob as a file of its own."""
@@ -78,8 +79,14 @@ class BlobStore:
         return packed if packed is not None else self._loose_size(digest)
 
     def _loose_size(self, digest: str) -> int | None:
+        if self._loose is None:
+            # Asked once: nothing makes the directory any more, and a history without it
+            # (every history since pack segments) then pays no stat per backup.
+            self._loose = os.path.isdir(self.root)
+        if not self._loose:
+            return None
         try:
-            return os.stat(self.path_for(digest)).st_size
+            return os.stat(os.path.join(self.root, digest)).st_size
         except OSError:
             return None
 
@@ -102,8 +109,7 @@ class BlobStore:
             self._loose_bytes = sum(
                 path.stat().st_size for name, path in self.names() if _is_digest(name)
             )
-        if self.packs.stale:
-            self.packs.refresh()
+        # As this process last looked: another one's appends are its own to evict.
         return self._loose_bytes + self.packs.disk_bytes()
 
     def compact(self, live: set[str], *, pressed: bool = False) -> int:
@@ -139,7 +145,7 @@ class BlobStore:
 
     def reset(self) -> None:
         self.packs.reset()
-        self._loose_bytes = None
+        self._loose_bytes = self._loose = None
 
     def close(self) -> None:
         self.packs.close()
