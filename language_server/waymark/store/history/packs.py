@@ -30,7 +30,6 @@ import os
 import re
 import struct
 import threading
-import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,18 +87,13 @@ def segment_name(number: int) -> str:
     return f"pack-{number:010d}"
 
 
-# A directory's mtime only says "nothing was added or removed since" once it is older than a
-# timestamp tick of the look that read it (git's "racily clean"); this is well past one.
-_RACY_NS: Final = 2_000_000_000
-
-
 class Packs:
     """The pack segments under ``root`` and an index of their records (digest → place)."""
 
     def __init__(self, root: Path, *, max_bytes: int) -> None:
         self.root = root
         self._dir = os.fspath(root)
-        # The directory's (inode, mtime) at the last full look, when it could be trusted.
+        # The directory's (inode, mtime) at the last full look.
         self._stamp: tuple[int, int] | None = None
         self.cap = max(MIN_SEGMENT, min(MAX_SEGMENT, max_bytes // 16))
         self.segments: dict[int, Segment] = {}
@@ -121,7 +115,9 @@ class Packs:
 
         Segments are created and removed seldom, so unless ``full`` the directory is listed
         only when its mtime moved; otherwise only the newest segment (the one appended to) is
-        looked at. A blob not found that way is looked for with a full look (:meth:`get`)."""
+        looked at. Missing a change that way (two in one timestamp tick) is harmless: a blob
+        not found is looked for with a full look (:meth:`get`), an append to a segment that
+        is no longer the newest is as good as any, and compaction always looks fully."""
         with self._lock:
             self.stale = False
             # Opened again at the next append: what is at the path now (another process
@@ -137,7 +133,7 @@ class Packs:
             stamp = (st.st_ino, st.st_mtime_ns)
             if not full and stamp == self._stamp and self._newest_unchanged():
                 return
-            self._stamp = stamp if time.time_ns() - st.st_mtime_ns > _RACY_NS else None
+            self._stamp = stamp
             there: dict[int, os.stat_result] = {}
             try:
                 names = os.listdir(self._dir)
