@@ -62,6 +62,8 @@ class Ledger:
         self.compactions = 0
         self.lost: set[str] = set()
         self._lock_fd: int | None = None
+        # Stat'ed at every operation: joined once.
+        self._lock_path = os.path.join(directory, "lock")
         self._journal_pin: int | None = None
         # The (device, inode) of those two descriptors: a descriptor's file never changes,
         # so each lock compares paths' stats against these, without an fstat.
@@ -115,7 +117,7 @@ class Ledger:
         """
         assert self._lock_fd is not None
         try:
-            there = os.stat(self.dir / "lock", follow_symlinks=False)
+            there = os.stat(self._lock_path, follow_symlinks=False)
         except OSError:
             return False
         return self._lock_id == (there.st_dev, there.st_ino)
