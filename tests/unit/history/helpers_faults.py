@@ -64,6 +64,10 @@ def unwritable_backups(base: Path) -> dict[str, Any]:
     agent.write("ro/c.txt", b"c1\n")
     blobs = workspace_dir(base / "h", [ws]) / "packs"
     _backups_writable(blobs, False)
+    # Permissions are checked when a file is opened: a process opening the history now (a
+    # CLI call, a hook) finds its backup store unwritable.
+    history = open_history(base / "h", ws, "s")
+    agent = Agent(history, ws)
     out["first_write"] = agent.write("a.txt", b"new\n")
     out["second_write"] = agent.write("a.txt", b"newer\n")
     out["create"] = agent.write("b.txt", b"b\n")
@@ -72,16 +76,21 @@ def unwritable_backups(base: Path) -> dict[str, Any]:
     out["rewind_full"] = history.rewind("t0")
     out["tree_after_full"] = {k: v.decode() for k, v in tree(ws).items()}
     _backups_writable(blobs, True)
+    history = open_history(base / "h", ws, "s")
     (ws / "ro").chmod(0o500)
     out["rewind"] = history.rewind("t0")
     out["tree_after"] = {k: v.decode() for k, v in tree(ws).items()}
     (ws / "ro").chmod(0o700)
     # A snapshot whose backups failed heals when the agent writes the still-unchanged file.
     _backups_writable(blobs, False)
+    history = open_history(base / "h", ws, "s")
+    agent = Agent(history, ws)
     (ws / "heal.txt").write_bytes(b"h0\n")
     agent.write("heal.txt", b"h1\n")
     out["t1"] = history.make_snapshot("t1")
     _backups_writable(blobs, True)
+    history = open_history(base / "h", ws, "s")
+    agent = Agent(history, ws)
     journal = workspace_dir(base / "h", [ws]) / "journal.jsonl"
     lines_before = journal.read_bytes().count(b"\n")
     out["heal_write"] = agent.write("heal.txt", b"h2\n")

@@ -77,9 +77,6 @@ class Packs:
         is no longer the newest is as good as any, and compaction always looks fully."""
         with self._lock:
             self.stale = False
-            # Opened again at the next append: what is at the path now (another process
-            # may have sealed or removed it; the directory may have lost its permissions).
-            self._close_fd()
             try:
                 st = os.stat(self._dir)
             except OSError:
