@@ -26,6 +26,7 @@ from helpers_history import (
 )
 
 from waymark.store.files import digest
+from waymark.store.history.packgc import compact
 from waymark.store.history.packs import HEADER, Packs, RecordCorrupt, header, parse_header
 
 LANGUAGE_SERVER = Path(__file__).resolve().parents[3] / "language_server"
@@ -53,6 +54,20 @@ def test_records_are_digest_length_and_bytes(tmp_path: Path) -> None:
     fresh = Packs(tmp_path / "packs", max_bytes=1 << 30)
     assert fresh.get(digest(b"one\n")) == b"one\n" and fresh.get(digest(b"")) == b""
     assert fresh.get(digest(b"never stored")) is None
+
+
+def test_a_released_blob_reads_back_until_compacted(tmp_path: Path) -> None:
+    """Released here but referenced again by another process: its record still serves."""
+    packs = Packs(tmp_path / "packs", max_bytes=1 << 30)
+    packs.put(digest(_blob(1)), _blob(1))
+    packs.put(digest(_blob(2)), _blob(2))
+    packs.forget(digest(_blob(1)))
+    assert packs.get(digest(_blob(1))) == _blob(1)
+    # Being read back, it is live again: a compaction keeps it.
+    packs.forget(digest(_blob(2)))
+    compact(packs, set(), pressed=True)
+    assert packs.get(digest(_blob(1))) == _blob(1)
+    assert packs.get(digest(_blob(2))) is None
 
 
 def test_torn_tail_is_never_indexed_and_appends_go_to_a_new_segment(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from waymark.store.files import digest as content_digest
+from waymark.store.history.packgc import compact
 from waymark.store.history.packs import Packs, RecordCorrupt
 
 _TMP_MARK = ".tmp-"
@@ -113,8 +114,8 @@ class BlobStore:
         return self._loose_bytes + self.packs.disk_bytes()
 
     def compact(self, live: set[str], *, pressed: bool = False) -> int:
-        """Reclaim the space of deleted packed blobs (see :meth:`Packs.compact`)."""
-        return self.packs.compact(live, pressed=pressed)
+        """Reclaim the space of deleted packed blobs (see :mod:`.packgc`)."""
+        return compact(self.packs, live, pressed=pressed)
 
     def names(self) -> Iterator[tuple[str, Path]]:
         """Every loose file as ``(name, path)``, leftover temp files included."""
@@ -136,7 +137,7 @@ class BlobStore:
                     removed += 1
         self._loose_bytes = None
         self.packs.discard_except(keep)
-        self.packs.compact(keep)
+        compact(self.packs, keep)
         return removed
 
     def stale(self) -> None:

@@ -10,10 +10,8 @@ end of its segment (a kill or a full disk mid-append) is a torn tail: the segmen
 more appends (the next goes to a new one) and the torn bytes are never indexed. A damaged
 header inside a segment is skipped up to the next valid header.
 
-Eviction: deleting a blob only forgets it; :meth:`Packs.compact` copies a segment's live
-records to the newest segment (fsynced before the old one is unlinked, since the copies are
-of data that may long be on disk) once dead records outweigh live ones, and unlinks a
-segment with no live record at once. See docs/history.md.
+Eviction: deleting a blob only forgets it (its record is dead); :mod:`.packgc` reclaims the
+space. See docs/history.md.
 """
 
 from __future__ import annotations
@@ -61,7 +59,7 @@ class Packs:
         # Whether blobs were released since the last compaction.
         self.released = False
         self.stale = True
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()
         self._fd: int | None = None
         self._fd_number: int | None = None
 
@@ -75,7 +73,7 @@ class Packs:
         looked at. Missing a change that way (two in one timestamp tick) is harmless: a blob
         not found is looked for with a full look (:meth:`get`), an append to a segment that
         is no longer the newest is as good as any, and compaction always looks fully."""
-        with self._lock:
+        with self.lock:
             self.stale = False
             try:
                 st = os.stat(self._dir)
@@ -98,7 +96,7 @@ class Packs:
                 if match is None:
                     continue
                 with contextlib.suppress(OSError):
-                    there[int(match[1])] = os.stat(self._path(int(match[1])), follow_symlinks=False)
+                    there[int(match[1])] = os.stat(self.path(int(match[1])), follow_symlinks=False)
             self._reread(there)
 
     def _newest_unchanged(self) -> bool:
@@ -107,7 +105,7 @@ class Packs:
             return True
         seg = self.segments[max(self.segments)]
         try:
-            st = os.stat(self._path(seg.number), follow_symlinks=False)
+            st = os.stat(self.path(seg.number), follow_symlinks=False)
         except OSError:
             return False
         if st.st_ino != seg.ino or st.st_size < seg.size:
@@ -121,7 +119,7 @@ class Packs:
             st = there.get(number)
             if st is None or st.st_ino != seg.ino or st.st_size < seg.size:
                 # Gone, another file, or cut short by hand: read it again from the start.
-                self._drop(number)
+                self.drop(number)
         for number, st in sorted(there.items()):
             known = self.segments.get(number)
             if known is None:
@@ -129,10 +127,10 @@ class Packs:
             if st.st_size != known.size:
                 self._scan(known, st.st_size)
 
-    def _path(self, number: int) -> str:
+    def path(self, number: int) -> str:
         return os.path.join(self._dir, segment_name(number))
 
-    def _drop(self, number: int) -> None:
+    def drop(self, number: int) -> None:
         seg = self.segments.pop(number)
         for digest in seg.records:
             place = self.index.get(digest)
@@ -144,7 +142,7 @@ class Packs:
     def _scan(self, seg: Segment, size: int) -> None:
         """Index the records from ``seg.end`` to ``size``; a torn tail seals the segment."""
         try:
-            fd = os.open(self._path(seg.number), os.O_RDONLY | os.O_CLOEXEC)
+            fd = os.open(self.path(seg.number), os.O_RDONLY | os.O_CLOEXEC)
         except OSError:
             return
         try:
@@ -185,7 +183,7 @@ class Packs:
 
     def get(self, digest: str) -> bytes | None:
         """The blob's bytes (None: no segment holds it); :class:`RecordCorrupt`, ``OSError``."""
-        with self._lock:
+        with self.lock:
             if self.stale:
                 self.refresh()
             try:
@@ -195,29 +193,37 @@ class Packs:
             if found is not None:
                 return found
             # Not where this process last saw it: another process may have compacted it
-            # away, or appended it to a segment this one did not look at. Look again, fully.
+            # away, or appended it to a segment this one did not look at. Look again, fully;
+            # a record this process released is still there until compacted, and asked for
+            # it is referenced again (by another process).
             self.refresh(full=True)
+            if digest not in self.index:
+                for seg in self.segments.values():
+                    if digest in seg.records:
+                        self.index[digest] = (seg.number, *seg.records[digest])
+                        self.dead.discard(digest)
+                        break
             return self._read(digest)
 
     def _read(self, digest: str) -> bytes | None:
         place = self.index.get(digest)
         if place is None:
             return None
-        return read_record(self._path(place[0]), place[1], digest, place[2])
+        return read_record(self.path(place[0]), place[1], digest, place[2])
 
     # -- appending -------------------------------------------------------------------------
 
     def put(self, digest: str, data: bytes | memoryview) -> None:
         """Append the blob unless a segment already holds it; ``OSError`` when it cannot be."""
-        with self._lock:
+        with self.lock:
             if self.stale:
                 self.refresh()
             self.dead.discard(digest)
             if digest in self.index:
                 return
-            self._append([header(digest, len(data)), data], digest, len(data))
+            self.append([header(digest, len(data)), data], digest, len(data))
 
-    def _append(self, parts: list[bytes | memoryview], digest: str, length: int) -> int:
+    def append(self, parts: list[bytes | memoryview], digest: str, length: int) -> int:
         """Append one record; return the segment it went to."""
         total = sum(len(p) for p in parts)
         while True:
@@ -257,13 +263,13 @@ class Packs:
             if not seg.sealed and seg.size < self.cap:
                 if self._fd_number != newest:
                     self._close_fd()
-                    self._fd = os.open(self._path(newest), os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+                    self._fd = os.open(self.path(newest), os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
                     self._fd_number = newest
                 assert self._fd is not None
                 return seg, self._fd
         number = (newest or 0) + 1
         try:
-            fd = self._create(self._path(number))
+            fd = self._create(self.path(number))
         except FileExistsError:
             # Another process made it first: append there, as it does.
             self.refresh(full=True)
@@ -295,12 +301,12 @@ class Packs:
                 os.close(fd)
 
     def close(self) -> None:
-        with self._lock:
+        with self.lock:
             self._close_fd()
 
     def reset(self) -> None:
         """Forget everything (the history was deleted under this process)."""
-        with self._lock:
+        with self.lock:
             self._close_fd()
             self.segments.clear()
             self.index.clear()
@@ -311,14 +317,14 @@ class Packs:
 
     def forget(self, digest: str) -> None:
         """Nothing references the blob any more; its bytes go at the next compaction."""
-        with self._lock:
+        with self.lock:
             self.index.pop(digest, None)
             self.dead.add(digest)
             self.released = True
 
     def discard_except(self, keep: Collection[str]) -> None:
         """Every packed blob not in ``keep`` is unreferenced (a clean journal says so)."""
-        with self._lock:
+        with self.lock:
             self.refresh(full=True)
             for seg in self.segments.values():
                 for digest in seg.records:
@@ -326,71 +332,3 @@ class Packs:
                         self.index.pop(digest, None)
                         self.dead.add(digest)
             self.released = True
-
-    def compact(self, live: Collection[str], *, pressed: bool = False) -> int:
-        """Unlink segments with no live record; copy the live records of segments mostly dead
-        (with ``pressed``: of every segment with a dead record) to the newest. Returns the
-        bytes freed. Called under the history's lock, with ``live`` every referenced digest:
-        a record is dead when it was released and nothing references it again."""
-        freed = 0
-        with self._lock:
-            self.released = False
-            self.refresh(full=True)
-            newest = max(self.segments, default=None)
-            copied: list[Segment] = []
-            for number in sorted(self.segments):
-                seg = self.segments[number]
-                keep = {d: r for d, r in seg.records.items() if d not in self.dead or d in live}
-                used = sum(HEADER + length for _, length in keep.values())
-                if used == seg.size:
-                    continue
-                if not keep:
-                    freed += self._unlink(seg)
-                elif (pressed or 2 * used < seg.size) and (number != newest or pressed):
-                    copied.append(seg)
-            if copied:
-                freed += self._copy_out(copied, live)
-        return freed
-
-    def _copy_out(self, segments: list[Segment], live: Collection[str]) -> int:
-        """Copy the live records of ``segments`` into fresh appends, fsync, unlink them."""
-        targets: set[int] = set()
-        emptied: list[Segment] = []
-        for seg in segments:
-            # A segment being emptied takes none of the copies.
-            seg.sealed = True
-            if self._copy_live(seg, live, targets):
-                emptied.append(seg)
-        for number in targets:
-            fd = os.open(self._path(number), os.O_RDONLY | os.O_CLOEXEC)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        return sum(self._unlink(seg) for seg in emptied)
-
-    def _copy_live(self, seg: Segment, live: Collection[str], targets: set[int]) -> bool:
-        """Append ``seg``'s live records anew; False (the segment stays) when one of them
-        cannot be read intact: a damaged record is never copied, it is reported at a rewind."""
-        path = self._path(seg.number)
-        for digest, (offset, length) in seg.records.items():
-            if digest in self.dead and digest not in live:
-                continue
-            place = self.index.get(digest)
-            if place is not None and place[0] != seg.number:
-                continue
-            try:
-                data = read_record(path, offset, digest, length)
-            except (RecordCorrupt, OSError):
-                return False
-            self.index.pop(digest, None)
-            targets.add(self._append([header(digest, length), data], digest, length))
-        return True
-
-    def _unlink(self, seg: Segment) -> int:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self._path(seg.number))
-        size = seg.size
-        self._drop(seg.number)
-        self.dead.difference_update(d for d in seg.records if d not in self.index)
-        return size
