@@ -43,6 +43,8 @@ def resume(ledger: Ledger, lock: HistoryLock) -> None:
     try:
         make_private_dir(ledger.dir)
         os.chmod(ledger.dir, DIR_MODE)
+        # Made with the history, so a session's first backup has one file to create, not two.
+        make_private_dir(ledger.blobs.packs.root)
     except OSError as exc:
         ledger.usable = False
         ledger.warnings.append(
