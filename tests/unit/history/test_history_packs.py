@@ -189,6 +189,55 @@ def test_concurrent_appenders_in_separate_processes(tmp_path: Path) -> None:
     assert all(digest(fresh.get(d) or b"") == d for d in acknowledged)
 
 
+_DOOR = textwrap.dedent(
+    """
+    import os, sys
+    from pathlib import Path
+    from waymark.store.files import atomic_write, digest
+    from waymark.store.history import History, history_workspace
+    root, ws, me = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+    history = History.open(root, history_workspace(root, [ws]), session=me, max_bytes=300_000)
+    for n in range(40):
+        if n % 10 == 0:
+            history.make_snapshot(f"{me}-t{n}")
+        path = ws / f"{me}-{n % 7}.txt"
+        new = os.urandom(3000 + n)
+        history.track_edit(path, (path.read_bytes() if path.exists() else None, new))
+        atomic_write(path, new)
+    """
+)
+
+
+def test_doors_in_separate_processes_share_one_pack_store(
+    workspace: Path, history_root: Path
+) -> None:
+    """Four processes (as the hook server, waymark-ls and CLI calls are) back up and snapshot
+    into one history, under a budget that makes them evict and compact: every backup a turn
+    names afterwards reads back intact."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _DOOR, str(history_root), str(workspace), f"p{me}"],
+            env={**os.environ, "PYTHONPATH": str(LANGUAGE_SERVER)},
+        )
+        for me in range(4)
+    ]
+    for proc in procs:
+        assert proc.wait(timeout=120) == 0
+    fresh = open_history(history_root, workspace, max_bytes=300_000)
+    assert fresh.warnings == []
+    named = {
+        entry.digest
+        for snap in fresh.raw.model.snaps.values()
+        for entry in snap.files.values()
+        if entry.state == "present" and entry.digest
+    }
+    assert named
+    with fresh.raw.lock:
+        for name in named:
+            assert digest(fresh.raw.blobs.get(name)) == name
+    assert _du(fresh.dir) <= 300_000
+
+
 def test_sigkill_mid_append_loses_nothing_acknowledged(tmp_path: Path) -> None:
     root = tmp_path / "packs"
     for round_ in range(3):

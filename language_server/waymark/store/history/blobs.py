@@ -110,7 +110,9 @@ class BlobStore:
             self._loose_bytes = sum(
                 path.stat().st_size for name, path in self.names() if _is_digest(name)
             )
-        # As this process last looked: another one's appends are its own to evict.
+        if self.packs.stale:
+            # Other processes' appends count too: the budget is the directory's.
+            self.packs.refresh()
         return self._loose_bytes + self.packs.disk_bytes()
 
     def compact(self, live: set[str], *, pressed: bool = False) -> int:
