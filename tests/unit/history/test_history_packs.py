@@ -107,6 +107,27 @@ def test_a_partial_header_at_the_tail_is_torn_too(tmp_path: Path) -> None:
     assert len(_segments(root)) == 2 and Packs(root, max_bytes=1 << 30).get(digest(b"b")) == b"b"
 
 
+def test_zeros_where_the_last_records_were_are_missing_not_restored(tmp_path: Path) -> None:
+    """A power cut on a filesystem that extended the file before its data landed."""
+    root = tmp_path / "packs"
+    packs = Packs(root, max_bytes=1 << 30)
+    for n in range(3):
+        packs.put(digest(_blob(n)), _blob(n))
+    segment = root / "pack-0000000001"
+    _, offset, _ = packed_records(tmp_path)[digest(_blob(1))]
+    data = segment.read_bytes()
+    segment.write_bytes(data[: offset - HEADER] + bytes(len(data) - offset + HEADER))
+    fresh = Packs(root, max_bytes=1 << 30)
+    assert fresh.get(digest(_blob(0))) == _blob(0)
+    assert fresh.get(digest(_blob(1))) is None and fresh.get(digest(_blob(2))) is None
+    fresh.put(digest(_blob(1)), _blob(1))
+    assert (
+        len(_segments(root)) == 2
+        and segment.read_bytes()[: offset - HEADER] == data[: offset - HEADER]
+    )
+    assert Packs(root, max_bytes=1 << 30).get(digest(_blob(1))) == _blob(1)
+
+
 def test_corrupt_bytes_are_reported_never_returned(tmp_path: Path) -> None:
     root = tmp_path / "packs"
     Packs(root, max_bytes=1 << 30).put(digest(_blob(1)), _blob(1))
