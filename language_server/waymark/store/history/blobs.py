@@ -53,7 +53,7 @@ class BlobStore:
 
         Raises ``OSError`` (EACCES, ENOSPC, …) when the blob cannot be written.
         """
-        if self.packs.size(digest) is not None or self._loose_size(digest) == len(data):
+        if self._loose_size(digest) == len(data):
             return
         self.packs.put(digest, data)
 

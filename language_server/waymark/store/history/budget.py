@@ -80,17 +80,18 @@ def evict(ledger: Ledger) -> None:
     while len(ledger.model.snaps) > ledger.max_snapshots:
         _drop_oldest(ledger)
     maybe_compact(ledger)
-    if used(ledger) > ledger.max_bytes:
-        # Packed blobs released since the last compaction still take their space.
-        _compact_blobs(ledger, pressed=True)
+    if used(ledger) <= ledger.max_bytes:
+        if ledger.blobs.packs.released:
+            _compact_blobs(ledger)
+        return
+    # Packed blobs released since the last compaction still take their space.
+    _compact_blobs(ledger, pressed=True)
     while used(ledger) > ledger.max_bytes and len(ledger.model.snaps) > 1:
         _drop_oldest(ledger)
         maybe_compact(ledger)
         _compact_blobs(ledger, pressed=True)
     if used(ledger) > ledger.max_bytes:
         _forget_firsts(ledger)
-    elif ledger.blobs.packs.released:
-        _compact_blobs(ledger)
 
 
 def _compact_blobs(ledger: Ledger, *, pressed: bool = False) -> None:
