@@ -61,6 +61,8 @@ class Segment:
     # A torn tail or damage: no more appends here.
     sealed: bool = False
     records: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # Bytes of the records this process released here: which segments compaction looks at.
+    dead: int = 0
 
 
 def segment_name(number: int) -> str:

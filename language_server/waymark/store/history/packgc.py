@@ -30,6 +30,10 @@ def compact(packs: Packs, live: Collection[str], *, pressed: bool = False) -> in
         copied: list[Segment] = []
         for number in sorted(packs.segments):
             seg = packs.segments[number]
+            # Only a segment this process released enough of (or a damaged one) can be worth
+            # it: compaction after each eviction must not walk every record of the history.
+            if not (seg.sealed or (pressed and seg.dead) or 2 * seg.dead >= seg.size):
+                continue
             keep = {d: r for d, r in seg.records.items() if d not in packs.dead or d in live}
             used = sum(HEADER + length for _, length in keep.values())
             if used == seg.size:

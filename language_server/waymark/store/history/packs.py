@@ -202,6 +202,7 @@ class Packs:
                     if digest in seg.records:
                         self.index[digest] = (seg.number, *seg.records[digest])
                         self.dead.discard(digest)
+                        seg.dead = max(0, seg.dead - HEADER - seg.records[digest][1])
                         break
             return self._read(digest)
 
@@ -318,7 +319,9 @@ class Packs:
     def forget(self, digest: str) -> None:
         """Nothing references the blob any more; its bytes go at the next compaction."""
         with self.lock:
-            self.index.pop(digest, None)
+            place = self.index.pop(digest, None)
+            if place is not None and place[0] in self.segments:
+                self.segments[place[0]].dead += HEADER + place[2]
             self.dead.add(digest)
             self.released = True
 
@@ -327,8 +330,9 @@ class Packs:
         with self.lock:
             self.refresh(full=True)
             for seg in self.segments.values():
-                for digest in seg.records:
+                for digest, (_, length) in seg.records.items():
                     if digest not in keep:
                         self.index.pop(digest, None)
                         self.dead.add(digest)
+                        seg.dead += HEADER + length
             self.released = True
