@@ -30,6 +30,7 @@ from waymark.commands.context import CommandContext  # noqa: E402
 from waymark.commands.history import rewind_json  # noqa: E402
 from waymark.store.files import digest  # noqa: E402
 from waymark.store.history import History, history_workspace  # noqa: E402
+from waymark.store.history.blobs import BlobCorrupt, BlobMissing  # noqa: E402
 from waymark.store.session import Session  # noqa: E402
 
 NAMES = [f"f{n:02d}.txt" if n % 3 else f"sub{n % 4}/f{n:02d}.txt" for n in range(40)]
@@ -38,6 +39,15 @@ MAX_SNAPSHOTS = 25
 MAX_BYTES = 1 << 30
 
 Content = bytes | None
+
+
+def _stored(history: History, data: bytes) -> bool:
+    """Whether the history holds ``data`` intact (packed or loose) to undo the rewind with."""
+    with history.lock:
+        try:
+            return history.blobs.get(digest(data)) == data
+        except (BlobMissing, BlobCorrupt, OSError):
+            return False
 
 
 def _open(root: Path, ws: Path) -> History:
@@ -199,10 +209,9 @@ class Soak:
         while len(model.turns) > MAX_SNAPSHOTS:
             model.turns.pop(0)
         self._check_tree(ws, model, prompt)
-        blobs = history.dir / "blobs"
         for name in result["restored"] + result["deleted"]:
             old = before[name]
-            if old is not None and not (blobs / digest(old)).is_file():
+            if old is not None and not _stored(history, old):
                 self.data_lost += 1
         ids = [t.prompt_id for t in history.turns()]
         if ids != [p for p, _ in model.turns]:

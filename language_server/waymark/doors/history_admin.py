@@ -1,4 +1,4 @@
-"""``waymark history show|prune|delete``: look after a workspace's history from a terminal.
+"""``waymark history show|prune|delete|blob``: look after a workspace's history from a terminal.
 
 Works on the same per-workspace history every door uses (see docs/history.md); it opens it
 through the doors' one entry, without a session, like the rest of the CLI.
@@ -25,11 +25,14 @@ _EMPTY = {"trackedFiles": 0, "blobBytes": 0, "journalBytes": 0, "maxHistoryBytes
 
 def add_parser(sub: Any) -> None:
     """Add the ``history`` verb to the CLI's subparsers."""
-    parser = sub.add_parser("history", help="show, prune or delete this workspace's history")
+    parser = sub.add_parser(
+        "history", help="show, prune or delete this workspace's history, or get a backup back"
+    )
     parser.add_argument(
         "action",
-        choices=("show", "prune", "delete"),
-        help="show the turns and disk use, prune old turns, or delete the whole history",
+        choices=("show", "prune", "delete", "blob"),
+        help="show the turns and disk use, prune old turns, delete the whole history, or write "
+        "the backup named --digest to stdout",
     )
     parser.add_argument(
         "--root", default=".", type=cli_args.folder, help="workspace folder (default: .)"
@@ -44,7 +47,19 @@ def add_parser(sub: Any) -> None:
         default=DEFAULT_MAX_BYTES,
         help="disk budget",
     )
+    parser.add_argument(
+        "--digest", type=_digest, help="blob: the backup's digest (a journal entry's digest)"
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def _digest(value: str) -> str:
+    if len(value) != 32 or any(c not in "0123456789abcdef" for c in value):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a backup's digest: give the 32 lowercase hex digits of a "
+            "journal entry's digest"
+        )
+    return value
 
 
 def main(args: argparse.Namespace) -> int:
@@ -56,12 +71,23 @@ def main(args: argparse.Namespace) -> int:
         if existed and not delete_history(directory):
             return _print(args, {"ok": False, "message": f"could not delete {directory}."})
         return _print(args, {"ok": True, "deleted": existed, "directory": str(directory)})
+    if args.action == "blob" and args.digest is None:
+        return _print(args, {"ok": False, "message": "history blob needs --digest DIGEST."})
     if not directory.is_dir():
+        if args.action == "blob":
+            return _print(args, _no_blob(args.digest, "backup_missing", directory))
         return _print(args, {"ok": True, "directory": str(directory), "turns": [], **_EMPTY})
     door = open_door(root, history_dir=history_dir, max_history_bytes=args.max_history_bytes)
     history = door.ctx.history
     assert history is not None  # doors open with checkpointing on
     out: dict[str, Any] = {"ok": True}
+    if args.action == "blob":
+        fetched = history.backup(args.digest)
+        door.close()
+        if not isinstance(fetched, bytes):
+            return _print(args, _no_blob(args.digest, fetched.reason, directory))
+        sys.stdout.buffer.write(fetched)
+        return 0
     if args.action == "prune":
         out["dropped"] = history.prune(args.keep or DEFAULT_MAX_SNAPSHOTS)
     usage = history.usage()
@@ -78,6 +104,19 @@ def main(args: argparse.Namespace) -> int:
     )
     door.close()
     return _print(args, out)
+
+
+def _no_blob(digest: str, reason: str, directory: Path) -> dict[str, Any]:
+    why = {
+        "backup_missing": "is not stored there",
+        "backup_corrupt": "is stored there damaged (its bytes no longer hash to its name)",
+    }.get(reason, "cannot be read there")
+    return {
+        "ok": False,
+        "reason": reason,
+        "message": f"the backup {digest} {why} ({directory}); the digests of the backups "
+        "kept are the entries' digest fields in its journal.jsonl.",
+    }
 
 
 def _print(args: argparse.Namespace, out: dict[str, Any]) -> int:

@@ -62,8 +62,12 @@ def unwritable_backups(base: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     history.make_snapshot("t0")
     agent.write("ro/c.txt", b"c1\n")
-    blobs = workspace_dir(base / "h", [ws]) / "blobs"
-    blobs.chmod(0o500)
+    blobs = workspace_dir(base / "h", [ws]) / "packs"
+    _backups_writable(blobs, False)
+    # Permissions are checked when a file is opened: a process opening the history now (a
+    # CLI call, a hook) finds its backup store unwritable.
+    history = open_history(base / "h", ws, "s")
+    agent = Agent(history, ws)
     out["first_write"] = agent.write("a.txt", b"new\n")
     out["second_write"] = agent.write("a.txt", b"newer\n")
     out["create"] = agent.write("b.txt", b"b\n")
@@ -71,17 +75,22 @@ def unwritable_backups(base: Path) -> dict[str, Any]:
     out["turns"] = history.turns()
     out["rewind_full"] = history.rewind("t0")
     out["tree_after_full"] = {k: v.decode() for k, v in tree(ws).items()}
-    blobs.chmod(0o700)
+    _backups_writable(blobs, True)
+    history = open_history(base / "h", ws, "s")
     (ws / "ro").chmod(0o500)
     out["rewind"] = history.rewind("t0")
     out["tree_after"] = {k: v.decode() for k, v in tree(ws).items()}
     (ws / "ro").chmod(0o700)
     # A snapshot whose backups failed heals when the agent writes the still-unchanged file.
-    blobs.chmod(0o500)
+    _backups_writable(blobs, False)
+    history = open_history(base / "h", ws, "s")
+    agent = Agent(history, ws)
     (ws / "heal.txt").write_bytes(b"h0\n")
     agent.write("heal.txt", b"h1\n")
     out["t1"] = history.make_snapshot("t1")
-    blobs.chmod(0o700)
+    _backups_writable(blobs, True)
+    history = open_history(base / "h", ws, "s")
+    agent = Agent(history, ws)
     journal = workspace_dir(base / "h", [ws]) / "journal.jsonl"
     lines_before = journal.read_bytes().count(b"\n")
     out["heal_write"] = agent.write("heal.txt", b"h2\n")
@@ -91,6 +100,13 @@ def unwritable_backups(base: Path) -> dict[str, Any]:
     return out
 
 
+def _backups_writable(packs: Path, writable: bool) -> None:
+    """No segment can be created or appended to (EACCES), or all can again."""
+    for segment in packs.iterdir():
+        segment.chmod(0o600 if writable else 0o400)
+    packs.chmod(0o700 if writable else 0o500)
+
+
 def disk_full(base: Path) -> dict[str, Any]:
     """Backups and the journal hit ENOSPC on a tiny tmpfs mounted at ``base / 'h'``."""
     ws = base / "ws"
@@ -98,7 +114,9 @@ def disk_full(base: Path) -> dict[str, Any]:
     agent = Agent(history, ws)
     out: dict[str, Any] = {}
     history.make_snapshot("t0")
-    agent.write("a.txt", b"a1\n")
+    # Larger than a page: appending its backup needs more of the disk, not just the room left
+    # in the last page of a segment.
+    agent.write("a.txt", b"a1\n" * 4096)
     filler = base / "h" / "filler"
     with open(filler, "wb", buffering=0) as handle:
         try:

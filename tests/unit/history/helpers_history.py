@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from waymark.commands.history import (
     turns_json,
 )
 from waymark.store.history import History, history_workspace
+from waymark.store.history.packs import HEADER, parse_header
 from waymark.store.session import Session
 
 
@@ -76,3 +78,49 @@ def tree(workspace: Path) -> dict[str, bytes]:
         for p in sorted(workspace.rglob("*"))
         if p.is_file()
     }
+
+
+def stored_blobs(history: Wire | History) -> set[str]:
+    """The blobs the history still holds: packed records it has not released, loose files."""
+    raw = history.raw if isinstance(history, Wire) else history
+    blobs = raw.ledger.blobs
+    with raw.lock:
+        return {d for d in blobs.packs.index} | {name for name, _ in blobs.names()}
+
+
+def packed_records(history_dir: Path) -> dict[str, tuple[Path, int, int]]:
+    """Every record on disk, read as a person recovering blobs by hand would (the format in
+    docs/history.md): digest → (segment, offset of its bytes, length)."""
+    found: dict[str, tuple[Path, int, int]] = {}
+    for segment in sorted((history_dir / "packs").glob("pack-*")):
+        data = segment.read_bytes()
+        pos = 0
+        while (parsed := parse_header(data[pos : pos + HEADER])) is not None:
+            digest, length = parsed
+            if pos + HEADER + length > len(data):
+                break  # a torn tail
+            found[digest] = (segment, pos + HEADER, length)
+            pos += HEADER + length
+    return found
+
+
+def overwrite_blob(history_dir: Path, digest: str, data: bytes) -> None:
+    """Overwrite the stored bytes of a blob in place (as bit rot or a stray writer would)."""
+    segment, offset, length = packed_records(history_dir)[digest]
+    assert len(data) <= length
+    with open(segment, "r+b") as handle:
+        handle.seek(offset)
+        handle.write(data)
+
+
+def loose_history(history_dir: Path) -> None:
+    """Turn the history's packed blobs into the layout versions before pack segments wrote
+    (one file per blob under ``blobs/``, mode 0600; the journal is the same in both)."""
+    loose = history_dir / "blobs"
+    loose.mkdir(mode=0o700, exist_ok=True)
+    for digest, (segment, offset, length) in packed_records(history_dir).items():
+        with open(segment, "rb") as handle:
+            handle.seek(offset)
+            (loose / digest).write_bytes(handle.read(length))
+        (loose / digest).chmod(0o600)
+    shutil.rmtree(history_dir / "packs")

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers_history import Agent, open_history, tree
+from helpers_history import Agent, open_history, stored_blobs, tree
 
 from waymark.store.files import digest
 from waymark.store.history import History, history_workspace, workspace_dir
@@ -205,6 +205,6 @@ def test_first_backups_go_last_and_only_those_no_turn_needs(
     assert [t["promptId"] for t in agent.history.turns()] == ["t1", "t2", "t3"]
     result = agent.history.rewind("t1")
     assert result["deleted"] == ["notes.txt"] and result["unchanged"] == ["big.bin"]
-    assert not list(agent.history.dir.glob(f"blobs/{digest(original)}"))
+    assert digest(original) not in stored_blobs(agent.history)
     resumed = open_history(history_root, workspace, max_bytes=budget)
     assert resumed.turns() == agent.history.turns()

@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers_history import overwrite_blob
 
 from waymark.commands.context import CommandContext, OpenDocument, load_options
 from waymark.commands.registry import execute
+from waymark.store.files import digest
 from waymark.store.history import workspace_dir
 
 
@@ -241,6 +243,38 @@ def test_history_verb_shows_prunes_and_deletes(workspace: Path, tmp_path: Path) 
     assert [t["promptId"] for t in pruned["turns"]] == ["t2"]
     assert waymark("history", "delete")["deleted"] is True
     assert not workspace_dir(tmp_path / "h", [workspace]).exists()
+
+
+def test_history_blob_gets_a_backup_back(workspace: Path, tmp_path: Path) -> None:
+    """Manual recovery: the bytes of a backup, by the digest its journal entry names."""
+    where = ["--root", str(workspace), "--history-dir", str(tmp_path / "h")]
+
+    def waymark(*args: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [sys.executable, "-m", "waymark", *args, *where], capture_output=True, check=False
+        )
+
+    original = b"first\r\nsecond\n" * 1000
+    (workspace / "a.txt").write_bytes(original)
+    waymark("snapshot", "t0")
+    waymark("read", "a.txt")
+    assert waymark("write", "a.txt", "--content", "new\n").returncode == 0
+    got = waymark("history", "blob", "--digest", digest(original))
+    assert got.returncode == 0 and got.stdout == original
+    absent = "0" * 32
+    missing = waymark("history", "blob", "--digest", absent)
+    directory = workspace_dir(tmp_path / "h", [workspace])
+    assert missing.returncode == 1 and missing.stdout == b""
+    assert missing.stderr.decode() == (
+        f"error: the backup {absent} is not stored there ({directory}); the digests of the "
+        "backups kept are the entries' digest fields in its journal.jsonl.\n"
+    )
+    overwrite_blob(directory, digest(original), b"XX")
+    corrupt = waymark("history", "blob", "--digest", digest(original), "--json")
+    assert corrupt.returncode == 1 and corrupt.stdout.startswith(b"{")
+    assert json.loads(corrupt.stdout)["reason"] == "backup_corrupt"
+    wrong = waymark("history", "blob", "--digest", "not-hex")
+    assert wrong.returncode == 2 and b"is not a backup's digest" in wrong.stderr
 
 
 async def test_rewind_never_follows_a_swapped_directory(workspace: Path, tmp_path: Path) -> None:

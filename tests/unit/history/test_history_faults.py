@@ -13,7 +13,14 @@ from pathlib import Path
 
 import helpers_faults
 import pytest
-from helpers_history import Agent, open_history, tree
+from helpers_history import (
+    Agent,
+    loose_history,
+    open_history,
+    overwrite_blob,
+    stored_blobs,
+    tree,
+)
 
 from waymark.store.files import digest
 
@@ -103,7 +110,7 @@ def test_full_backup_disk_enospc(shared_base: Path) -> None:
         {"path": "a.txt", "reason": "undo_backup_failed", "errno": "ENOSPC"},
         {"path": "big.txt", "reason": "backup_failed", "errno": "ENOSPC"},
     ]
-    assert out["tree_after_full"] == {"a.txt": 3, "big.txt": 6}
+    assert out["tree_after_full"] == {"a.txt": 3 * 4096, "big.txt": 6}
     again = out["rewind"]
     assert again["restored"] == ["a.txt"]
     assert again["failed"] == [{"path": "big.txt", "reason": "backup_failed", "errno": "ENOSPC"}]
@@ -118,13 +125,36 @@ def test_blob_deleted_behind_our_back(agent: Agent, workspace: Path, history_roo
     agent.history.make_snapshot("t0")
     agent.write("a.txt", b"a1\n")
     agent.write("b.txt", b"b1\n")
-    blob = agent.history.dir / "blobs" / digest(b"a0\n")
-    blob.unlink()
+    # A segment deleted by hand takes every backup it held.
+    shutil.rmtree(agent.history.dir / "packs")
     assert [t["canRestore"] for t in agent.history.turns()] == [True]  # not re-checked here
     stats = agent.history.diff_stats("t0")
-    assert stats["unavailable"] == [{"path": "a.txt", "reason": "backup_missing"}]
-    assert [f["path"] for f in stats["files"]] == ["b.txt"]
+    assert stats["unavailable"] == [
+        {"path": "a.txt", "reason": "backup_missing"},
+        {"path": "b.txt", "reason": "backup_missing"},
+    ]
     result = agent.history.rewind("t0")
+    assert result["failed"] == [
+        {"path": "a.txt", "reason": "backup_missing", "errno": "ENOENT"},
+        {"path": "b.txt", "reason": "backup_missing", "errno": "ENOENT"},
+    ]
+    assert result["restored"] == []
+    assert tree(workspace) == {"a.txt": b"a1\n", "b.txt": b"b1\n"}
+
+
+def test_loose_blob_deleted_behind_our_back(
+    agent: Agent, workspace: Path, history_root: Path
+) -> None:
+    """A history written before pack segments keeps a file per blob; one lost fails one file."""
+    (workspace / "a.txt").write_bytes(b"a0\n")
+    (workspace / "b.txt").write_bytes(b"b0\n")
+    agent.history.make_snapshot("t0")
+    agent.write("a.txt", b"a1\n")
+    agent.write("b.txt", b"b1\n")
+    loose_history(agent.history.dir)
+    (agent.history.dir / "blobs" / digest(b"a0\n")).unlink()
+    resumed = open_history(history_root, workspace)
+    result = resumed.rewind("t0")
     assert result["failed"] == [{"path": "a.txt", "reason": "backup_missing", "errno": "ENOENT"}]
     assert result["restored"] == ["b.txt"]
     assert tree(workspace) == {"a.txt": b"a1\n", "b.txt": b"b0\n"}
@@ -134,9 +164,25 @@ def test_corrupt_blob_is_never_restored(agent: Agent, workspace: Path, history_r
     (workspace / "a.txt").write_bytes(b"a0\n")
     agent.history.make_snapshot("t0")
     agent.write("a.txt", b"a1\n")
-    blob = agent.history.dir / "blobs" / digest(b"a0\n")
-    blob.write_bytes(b"XX\n")
+    overwrite_blob(agent.history.dir, digest(b"a0\n"), b"XX\n")
     result = agent.history.rewind("t0")
+    assert result["failed"] == [{"path": "a.txt", "reason": "backup_corrupt"}]
+    assert (workspace / "a.txt").read_bytes() == b"a1\n"
+    # A fresh process (another door) reports it the same way.
+    resumed = open_history(history_root, workspace)
+    assert resumed.rewind("t0")["failed"] == [{"path": "a.txt", "reason": "backup_corrupt"}]
+    assert (workspace / "a.txt").read_bytes() == b"a1\n"
+
+
+def test_corrupt_loose_blob_is_never_restored(
+    agent: Agent, workspace: Path, history_root: Path
+) -> None:
+    (workspace / "a.txt").write_bytes(b"a0\n")
+    agent.history.make_snapshot("t0")
+    agent.write("a.txt", b"a1\n")
+    loose_history(agent.history.dir)
+    (agent.history.dir / "blobs" / digest(b"a0\n")).write_bytes(b"XX\n")
+    result = open_history(history_root, workspace).rewind("t0")
     assert result["failed"] == [{"path": "a.txt", "reason": "backup_corrupt"}]
     assert (workspace / "a.txt").read_bytes() == b"a1\n"
 
@@ -147,10 +193,9 @@ def test_snapshot_restores_a_deleted_blob_of_unchanged_content(
     agent.history.make_snapshot("t0")
     agent.write("a.txt", b"a1\n")
     agent.history.make_snapshot("t1")
-    blob = agent.history.dir / "blobs" / digest(b"a1\n")
-    blob.unlink()
+    shutil.rmtree(agent.history.dir / "packs")
     agent.history.make_snapshot("t2")
-    assert blob.read_bytes() == b"a1\n"
+    assert digest(b"a1\n") in stored_blobs(agent.history)
     agent.write("a.txt", b"a2\n")
     assert agent.history.rewind("t1")["restored"] == ["a.txt"]
 

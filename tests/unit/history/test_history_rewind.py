@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_history import Agent, open_history, tree
+from helpers_history import Agent, open_history, stored_blobs, tree
 
 from waymark.engine.errors import InvalidParams, RewindInProgress, UnknownPrompt
 from waymark.store.files import digest
@@ -208,10 +208,6 @@ def test_second_rewind_while_one_runs(agent: Agent, monkeypatch: pytest.MonkeyPa
     assert not agent.history.rewinding
 
 
-def blob_names(history_root: Path) -> set[str]:
-    return {p.name for p in history_root.glob("ws-*/blobs/*") if p.is_file()}
-
-
 def test_eviction_keeps_first_backups_and_deletes_unreferenced_blobs(
     workspace: Path, history_root: Path
 ) -> None:
@@ -221,13 +217,13 @@ def test_eviction_keeps_first_backups_and_deletes_unreferenced_blobs(
     assert [t["promptId"] for t in agent.history.turns()] == ["t3", "t4", "t5"]
     # t3..t5 start with a2..a4; "original" is a.txt's first backup; a0, a1 are gone.
     expected = {digest(b"original\n")} | {digest(f"a{n}\n".encode()) for n in (2, 3, 4)}
-    assert blob_names(history_root) == expected
+    assert stored_blobs(agent.history) == expected
     result = agent.history.rewind("t3")
     assert result["restored"] == ["a.txt"] and tree(workspace) == moments["t3"]
     # The rewind's undo snapshot evicted t3 (max 3): t4, t5, undo remain, a5 now stored.
     assert [t["promptId"] for t in agent.history.turns()][:2] == ["t4", "t5"]
-    assert digest(b"a2\n") not in blob_names(history_root)
-    assert digest(b"original\n") in blob_names(history_root)
+    assert digest(b"a2\n") not in stored_blobs(agent.history)
+    assert digest(b"original\n") in stored_blobs(agent.history)
     resumed = open_history(history_root, workspace, max_snapshots=3)
     assert resumed.turns() == agent.history.turns()
     assert resumed.warnings == []
@@ -253,7 +249,7 @@ def test_file_first_touched_in_an_evicted_turn_goes_back_to_its_first_backup(
     reopened = open_history(history_root, workspace, max_snapshots=1)
     assert [t["promptId"] for t in reopened.turns()] == ["t4"]
     assert reopened.rewind("t4")["deleted"] == ["late.txt"]
-    assert digest(b"pre-agent\n") in blob_names(history_root)
+    assert digest(b"pre-agent\n") in stored_blobs(reopened)
 
 
 def test_unchanged_files_are_not_reread_unless_racily_clean(

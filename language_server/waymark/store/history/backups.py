@@ -89,10 +89,18 @@ def fetch_backup(blobs: BlobStore, digest: str) -> bytes | Unfetched:
 
 
 def display(workspace: Workspace, key: str) -> str:
-    """The workspace-relative path of ``key`` (the key itself outside every folder)."""
-    real = Path(key)
-    folder = workspace._folder_of(real)
-    return key if folder is None else real.relative_to(folder).as_posix()
+    """The workspace-relative path of ``key`` (the key itself outside every folder).
+
+    Keys and folders are both real absolute paths, so this is string work (the most specific
+    folder wins when folders nest); a turn over thousands of files names each of them."""
+    best = ""
+    for folder in workspace.folders:
+        name = os.fspath(folder)
+        if (key == name or key.startswith(name.rstrip("/") + "/")) and len(name) > len(best):
+            best = name
+    if not best:
+        return key
+    return key[len(best) :].lstrip("/") or "."
 
 
 def no_rewind(display: str, why: str) -> str:
@@ -129,7 +137,7 @@ class Backups:
         shown = self.display(key)
         now = time.time()
         if reuse:
-            entry = self._unchanged(key, shown, now)
+            entry, before = self._unchanged(key, shown, now)
             if entry is not None:
                 return entry, []
         if before is None:
@@ -163,25 +171,28 @@ class Backups:
             return None, None
         return (st.st_size if st.st_size > self.workspace.max_file_size else None), st
 
-    def _unchanged(self, key: str, shown: str, now: float) -> FileEntry | None:
-        """The file's entry without reading it, when its stat proves the bytes unchanged."""
+    def _unchanged(
+        self, key: str, shown: str, now: float
+    ) -> tuple[FileEntry | None, os.stat_result | None]:
+        """The file's entry without reading it, when its stat proves the bytes unchanged;
+        and the stat taken (the one a read must then be checked against)."""
         cached = self._stats.get(key)
         if cached is None:
-            return None
+            return None, None
         signature, digest, read_ns = cached
         try:
             st = os.stat(key)
-            if _stat_signature(st) != signature:
-                return None
-            # Racily clean (git's term): changed within a timestamp tick of our read, a file
-            # could keep its stat; only a file already older than that is trusted.
-            if max(st.st_mtime_ns, st.st_ctime_ns) > read_ns - _RACY_NS:
-                return None
-            if os.stat(self.blobs.path_for(digest)).st_size != st.st_size:
-                return None
         except OSError:
-            return None
-        return FileEntry(shown, "present", digest, now, size=st.st_size)
+            return None, None
+        if _stat_signature(st) != signature:
+            return None, st
+        # Racily clean (git's term): changed within a timestamp tick of our read, a file
+        # could keep its stat; only a file already older than that is trusted.
+        if max(st.st_mtime_ns, st.st_ctime_ns) > read_ns - _RACY_NS:
+            return None, st
+        if self.blobs.size(digest) != st.st_size:
+            return None, st
+        return FileEntry(shown, "present", digest, now, size=st.st_size), st
 
     def heal(self, key: str, failed: FileEntry) -> FileEntry | None:
         """Store a failed backup now, if the file still holds exactly the bytes we missed."""

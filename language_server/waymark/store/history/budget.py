@@ -43,6 +43,8 @@ def resume(ledger: Ledger, lock: HistoryLock) -> None:
     try:
         make_private_dir(ledger.dir)
         os.chmod(ledger.dir, DIR_MODE)
+        # Made with the history, so a session's first backup has one file to create, not two.
+        make_private_dir(ledger.blobs.packs.root)
     except OSError as exc:
         ledger.usable = False
         ledger.warnings.append(
@@ -69,7 +71,8 @@ def resume(ledger: Ledger, lock: HistoryLock) -> None:
 
 
 def used(ledger: Ledger) -> int:
-    return ledger.model.blob_bytes() + ledger.offset
+    """The directory's bytes that count: blobs as they lie on disk, and the journal."""
+    return ledger.blobs.disk_bytes() + ledger.offset
 
 
 def evict(ledger: Ledger) -> None:
@@ -77,11 +80,25 @@ def evict(ledger: Ledger) -> None:
     while len(ledger.model.snaps) > ledger.max_snapshots:
         _drop_oldest(ledger)
     maybe_compact(ledger)
+    if used(ledger) <= ledger.max_bytes:
+        if ledger.blobs.packs.released:
+            _compact_blobs(ledger)
+        return
+    # Packed blobs released since the last compaction still take their space.
+    _compact_blobs(ledger, pressed=True)
     while used(ledger) > ledger.max_bytes and len(ledger.model.snaps) > 1:
         _drop_oldest(ledger)
         maybe_compact(ledger)
+        _compact_blobs(ledger, pressed=True)
     if used(ledger) > ledger.max_bytes:
         _forget_firsts(ledger)
+
+
+def _compact_blobs(ledger: Ledger, *, pressed: bool = False) -> None:
+    try:
+        ledger.blobs.compact(set(ledger.model.refs), pressed=pressed)
+    except OSError as exc:
+        log_warning("history blobs of %s could not be compacted: %s", ledger.dir, exc)
 
 
 def _drop_oldest(ledger: Ledger) -> str:
@@ -105,6 +122,7 @@ def _forget_firsts(ledger: Ledger) -> None:
             break
         ledger.commit(SnapshotRecord("base", None, "", 0, True, {}, {}, base=True, forget=(key,)))
         maybe_compact(ledger)
+        _compact_blobs(ledger, pressed=True)
 
 
 def maybe_compact(ledger: Ledger, *, force: bool = False) -> None:
@@ -136,6 +154,7 @@ def prune(ledger: Ledger, keep: int) -> list[str]:
     while len(ledger.model.snaps) > max(keep, 1):
         dropped.append(_drop_oldest(ledger))
     maybe_compact(ledger, force=True)
+    _compact_blobs(ledger, pressed=True)
     return dropped
 
 

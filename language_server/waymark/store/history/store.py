@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Final
 
 from waymark.store.files import digest
 from waymark.store.history import budget, capture, foreign, turns
-from waymark.store.history.backups import Backups, display
+from waymark.store.history.backups import Backups, Unfetched, display, fetch_backup
 from waymark.store.history.blobs import BlobStore
 from waymark.store.history.budget import Usage
 from waymark.store.history.errors import LimitTooLow
@@ -304,3 +304,8 @@ class History:
     def usage(self) -> Usage:
         with self.lock:
             return budget.usage(self.ledger)
+
+    def backup(self, content_digest: str) -> bytes | Unfetched:
+        """A stored blob's bytes, checked against its name, or why not (manual recovery)."""
+        with self.lock:
+            return fetch_backup(self.ledger.blobs, content_digest)

@@ -49,7 +49,7 @@ class Ledger:
         self.dir = directory
         self.max_snapshots = max_snapshots
         self.max_bytes = max_bytes
-        self.blobs = BlobStore(directory / "blobs")
+        self.blobs = BlobStore(directory, max_bytes=max_bytes)
         self.journal = Journal(directory / "journal.jsonl")
         self.model = Model()
         self.warnings: list[str] = []
@@ -62,6 +62,8 @@ class Ledger:
         self.compactions = 0
         self.lost: set[str] = set()
         self._lock_fd: int | None = None
+        # Stat'ed at every operation: joined once.
+        self._lock_path = os.path.join(directory, "lock")
         self._journal_pin: int | None = None
         # The (device, inode) of those two descriptors: a descriptor's file never changes,
         # so each lock compares paths' stats against these, without an fstat.
@@ -81,6 +83,7 @@ class Ledger:
                         return
                     continue
             _flock_announced(self._lock_fd)
+            self.blobs.stale()
             if self._holds_current_lock():
                 break
             # Deleted (``waymark history delete``) or replaced since: this lock excludes no
@@ -114,7 +117,7 @@ class Ledger:
         """
         assert self._lock_fd is not None
         try:
-            there = os.stat(self.dir / "lock", follow_symlinks=False)
+            there = os.stat(self._lock_path, follow_symlinks=False)
         except OSError:
             return False
         return self._lock_id == (there.st_dev, there.st_ino)
@@ -123,6 +126,7 @@ class Ledger:
         """Drop everything read from a history that is gone; its turns are ``lost``."""
         self.lost.update(self.model.snaps)
         self.model = Model()
+        self.blobs.reset()
         self.offset = self.lines = self.live_bytes = 0
         self.replay_evicted = False
         self._unpin_journal()
@@ -222,8 +226,9 @@ class Ledger:
         return ok
 
     def close(self) -> None:
-        """Release the journal's and the lock's descriptors."""
+        """Release the journal's, the blobs' and the lock's descriptors."""
         self.journal.close()
+        self.blobs.close()
         self._unpin_journal()
         self._drop_lock()
 
