@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from waymark.engine import core
+
 # About this many bytes per piece; the rest of the line it ends in is added.
 PIECE_SIZE = 1 << 18
 
@@ -33,6 +35,10 @@ def by_pieces(step: Step, data: bytes) -> bytes | None:
     results joined; None as soon as a piece's is None."""
     if len(data) <= PIECE_SIZE:
         return step(data, 0)
+    if core.native is not None:
+        # Each piece's result copied into the output as it comes: no list of them beside
+        # the joined copy (_core_sed.c).
+        return core.native.join_pieces(step, data, PIECE_SIZE)
     view = memoryview(data)
     outputs: list[bytes | memoryview] = []
     changed = False
