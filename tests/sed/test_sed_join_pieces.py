@@ -101,7 +101,15 @@ def test_a_step_must_return_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize(
     "script",
-    ["s/a/A/g", "s/$/ ;/", "/x/d", "/^a/a\\\nadded", "/x/c\\\nchanged", "/q/d;s/b/BB/g", "y/ab/ba/"],
+    [
+        "s/a/A/g",
+        "s/$/ ;/",
+        "/x/d",
+        "/^a/a\\\nadded",
+        "/x/c\\\nchanged",
+        "/q/d;s/b/BB/g",
+        "y/ab/ba/",
+    ],
 )
 @pytest.mark.parametrize("size", [1, 5])
 def test_programs_on_pieces(script: str, size: int, monkeypatch: pytest.MonkeyPatch) -> None:
