@@ -121,3 +121,35 @@ def test_programs_on_pieces(script: str, size: int, monkeypatch: pytest.MonkeyPa
         with core.using(module):
             outputs.append(apply_script(invocation.script, data))
     assert outputs[0] == outputs[1]
+
+
+@pytest.mark.parametrize("name", ["drop", "grow", "equal copy", "change late", "empty"])
+@settings(max_examples=60, deadline=None)
+@given(parts=TEXTS, size=st.integers(1, 12), ends=st.tuples(st.integers(0), st.integers(0)))
+def test_between_same_bytes_as_the_pure_join(
+    name: str, parts: list[bytes], size: int, ends: tuple[int, int]
+) -> None:
+    data = b"".join(parts)
+    start, stop = sorted(end % (len(data) + 1) for end in ends)
+    results = []
+    for module in (None, core.BUILT):
+        with core.using(module):
+            original = pieces.PIECE_SIZE
+            pieces.PIECE_SIZE = size
+            try:
+                results.append(pieces.between(STEPS[name], data, start, stop))
+            finally:
+                pieces.PIECE_SIZE = original
+    assert results[1] == results[0]
+
+
+def test_an_empty_span_is_one_empty_piece() -> None:
+    seen: list[tuple[bytes, int]] = []
+
+    def step(piece: bytes, offset: int) -> bytes:
+        seen.append((piece, offset))
+        return b"<>"
+
+    with core.using(core.BUILT):
+        assert pieces.between(step, b"a\n\n", 2, 2) == b"a\n<>\n"
+    assert seen == [(b"", 2)]

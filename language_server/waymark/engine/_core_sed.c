@@ -29,16 +29,17 @@ output_add(Output *out, const char *from, Py_ssize_t size)
     return 0;
 }
 
-/* join_pieces(step, data, size): data cut after the first newline at or past each
- * piece's start + size (the last piece takes the rest), step(piece, offset) called on
- * each in turn, the results joined: ``data`` itself when every result equals its piece,
- * None as soon as one is None. */
+/* join_pieces(step, data, size, start=0, stop=len(data)): data[start:stop] cut after the
+ * first newline at or past each piece's start + size (the last piece takes the rest),
+ * step(piece, offset) called on each in turn (one empty piece when start == stop), the results joined between data[:start] and
+ * data[stop:]: ``data`` itself when every result equals its piece, None as soon as one is
+ * None. */
 PyObject *
 wm_join_pieces(PyObject *self, PyObject *args)
 {
     PyObject *step, *data;
-    Py_ssize_t size;
-    if (!PyArg_ParseTuple(args, "OSn", &step, &data, &size))
+    Py_ssize_t size, start = 0, stop = PY_SSIZE_T_MAX;
+    if (!PyArg_ParseTuple(args, "OSn|nn", &step, &data, &size, &start, &stop))
         return NULL;
     if (size < 1) {
         PyErr_SetString(PyExc_ValueError, "size must be positive");
@@ -46,12 +47,17 @@ wm_join_pieces(PyObject *self, PyObject *args)
     }
     const char *base = PyBytes_AS_STRING(data);
     Py_ssize_t total = PyBytes_GET_SIZE(data);
+    if (stop > total)
+        stop = total;
+    if (start < 0 || start > stop) {
+        PyErr_SetString(PyExc_ValueError, "start must be within 0..stop");
+        return NULL;
+    }
     Output out = {NULL, 0, 0};
-    Py_ssize_t start = 0;
-    while (start < total) {
-        Py_ssize_t end = total;
-        if (total - start > size) {
-            const char *cut = memchr(base + start + size, '\n', (size_t)(total - start - size));
+    do { /* an empty span is one empty piece: a span of lines holds at least one line */
+        Py_ssize_t end = stop;
+        if (stop - start > size) {
+            const char *cut = memchr(base + start + size, '\n', (size_t)(stop - start - size));
             if (cut != NULL)
                 end = cut - base + 1;
         }
@@ -93,11 +99,13 @@ wm_join_pieces(PyObject *self, PyObject *args)
         }
         Py_DECREF(result);
         start = end;
-    }
+    } while (start < stop);
     if (out.bytes == NULL) {
         Py_INCREF(data);
         return data;
     }
+    if (output_add(&out, base + stop, total - stop) < 0)
+        goto fail;
     if (out.used != out.cap && _PyBytes_Resize(&out.bytes, out.used) < 0)
         return NULL;
     return out.bytes;

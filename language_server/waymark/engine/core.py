@@ -54,7 +54,13 @@ class Core(Protocol):
         /,
     ) -> list[int]: ...
     def join_pieces(
-        self, step: Callable[[bytes, int], bytes | None], data: bytes, size: int, /
+        self,
+        step: Callable[[bytes, int], bytes | None],
+        data: bytes,
+        size: int,
+        start: int = ...,
+        stop: int = ...,
+        /,
     ) -> bytes | None: ...
 
 
