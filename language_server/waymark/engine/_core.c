@@ -1,7 +1,6 @@
 /* The compiled core of line anchors: the whole-file loops of engine/text.py and
  * engine/line_index.py, one pass in C each, without a Python object per step:
  * _core_text.c, _core_index.c, _core_annotate.c, _core_render.c; helpers in _core.h.
- * _core_sed.c builds sed's output in one object (engine/sed/pieces.py).
  *
  * Pure computation, no I/O. Every function returns exactly what its pure-Python twin in
  * waymark.engine returns (tests/unit/test_core_differential.py); engine/core.py decides
@@ -19,7 +18,6 @@ static PyMethodDef methods[] = {
     {"render", wm_render, METH_VARARGS, "The model text of anchored lines."},
     {"own_displays", wm_own_displays, METH_VARARGS, "Own prefixes, and where they are not."},
     {"repeated_displays", wm_repeated_displays, METH_VARARGS, "Context prefixes of repeats."},
-    {"join_pieces", wm_join_pieces, METH_VARARGS, "A step over pieces of lines, joined."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -156,6 +156,5 @@ PyObject *wm_context_hashes(PyObject *self, PyObject *arg);
 PyObject *wm_render(PyObject *self, PyObject *arg);
 PyObject *wm_own_displays(PyObject *self, PyObject *arg);
 PyObject *wm_repeated_displays(PyObject *self, PyObject *arg);
-PyObject *wm_join_pieces(PyObject *self, PyObject *arg);
 
 #endif

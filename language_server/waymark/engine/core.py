@@ -12,7 +12,7 @@ environment), the pure-Python path runs. Both give the same bytes
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from importlib import import_module
 from typing import Protocol, cast
@@ -53,15 +53,6 @@ class Core(Protocol):
         p6_count: Counter[int],
         /,
     ) -> list[int]: ...
-    def join_pieces(
-        self,
-        step: Callable[[bytes, int], bytes | None],
-        data: bytes,
-        size: int,
-        start: int = ...,
-        stop: int = ...,
-        /,
-    ) -> bytes | None: ...
 
 
 def _load() -> Core | None:

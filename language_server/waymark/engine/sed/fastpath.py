@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from functools import lru_cache, partial
+from functools import lru_cache
 from itertools import chain, repeat
 from operator import itemgetter
 from typing import AnyStr
@@ -330,14 +330,17 @@ def _substitute_range(
 ) -> AnyStr:
     """The commands run on one span of lines (the last one may insert newlines), a piece of
     lines at a time, so the regex engine's copies stay small and reuse the same memory."""
-    return file_pieces.between(partial(_substitute_lines, commands, stop), text, start, stop)
-
-
-def _substitute_lines(
-    commands: tuple[SubstCommand, ...], stop: int, piece: AnyStr, offset: int
-) -> AnyStr:
-    """The commands on a piece of the span: one before the span's end ends with the newline
-    after its last line, which is not the commands' to see."""
-    if offset + len(piece) == stop:
-        return _apply(commands, piece)
-    return _apply(commands, piece[:-1]) + piece[-1:]
+    newline = like(text, "\n")
+    size = file_pieces.PIECE_SIZE
+    pieces = [text[:start]]
+    changed = False
+    while start <= stop:
+        cut = text.find(newline, start + size, stop) if stop - start > size else -1
+        end = stop if cut < 0 else cut
+        body = text[start:end]
+        new = _apply(commands, body)
+        changed = changed or new != body
+        pieces.append(new)
+        pieces.append(text[end : end + 1] if cut >= 0 else text[stop:])
+        start = end + 1
+    return text[:0].join(pieces) if changed else text

@@ -9,9 +9,6 @@ as much as the work on a line (``/TODO/d`` on 8 MB: 32 ms whole, 15 ms in 256 KB
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import AnyStr
-
-from waymark.engine import core
 
 # About this many bytes per piece; the rest of the line it ends in is added.
 PIECE_SIZE = 1 << 18
@@ -36,10 +33,6 @@ def by_pieces(step: Step, data: bytes) -> bytes | None:
     results joined; None as soon as a piece's is None."""
     if len(data) <= PIECE_SIZE:
         return step(data, 0)
-    if core.native is not None:
-        # Each piece's result copied into the output as it comes: no list of them beside
-        # the joined copy (_core_sed.c).
-        return core.native.join_pieces(step, data, PIECE_SIZE)
     view = memoryview(data)
     outputs: list[bytes | memoryview] = []
     changed = False
@@ -54,29 +47,3 @@ def by_pieces(step: Step, data: bytes) -> bytes | None:
             changed = True
             outputs.append(new)
     return b"".join(outputs) if changed else data
-
-
-def between(step: Callable[[AnyStr, int], AnyStr], text: AnyStr, start: int, stop: int) -> AnyStr:
-    """``text[:start]``, ``step`` over each piece of ``text[start:stop]`` (cut as
-    ``line_pieces`` cuts, within the stop; an empty span is one empty piece: a span of lines
-    holds at least one line) and ``text[stop:]``, joined; ``text`` itself when no piece
-    changed."""
-    if isinstance(text, bytes) and core.native is not None:
-        joined = core.native.join_pieces(step, text, PIECE_SIZE, start, stop)
-        assert joined is not None
-        return joined
-    newline = "\n" if isinstance(text, str) else b"\n"
-    outputs = [text[:start]]
-    changed = False
-    while True:
-        cut = text.find(newline, start + PIECE_SIZE, stop) if stop - start > PIECE_SIZE else -1
-        end = stop if cut < 0 else cut + 1
-        piece = text[start:end]
-        new = step(piece, start)
-        changed = changed or new != piece
-        outputs.append(new)
-        start = end
-        if start >= stop:
-            break
-    outputs.append(text[stop:])
-    return text[:0].join(outputs) if changed else text
