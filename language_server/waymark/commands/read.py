@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import attrs
@@ -14,6 +15,8 @@ from waymark.commands.params import require
 from waymark.commands.schema import param
 from waymark.engine.anchors import LineIndex, annotate_range, as_json, gc_paused, render
 from waymark.engine.encodings import Decision
+from waymark.engine.page import Page, anchored_page
+from waymark.engine.text import TextFile
 
 
 @attrs.define(kw_only=True)
@@ -40,18 +43,25 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
     require(params.offset >= 1, "offset", "must be 1 or more (lines are numbered from 1)")
     require(params.limit is None or params.limit >= 1, "limit", "must be 1 or more")
     loaded = load_path(ctx, params.path, encoding=params.encoding)
-    tf = loaded.text_file()
-    assert loaded.digest is not None  # load() with must_exist
-    ctx.session.note_read(loaded.resolved.real, loaded.digest)
-    if not params.raw and loaded.resolved.real.suffix.lower() == ".ipynb":
+    assert loaded.data is not None and loaded.digest is not None  # load() with must_exist
+    real = loaded.resolved.real
+    ctx.session.note_read(real, loaded.digest)
+    if not params.raw and real.suffix.lower() == ".ipynb":
         cells = _notebook(loaded, params)
         if cells is not None:
             return cells
     start = params.offset - 1
+    paged = params.limit is not None or start > 0
+    if params.hashes and paged and not line_indexes.holds(real, loaded.digest):
+        # A page of a file without a kept index: decoded and annotated from its bytes.
+        stop = sys.maxsize if params.limit is None else start + params.limit
+        page = anchored_page(loaded.data, loaded.declared, start, stop)
+        if page is not None:
+            return _result(loaded, page, page.total, as_json(page.lines), render(page.lines))
+    tf = loaded.text_file()
     stop = len(tf.lines) if params.limit is None else min(len(tf.lines), start + params.limit)
     lines: list[dict[str, Any]]
     if params.hashes:
-        real = loaded.resolved.real
         index = line_indexes.take(real, loaded.digest, tf)
         if index is None:
             with gc_paused():
@@ -64,20 +74,26 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
     else:
         lines = [{"line": i + 1, "text": tf.lines[i]} for i in range(start, stop)]
         text = _numbered(params.offset, list(tf.lines[start:stop]))
+    return _result(loaded, tf, len(tf.lines), lines, text)
+
+
+def _result(
+    loaded: Loaded, file: TextFile | Page, total: int, lines: list[dict[str, Any]], text: str
+) -> dict[str, Any]:
     result = {
         "ok": True,
         "path": loaded.resolved.display,
         "lines": lines,
         "text": text,
-        "totalLines": len(tf.lines),
-        "encoding": tf.encoding,
-        "bom": tf.bom,
-        "eol": tf.eol_style,
-        "finalNewline": tf.final_newline,
+        "totalLines": total,
+        "encoding": file.encoding,
+        "bom": file.bom,
+        "eol": file.eol_style,
+        "finalNewline": file.final_newline,
         "version": loaded.version,
         "contentHash": loaded.digest,
     }
-    note = encoding_note(tf.decision)
+    note = encoding_note(file.decision)
     if note is not None:
         result["encodingNote"] = note
     return result

@@ -130,9 +130,12 @@ def decide(data: bytes, declared: str | None = None) -> Decision:
     return decide_with_text(data, declared)[0]
 
 
-def decide_with_text(data: bytes, declared: str | None = None) -> tuple[Decision, str | None]:
+def decide_with_text(
+    data: bytes, declared: str | None = None, *, text_wanted: bool = True
+) -> tuple[Decision, str | None]:
     """:func:`decide`, plus the text when deciding already decoded it (valid UTF-8): the
-    common case then decodes once."""
+    common case then decodes once. ``text_wanted=False``: the text is never returned, and
+    ASCII bytes (valid UTF-8) are not decoded at all."""
     for bom, name in BOMS:
         if data.startswith(bom):
             if name == "utf-8":
@@ -150,12 +153,14 @@ def decide_with_text(data: bytes, declared: str | None = None) -> tuple[Decision
             return Decision(encoding, False, "declared"), None
         elif encoding not in _UNICODE:
             note = f"the bytes do not round-trip as the declared {encoding}"
+    if not text_wanted and data.isascii():
+        return Decision("utf-8", False, "utf-8", note), None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         pass
     else:
-        return Decision("utf-8", False, "utf-8", note), text
+        return Decision("utf-8", False, "utf-8", note), text if text_wanted else None
     found = detect(data)
     if found is not None:
         return Decision(found, False, "detected", note), None
