@@ -1,0 +1,135 @@
+"""A paged read with anchors, made from the file's bytes (engine/page.py, _core_page.c), is
+byte for byte the slice of the full read, on the compiled core and on the pure-Python path."""
+
+from __future__ import annotations
+
+import codecs
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bench.anchors_speed import make_file
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_core_differential import CORPORA
+
+from waymark.commands import line_indexes
+from waymark.commands.context import CommandContext, load_options
+from waymark.commands.read import ReadParams, read
+from waymark.engine import core
+from waymark.engine.anchors import annotate
+from waymark.engine.page import anchored_page
+from waymark.engine.text import TextFile
+
+FILES: dict[str, bytes] = {
+    **{name: data for name, data in CORPORA.items() if isinstance(data, bytes)},
+    "generated code": make_file(3000, seed=3),
+    "utf-8 bom": codecs.BOM_UTF8 + "é = 1\n}\n\n}\nx\r\n".encode(),
+    "utf-8 bom, invalid body": codecs.BOM_UTF8 + b"a\n\xff\n}\n}\n",
+    "bom only": codecs.BOM_UTF8,
+    "latin-1": "café = 1\n}\n}\n".encode("latin-1"),
+    "only newline": b"\n",
+    "blank last line": b"a\n\n",
+}
+# (offset, limit): the first lines, the middle, the last, past the end, no limit.
+PAGES = [(1, 1), (1, 3), (2, 2), (3, 100), (5, 7), (40, 5), (299, 4), (2990, 20), (9999, 3)]
+
+
+@pytest.fixture(autouse=True)
+def _no_kept_indexes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A kept index sends a page down the decoded path: every read here starts from bytes.
+    monkeypatch.setattr(line_indexes, "_indexes", OrderedDict())
+    monkeypatch.setattr(line_indexes, "_lines", 0)
+
+
+def _ctx(root: Path) -> CommandContext:
+    options, _ = load_options({"historyDir": str(root / ".hist"), "sessionId": "page"})
+    return CommandContext.create([root], options)
+
+
+def _read(ctx: CommandContext, name: str, **params: Any) -> dict[str, Any]:
+    line_indexes._indexes.clear()
+    return read(ctx, ReadParams(path=name, hashes=True, **params))
+
+
+def _sliced(full: dict[str, Any], offset: int, limit: int | None) -> dict[str, Any]:
+    stop = None if limit is None else offset - 1 + limit
+    lines = full["lines"][offset - 1 : stop]
+    text = "".join(
+        f"{r['line']}#{r['hash']}{'~|' if r['quality'] == 'low' else '|'}{r['text']}\n"
+        for r in lines
+    )
+    return {**full, "lines": lines, "text": text}
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "pure"])
+def test_a_page_is_the_slice_of_the_full_read(name: str, compiled: bool, tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_bytes(FILES[name])
+    ctx = _ctx(tmp_path)
+    with core.using(core.BUILT if compiled else None):
+        full = _read(ctx, "f.txt")
+        assert full["text"] == "".join(
+            f"{r['line']}#{r['hash']}{'~|' if r['quality'] == 'low' else '|'}{r['text']}\n"
+            for r in full["lines"]
+        )
+        for offset, limit in [*PAGES, (2, None), (1, 10**6)]:
+            page = _read(ctx, "f.txt", offset=offset, limit=limit)
+            assert page == _sliced(full, offset, limit), (offset, limit)
+
+
+_POOL = [
+    "",
+    "",
+    "  ",
+    "\t",
+    "}",
+    "x = 1",
+    "é",
+    "😀 y",
+    "a",
+    "value = 919",
+    "value = 1993",
+    "\u3000",
+]
+_line = st.one_of(st.sampled_from(_POOL), st.from_regex(r"[a-c]{1,2} = [0-9]", fullmatch=True))
+_eol = st.sampled_from(["\n", "\n", "\r\n", "\r"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_line, _eol), max_size=60), st.integers(0, 70), st.integers(1, 70))
+def test_generated_pages_are_slices_of_the_annotated_file(
+    rows: list[tuple[str, str]], start: int, size: int
+) -> None:
+    data = "".join(line + eol for line, eol in rows).encode()
+    whole = list(annotate(TextFile.decode(data)))
+    with core.using(core.BUILT):
+        page = anchored_page(data, None, start, start + size)
+    assert page is not None
+    assert page.lines == whole[start : start + size]
+    assert page.total == len(whole)
+
+
+def test_a_paged_read_decodes_only_its_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "big.py").write_bytes(make_file(20_000))
+    ctx = _ctx(tmp_path)
+    expected = _read(ctx, "big.py", offset=9_000, limit=100)
+
+    def whole_file(*args: object, **kwargs: object) -> TextFile:
+        raise AssertionError("the whole file was decoded for a page")
+
+    monkeypatch.setattr(TextFile, "decode", whole_file)
+    with core.using(core.BUILT):
+        assert _read(ctx, "big.py", offset=9_000, limit=100) == expected
+
+
+def test_bytes_the_core_cannot_page_are_decoded_whole() -> None:
+    with core.using(core.BUILT):
+        assert anchored_page(b"caf\xe9\n", None, 0, 1) is None  # not UTF-8
+        assert anchored_page(codecs.BOM_UTF8 + b"\xff\n", None, 0, 1) is None
+        assert anchored_page("é\n".encode("utf-16-le"), "utf-16-le", 0, 1) is None
+    with core.using(None):
+        assert anchored_page(b"a\n", None, 0, 1) is None
