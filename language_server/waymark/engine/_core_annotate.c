@@ -68,21 +68,6 @@ collided_token(const Cols *c, Py_ssize_t i)
     return hex_token(h, 6, c->rank[i]);
 }
 
-/* Where by_p6 has the prefix ``key`` (its first line), or -1. */
-static Py_ssize_t
-find_prefix(const Cols *c, uint64_t key)
-{
-    Py_ssize_t lo = 0, hi = c->n;
-    while (lo < hi) {
-        Py_ssize_t mid = lo + (hi - lo) / 2;
-        if ((c->by_p6[mid] >> 32) < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < c->n && (c->by_p6[lo] >> 32) == key ? lo : -1;
-}
-
 /* The context hashes of the repeated lines (ascending) into ctx. */
 static int
 context_of(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, uint64_t *ctx)
@@ -186,12 +171,17 @@ repeated_tokens(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, PyObject **o
         PyErr_NoMemory();
         goto done;
     }
+    /* Both by_c6 and by_p6 ascend: one walk along by_p6 finds each context prefix among the
+     * lines' (a search per prefix would jump about a large file's table). */
+    Py_ssize_t p = 0;
     for (Py_ssize_t s = 0, e; s < r; s = e) {
         uint64_t c6 = by_c6[s] >> 32;
         int same = 1;
         for (e = s + 1; e < r && (by_c6[e] >> 32) == c6; e++)
             same &= ctx[(uint32_t)by_c6[e]] == ctx[(uint32_t)by_c6[s]];
-        Py_ssize_t at = find_prefix(c, c6);
+        while (p < c->n && (c->by_p6[p] >> 32) < c6)
+            p++;
+        Py_ssize_t at = p < c->n && (c->by_p6[p] >> 32) == c6 ? p : -1;
         for (Py_ssize_t k = s; k < e; k++) {
             Py_ssize_t j = rep[(uint32_t)by_c6[k]];
             uint64_t full = ctx[(uint32_t)by_c6[k]];
@@ -264,11 +254,13 @@ wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop)
         PyErr_SetString(PyExc_ValueError, "at most 2**32 lines");
         goto done;
     }
-    /* One visit per line object: each is a cache miss in a large file. */
+    /* One visit per line object: each is a cache miss in a large file. Only the page's
+     * qualities are asked, so only its lines are scanned for punctuation. */
     for (Py_ssize_t i = 0; i < n; i++) {
         if (line_hash(c, i, &c->hash[i]) < 0)
             goto done;
-        c->punct[i] = (unsigned char)line_punct(c, i);
+        if (i >= start && i < stop)
+            c->punct[i] = (unsigned char)line_punct(c, i);
         c->by_p6[i] = (c->hash[i] >> 40) << 32 | (uint64_t)i;
         c->texts[i] = 1;
     }

@@ -6,28 +6,29 @@
 /* Terminator kinds, as bits of the file's set of them. */
 enum { LF = 1, CRLF = 2, CR = 4 };
 
-/* Split buf[0, size) on \n, \r\n and \r as text.split_lines does: each line's offset,
- * length and terminator kind (0: none, the last line only). The line count, -1 on error. */
+/* Split buf[0, size) on \n, \r\n and \r as text.split_lines does: each line's offset and
+ * length, and in *kinds the bits of the terminators met (8: the last line has none). The
+ * line count, -1 on error. */
 static Py_ssize_t
-split_spans(const char *buf, Py_ssize_t size, Py_ssize_t **off, Py_ssize_t **len,
-            unsigned char **kind)
+split_spans(const char *buf, Py_ssize_t size, Py_ssize_t **off, Py_ssize_t **len, int *kinds)
 {
-    Py_ssize_t cap = 1;
-    for (const char *p = buf; (p = memchr(p, '\n', (size_t)(buf + size - p))) != NULL; p++)
-        cap++;
     int has_cr = memchr(buf, '\r', (size_t)size) != NULL;
-    if (has_cr)
-        for (Py_ssize_t i = 0; i < size; i++)
-            cap += buf[i] == '\r';
+    Py_ssize_t n = 0, at = 0, cap = size / 32 + 16;
+    *kinds = 0;
     *off = malloc(sizeof(Py_ssize_t) * (size_t)cap);
     *len = malloc(sizeof(Py_ssize_t) * (size_t)cap);
-    *kind = malloc((size_t)cap);
-    if (*off == NULL || *len == NULL || *kind == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    Py_ssize_t n = 0, at = 0;
-    while (at < size) {
+    while (*off != NULL && *len != NULL && at < size) {
+        if (n == cap) {
+            cap *= 2;
+            Py_ssize_t *o = realloc(*off, sizeof(Py_ssize_t) * (size_t)cap);
+            if (o == NULL)
+                break;
+            *off = o;
+            Py_ssize_t *l = realloc(*len, sizeof(Py_ssize_t) * (size_t)cap);
+            if (l == NULL)
+                break;
+            *len = l;
+        }
         Py_ssize_t end = at;
         if (has_cr)
             while (end < size && buf[end] != '\n' && buf[end] != '\r')
@@ -37,38 +38,38 @@ split_spans(const char *buf, Py_ssize_t size, Py_ssize_t **off, Py_ssize_t **len
             end = nl == NULL ? size : nl - buf;
         }
         (*off)[n] = at;
-        (*len)[n] = end - at;
+        (*len)[n++] = end - at;
         if (end == size) {
-            (*kind)[n++] = 0;
-            break;
+            *kinds |= 8;
+            return n;
         }
-        if (buf[end] == '\r' && end + 1 < size && buf[end + 1] == '\n') {
-            (*kind)[n++] = CRLF;
-            at = end + 2;
-        }
-        else {
-            (*kind)[n++] = buf[end] == '\n' ? LF : CR;
-            at = end + 1;
-        }
+        int crlf = buf[end] == '\r' && end + 1 < size && buf[end + 1] == '\n';
+        *kinds |= crlf ? CRLF : buf[end] == '\n' ? LF : CR;
+        at = end + 1 + crlf;
+    }
+    if (*off == NULL || *len == NULL || at < size) {
+        PyErr_NoMemory();
+        return -1;
     }
     return n;
 }
 
 /* page_columns(data, skip, start, stop) -> (lines, count, kinds, columns) or None:
- * data[skip:] is valid UTF-8 text; lines [start, stop) of it, how many lines it has, the bits of the terminators it holds (8: its last line has none), and
- * annotate_columns of that page; None where annotate_columns is None. */
+ * data[skip:] is valid UTF-8 text; lines [start, stop) of it, how many lines it has, the
+ * bits of the terminators it holds (8: its last line has none), and annotate_columns of
+ * that page; None where annotate_columns is None. */
 PyObject *
 wm_page_columns(PyObject *self, PyObject *args)
 {
     Py_buffer view;
     Py_ssize_t skip, start, stop, *off = NULL, *len = NULL;
-    unsigned char *kind = NULL;
+    int kinds;
     PyObject *columns = NULL, *lines = NULL, *result = NULL;
     if (!PyArg_ParseTuple(args, "y*nnn", &view, &skip, &start, &stop))
         return NULL;
     skip = skip < 0 ? 0 : skip > view.len ? view.len : skip;
     const char *buf = (const char *)view.buf + skip;
-    Py_ssize_t n = split_spans(buf, view.len - skip, &off, &len, &kind);
+    Py_ssize_t n = split_spans(buf, view.len - skip, &off, &len, &kinds);
     if (n < 0)
         goto done;
     start = start < 0 ? 0 : start > n ? n : start;
@@ -80,9 +81,6 @@ wm_page_columns(PyObject *self, PyObject *args)
         columns = NULL;
         goto done;
     }
-    int kinds = n && kind[n - 1] == 0 ? 8 : 0;
-    for (Py_ssize_t i = 0; i < n; i++)
-        kinds |= kind[i];
     lines = PyList_New(stop - start);
     if (lines == NULL)
         goto done;
@@ -98,7 +96,6 @@ done:
     Py_XDECREF(lines);
     free(off);
     free(len);
-    free(kind);
     PyBuffer_Release(&view);
     return result;
 }
