@@ -19,7 +19,7 @@ from waymark.commands.context import CommandContext, load_options
 from waymark.commands.read import ReadParams, read
 from waymark.engine import core
 from waymark.engine.anchors import annotate
-from waymark.engine.page import anchored_page
+from waymark.engine.page import read_page
 from waymark.engine.text import TextFile
 
 FILES: dict[str, bytes] = {
@@ -48,34 +48,32 @@ def _ctx(root: Path) -> CommandContext:
     return CommandContext.create([root], options)
 
 
-def _read(ctx: CommandContext, name: str, **params: Any) -> dict[str, Any]:
+def _read(ctx: CommandContext, name: str, hashes: bool = True, **params: Any) -> dict[str, Any]:
     line_indexes._indexes.clear()
-    return read(ctx, ReadParams(path=name, hashes=True, **params))
+    return read(ctx, ReadParams(path=name, hashes=hashes, **params))
 
 
 def _sliced(full: dict[str, Any], offset: int, limit: int | None) -> dict[str, Any]:
+    # A line's text holds no "\n" (nor "\r"): the full text's rows split on it alone.
     stop = None if limit is None else offset - 1 + limit
-    lines = full["lines"][offset - 1 : stop]
-    text = "".join(
-        f"{r['line']}#{r['hash']}{'~|' if r['quality'] == 'low' else '|'}{r['text']}\n"
-        for r in lines
-    )
-    return {**full, "lines": lines, "text": text}
+    rows = full["text"].split("\n")[:-1]
+    assert len(rows) == len(full["lines"])
+    text = "".join(row + "\n" for row in rows[offset - 1 : stop])
+    return {**full, "lines": full["lines"][offset - 1 : stop], "text": text}
 
 
 @pytest.mark.parametrize("name", sorted(FILES))
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "pure"])
-def test_a_page_is_the_slice_of_the_full_read(name: str, compiled: bool, tmp_path: Path) -> None:
+@pytest.mark.parametrize("hashes", [True, False], ids=["hashes", "plain"])
+def test_a_page_is_the_slice_of_the_full_read(
+    name: str, compiled: bool, hashes: bool, tmp_path: Path
+) -> None:
     (tmp_path / "f.txt").write_bytes(FILES[name])
     ctx = _ctx(tmp_path)
     with core.using(core.BUILT if compiled else None):
-        full = _read(ctx, "f.txt")
-        assert full["text"] == "".join(
-            f"{r['line']}#{r['hash']}{'~|' if r['quality'] == 'low' else '|'}{r['text']}\n"
-            for r in full["lines"]
-        )
+        full = _read(ctx, "f.txt", hashes)
         for offset, limit in [*PAGES, (2, None), (1, 10**6)]:
-            page = _read(ctx, "f.txt", offset=offset, limit=limit)
+            page = _read(ctx, "f.txt", hashes, offset=offset, limit=limit)
             assert page == _sliced(full, offset, limit), (offset, limit)
 
 
@@ -105,31 +103,32 @@ def test_generated_pages_are_slices_of_the_annotated_file(
     data = "".join(line + eol for line, eol in rows).encode()
     whole = list(annotate(TextFile.decode(data)))
     with core.using(core.BUILT):
-        page = anchored_page(data, None, start, start + size)
+        page = read_page(data, None, start, start + size, anchors=True)
     assert page is not None
-    assert page.lines == whole[start : start + size]
+    assert page.anchored == whole[start : start + size]
     assert page.total == len(whole)
 
 
+@pytest.mark.parametrize("hashes", [True, False], ids=["hashes", "plain"])
 def test_a_paged_read_decodes_only_its_lines(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    hashes: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "big.py").write_bytes(make_file(20_000))
     ctx = _ctx(tmp_path)
-    expected = _read(ctx, "big.py", offset=9_000, limit=100)
+    expected = _read(ctx, "big.py", hashes, offset=9_000, limit=100)
 
     def whole_file(*args: object, **kwargs: object) -> TextFile:
         raise AssertionError("the whole file was decoded for a page")
 
     monkeypatch.setattr(TextFile, "decode", whole_file)
     with core.using(core.BUILT):
-        assert _read(ctx, "big.py", offset=9_000, limit=100) == expected
+        assert _read(ctx, "big.py", hashes, offset=9_000, limit=100) == expected
 
 
 def test_bytes_the_core_cannot_page_are_decoded_whole() -> None:
     with core.using(core.BUILT):
-        assert anchored_page(b"caf\xe9\n", None, 0, 1) is None  # not UTF-8
-        assert anchored_page(codecs.BOM_UTF8 + b"\xff\n", None, 0, 1) is None
-        assert anchored_page("é\n".encode("utf-16-le"), "utf-16-le", 0, 1) is None
+        assert read_page(b"caf\xe9\n", None, 0, 1, anchors=True) is None  # not UTF-8
+        assert read_page(codecs.BOM_UTF8 + b"\xff\n", None, 0, 1, anchors=True) is None
+        assert read_page("é\n".encode("utf-16-le"), "utf-16-le", 0, 1, anchors=True) is None
     with core.using(None):
-        assert anchored_page(b"a\n", None, 0, 1) is None
+        assert read_page(b"a\n", None, 0, 1, anchors=True) is None

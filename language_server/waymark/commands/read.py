@@ -15,7 +15,7 @@ from waymark.commands.params import require
 from waymark.commands.schema import param
 from waymark.engine.anchors import LineIndex, annotate_range, as_json, gc_paused, render
 from waymark.engine.encodings import Decision
-from waymark.engine.page import Page, anchored_page
+from waymark.engine.page import Page, read_page
 from waymark.engine.text import TextFile
 
 
@@ -52,12 +52,16 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
             return cells
     start = params.offset - 1
     paged = params.limit is not None or start > 0
-    if params.hashes and paged and not line_indexes.holds(real, loaded.digest):
-        # A page of a file without a kept index: decoded and annotated from its bytes.
+    if paged and not (params.hashes and line_indexes.holds(real, loaded.digest)):
+        # A page of a file without a kept index: split (and annotated) from its bytes.
         stop = sys.maxsize if params.limit is None else start + params.limit
-        page = anchored_page(loaded.data, loaded.declared, start, stop)
+        page = read_page(loaded.data, loaded.declared, start, stop, anchors=params.hashes)
         if page is not None:
-            return _result(loaded, page, page.total, as_json(page.lines), render(page.lines))
+            if page.anchored is not None:
+                anchored = page.anchored
+                return _result(loaded, page, page.total, as_json(anchored), render(anchored))
+            rows = [{"line": start + k + 1, "text": t} for k, t in enumerate(page.texts)]
+            return _result(loaded, page, page.total, rows, _numbered(params.offset, page.texts))
     tf = loaded.text_file()
     stop = len(tf.lines) if params.limit is None else min(len(tf.lines), start + params.limit)
     lines: list[dict[str, Any]]

@@ -54,18 +54,18 @@ split_spans(const char *buf, Py_ssize_t size, Py_ssize_t **off, Py_ssize_t **len
     return n;
 }
 
-/* page_columns(data, skip, start, stop) -> (lines, count, kinds, columns) or None:
- * data[skip:] is valid UTF-8 text; lines [start, stop) of it, how many lines it has, the
- * bits of the terminators it holds (8: its last line has none), and annotate_columns of
- * that page; None where annotate_columns is None. */
+/* page_columns(data, skip, start, stop, anchors=True) -> (lines, count, kinds, columns) or
+ * None: data[skip:] is valid UTF-8 text; lines [start, stop) of it, how many lines it has,
+ * the bits of the terminators it holds (8: its last line has none), and annotate_columns of
+ * that page (None without anchors); None where annotate_columns is None. */
 PyObject *
 wm_page_columns(PyObject *self, PyObject *args)
 {
     Py_buffer view;
     Py_ssize_t skip, start, stop, *off = NULL, *len = NULL;
-    int kinds;
+    int kinds, anchors = 1;
     PyObject *columns = NULL, *lines = NULL, *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*nnn", &view, &skip, &start, &stop))
+    if (!PyArg_ParseTuple(args, "y*nnn|p", &view, &skip, &start, &stop, &anchors))
         return NULL;
     skip = skip < 0 ? 0 : skip > view.len ? view.len : skip;
     const char *buf = (const char *)view.buf + skip;
@@ -75,8 +75,8 @@ wm_page_columns(PyObject *self, PyObject *args)
     start = start < 0 ? 0 : start > n ? n : start;
     stop = stop < start ? start : stop > n ? n : stop;
     Cols c = {n, NULL, buf, off, len};
-    columns = wm_columns(&c, start, stop);
-    if (columns == NULL || columns == Py_None) {
+    columns = anchors ? wm_columns(&c, start, stop) : Py_NewRef(Py_None);
+    if (columns == NULL || (anchors && columns == Py_None)) {
         result = columns;
         columns = NULL;
         goto done;

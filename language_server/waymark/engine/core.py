@@ -38,8 +38,8 @@ class Core(Protocol):
         self, lines: Sequence[str], start: int = ..., stop: int = ..., /
     ) -> Columns | None: ...
     def page_columns(
-        self, data: bytes, skip: int, start: int, stop: int, /
-    ) -> tuple[list[str], int, int, Columns] | None: ...
+        self, data: bytes, skip: int, start: int, stop: int, anchors: bool = ..., /
+    ) -> tuple[list[str], int, int, Columns | None] | None: ...
     def own_displays(
         self,
         indices: list[int],

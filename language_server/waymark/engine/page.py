@@ -1,11 +1,12 @@
-"""A page of a file with its anchors, from the file's bytes: what a paged read shows costs
-one pass of the compiled core over the bytes, and only the page's lines become strings.
+"""A page of a file, with or without its anchors, from the file's bytes: what a paged read
+shows costs one pass of the compiled core over the bytes, and only the page's lines become
+strings.
 
 The anchors of a page depend on the whole file (a line's display is decided by every other
 line's prefix), so the core still splits and hashes every line, as spans of the bytes, and
-the page's lines alone are decoded. The answer is the slice of what
-:func:`~waymark.engine.anchors.annotate` of the decoded file shows
-(tests/unit/test_page_differential.py); :func:`anchored_page` answers None wherever that
+the page's lines alone are decoded (without anchors, the lines are only split). The answer
+is the slice of what :func:`~waymark.engine.anchors.annotate` of the decoded file shows
+(tests/unit/test_page_differential.py); :func:`read_page` answers None wherever that
 needs the decoded file: the pure-Python path, bytes that are not valid UTF-8, two lines with
 one 64-bit hash.
 """
@@ -27,10 +28,11 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 
 @dataclass(frozen=True)
 class Page:
-    """Lines of a file with their anchors, and what a read reports of the whole file (as
-    :class:`~waymark.engine.text.TextFile` names it)."""
+    """Lines of a file (with their anchors when asked), and what a read reports of the whole
+    file (as :class:`~waymark.engine.text.TextFile` names it)."""
 
-    lines: list[AnchoredLine]
+    texts: list[str]
+    anchored: list[AnchoredLine] | None
     total: int
     encoding: str
     bom: bool
@@ -39,9 +41,11 @@ class Page:
     decision: Decision
 
 
-def anchored_page(data: bytes, declared: str | None, start: int, stop: int) -> Page | None:
-    """Lines ``[start, stop)`` (0-based; past the end: none) of the file of ``data`` as
-    ``annotate`` of the decoded file shows them; None: decode it and annotate that."""
+def read_page(
+    data: bytes, declared: str | None, start: int, stop: int, *, anchors: bool
+) -> Page | None:
+    """Lines ``[start, stop)`` (0-based; past the end: none) of the file of ``data``, with
+    ``anchors`` as ``annotate`` of the decoded file shows them; None: decode it instead."""
     native = core.native
     if native is None:
         return None
@@ -51,16 +55,17 @@ def anchored_page(data: bytes, declared: str | None, start: int, stop: int) -> P
     skip = len(_UTF8_BOM) if decision.bom else 0
     if decision.source != "utf-8" and not _valid_utf8(data[skip:]):
         return None
-    answer = native.page_columns(data, skip, start, stop)
+    answer = native.page_columns(data, skip, start, stop, anchors)
     if answer is None:
         return None
-    lines, total, kinds, columns = answer
-    shown = page_of(lines, min(start, total), columns)
-    if shown is None:
+    texts, total, kinds, columns = answer
+    anchored = None if columns is None else page_of(texts, min(start, total), columns)
+    if anchors and anchored is None:
         return None
     eols = [eol for bit, eol in _EOL_BITS if kinds & bit]
     return Page(
-        lines=shown,
+        texts=texts,
+        anchored=anchored,
         total=total,
         encoding="utf-8",
         bom=decision.bom,
