@@ -4,6 +4,7 @@ byte for byte the slice of the full read, on the compiled core and on the pure-P
 from __future__ import annotations
 
 import codecs
+import re
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from waymark.commands.context import CommandContext, load_options
 from waymark.commands.read import ReadParams, read
 from waymark.engine import core
 from waymark.engine.anchors import annotate
+from waymark.engine.errors import WaymarkError
 from waymark.engine.page import read_page
 from waymark.engine.text import TextFile
 
@@ -32,6 +34,11 @@ FILES: dict[str, bytes] = {
     "only newline": b"\n",
     "blank last line": b"a\n\n",
 }
+# The repository's fixtures: every encoding, BOM and line-end case Waymark reads.
+_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = sorted(
+    p for d in ("files", "encodings") for p in (_FIXTURES / d).iterdir() if p.is_file()
+)
 # (offset, limit): the first lines, the middle, the last, past the end, no limit.
 PAGES = [(1, 1), (1, 3), (2, 2), (3, 100), (5, 7), (40, 5), (299, 4), (2990, 20), (9999, 3)]
 
@@ -75,6 +82,25 @@ def test_a_page_is_the_slice_of_the_full_read(
         for offset, limit in [*PAGES, (2, None), (1, 10**6)]:
             page = _read(ctx, "f.txt", hashes, offset=offset, limit=limit)
             assert page == _sliced(full, offset, limit), (offset, limit)
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("hashes", [True, False], ids=["hashes", "plain"])
+@pytest.mark.parametrize("declared", [None, "utf-8", "utf-8-bom", "latin1"])
+def test_a_fixture_page_is_the_slice_of_the_full_read(
+    fixture: Path, hashes: bool, declared: str | None, tmp_path: Path
+) -> None:
+    (tmp_path / fixture.name).write_bytes(fixture.read_bytes())
+    ctx = _ctx(tmp_path)
+    try:
+        full = _read(ctx, fixture.name, hashes, encoding=declared)
+    except WaymarkError as exc:
+        with pytest.raises(type(exc), match=re.escape(str(exc))):
+            _read(ctx, fixture.name, hashes, offset=2, limit=1, encoding=declared)
+        return
+    for offset, limit in [(1, 1), (2, 2), (3, None)]:
+        page = _read(ctx, fixture.name, hashes, offset=offset, limit=limit, encoding=declared)
+        assert page == _sliced(full, offset, limit), (offset, limit)
 
 
 _POOL = [
