@@ -326,8 +326,8 @@ wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop)
     }
     result = Py_BuildValue("(OOOO)", special, tokens, low, medium);
 done:
-    if (out != NULL)
-        for (Py_ssize_t i = 0; i < n; i++)
+    if (out != NULL) /* only the page's tokens are made: the rest stays untouched zeros */
+        for (Py_ssize_t i = start; i < stop; i++)
             Py_XDECREF(out[i]);
     Py_XDECREF(special);
     Py_XDECREF(tokens);
