@@ -20,6 +20,7 @@ from waymark.commands.context import CommandContext, load_options
 from waymark.commands.read import ReadParams, read
 from waymark.engine import core
 from waymark.engine.anchors import annotate
+from waymark.engine.encodings import valid_utf8
 from waymark.engine.errors import WaymarkError
 from waymark.engine.page import read_page
 from waymark.engine.text import TextFile
@@ -158,3 +159,40 @@ def test_bytes_the_core_cannot_page_are_decoded_whole() -> None:
         assert read_page("é\n".encode("utf-16-le"), "utf-16-le", 0, 1, anchors=True) is None
     with core.using(None):
         assert read_page(b"a\n", None, 0, 1, anchors=True) is None
+
+
+def _decodes(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def test_utf8_validity_is_what_decoding_says_for_every_short_sequence() -> None:
+    native = core.BUILT
+    assert native is not None
+    starts = [bytes([a]) for a in range(256)]
+    for one in starts:
+        for two in range(256):
+            data = one + bytes([two])
+            assert native.utf8_valid(data) == _decodes(data), data
+    for lead in range(0xE0, 0xF5):
+        for two in range(0x70, 0xC8):
+            for three in (0x00, 0x7F, 0x80, 0xBF, 0xC0):
+                for four in (b"", b"\x80", b"\xbf", b"\xc0", b"a"):
+                    data = bytes([lead, two, three]) + four
+                    assert native.utf8_valid(data) == _decodes(data), data
+
+
+_PIECES = [b"a", b"12345678", b"\xc2\x80", b"\xe0\xa0\x80", b"\xed\x9f\xbf", b"\xed\xa0\x80"]
+_PIECES += [b"\xf4\x8f\xbf\xbf", b"\xf4\x90\x80\x80", b"\xc0\x80", b"\xf5", b"\x80", b"\xe0\x80"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.binary(max_size=40), st.lists(st.sampled_from(_PIECES)).map(b"".join)))
+def test_utf8_validity_is_what_decoding_says(data: bytes) -> None:
+    assert core.BUILT is not None
+    assert core.BUILT.utf8_valid(data) == _decodes(data)
+    with core.using(None):
+        assert valid_utf8(data) == _decodes(data)

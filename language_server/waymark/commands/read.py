@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -15,8 +15,10 @@ from waymark.commands.params import require
 from waymark.commands.schema import param
 from waymark.engine.anchors import LineIndex, annotate_range, as_json, gc_paused, render
 from waymark.engine.encodings import Decision
-from waymark.engine.page import Page, read_page
 from waymark.engine.text import TextFile
+
+if TYPE_CHECKING:
+    from waymark.engine.page import Page
 
 
 @attrs.define(kw_only=True)
@@ -53,7 +55,10 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
     start = params.offset - 1
     paged = params.limit is not None or start > 0
     if paged and not (params.hashes and line_indexes.holds(real, loaded.digest)):
-        # A page of a file without a kept index: split (and annotated) from its bytes.
+        # A page of a file without a kept index: split (and annotated) from its bytes. Its
+        # module loads with the first page, not at every door's (or hook's) start.
+        from waymark.engine.page import read_page
+
         stop = sys.maxsize if params.limit is None else start + params.limit
         page = read_page(loaded.data, loaded.declared, start, stop, anchors=params.hashes)
         if page is not None:

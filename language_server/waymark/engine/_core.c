@@ -11,6 +11,7 @@
 
 static PyMethodDef methods[] = {
     {"annotate_columns", wm_annotate_columns, METH_VARARGS, "Every line's display anchor."},
+    {"utf8_valid", wm_utf8_valid, METH_O, "Whether bytes are valid UTF-8."},
     {"page_columns", wm_page_columns, METH_VARARGS, "A page of text bytes, annotated."},
     {"split_lines", wm_split_lines, METH_O, "Split on \\n, \\r\\n and \\r: (lines, eols)."},
     {"hash_lines", wm_hash_lines, METH_O, "xxh3_64 of each line's UTF-8 bytes."},

@@ -54,6 +54,37 @@ split_spans(const char *buf, Py_ssize_t size, Py_ssize_t **off, Py_ssize_t **len
     return n;
 }
 
+/* utf8_valid(data) -> bool: whether bytes.decode("utf-8") would take data (the well-formed
+ * sequences of Unicode's table 3-7: no overlong form, surrogate or code point past
+ * U+10FFFF), without making its text. */
+PyObject *
+wm_utf8_valid(PyObject *self, PyObject *arg)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *s = view.buf;
+    Py_ssize_t n = view.len, i = 0;
+    int valid = 1;
+    while (valid && i < n) {
+        uint64_t word;
+        if (i + 8 <= n && (memcpy(&word, s + i, 8), !(word & 0x8080808080808080ULL))) {
+            i += 8;
+            continue;
+        }
+        unsigned char b = s[i], lo = 0x80, hi = 0xBF;
+        int more = b < 0x80 ? 0 : b < 0xC2 ? -1 : b < 0xE0 ? 1 : b < 0xF0 ? 2 : b < 0xF5 ? 3 : -1;
+        lo = b == 0xE0 ? 0xA0 : b == 0xF0 ? 0x90 : lo;
+        hi = b == 0xED ? 0x9F : b == 0xF4 ? 0x8F : hi;
+        valid = more >= 0 && n - i > more && (more == 0 || (s[i + 1] >= lo && s[i + 1] <= hi));
+        for (int k = 2; valid && k <= more; k++)
+            valid = (s[i + k] & 0xC0) == 0x80;
+        i += more + 1;
+    }
+    PyBuffer_Release(&view);
+    return PyBool_FromLong(valid);
+}
+
 /* page_columns(data, skip, start, stop, anchors=True) -> (lines, count, kinds, columns) or
  * None: data[skip:] is valid UTF-8 text; lines [start, stop) of it, how many lines it has,
  * the bits of the terminators it holds (8: its last line has none), and annotate_columns of

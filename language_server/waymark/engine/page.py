@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from waymark.engine import core
 from waymark.engine.anchors import AnchoredLine, page_of
-from waymark.engine.encodings import Decision, decide_with_text
+from waymark.engine.encodings import Decision, decide_with_text, valid_utf8
 from waymark.engine.text import eol_name
 
 # The bits of page_columns' terminator set (_core_page.c), in text.EOLS' order.
@@ -53,7 +53,7 @@ def read_page(
     if decision.encoding != "utf-8":
         return None
     skip = len(_UTF8_BOM) if decision.bom else 0
-    if decision.source != "utf-8" and not _valid_utf8(data[skip:]):
+    if decision.source != "utf-8" and not valid_utf8(data[skip:]):
         return None
     answer = native.page_columns(data, skip, start, stop, anchors)
     if answer is None:
@@ -73,13 +73,3 @@ def read_page(
         final_newline=not kinds & _NO_FINAL_NEWLINE,
         decision=decision,
     )
-
-
-def _valid_utf8(body: bytes) -> bool:
-    if body.isascii():
-        return True
-    try:
-        body.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
