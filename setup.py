@@ -9,9 +9,19 @@ setup(
             "waymark.engine._core",
             [
                 f"language_server/waymark/engine/{name}.c"
-                for name in ("_core", "_core_text", "_core_index", "_core_annotate", "_core_render")
+                for name in (
+                    "_core",
+                    "_core_text",
+                    "_core_index",
+                    "_core_annotate",
+                    "_core_render",
+                    "_core_page",
+                )
             ],
-            depends=["language_server/waymark/engine/_core.h"],
+            depends=[
+                "language_server/waymark/engine/_core.h",
+                "language_server/waymark/engine/_core_cols.h",
+            ],
             optional=True,
         )
     ]

@@ -41,6 +41,7 @@ class Loaded:
     version: int | None  # the open buffer's version
     uri: str
     declared: str | None = None  # the encoding declared for the file (engine/encodings.py)
+    disk_digest: str | None = None  # the digest of ``disk`` the store took as it read it
 
     @property
     def exists(self) -> bool:
@@ -53,6 +54,8 @@ class Loaded:
     # Handlers, previews and results all look at the same snapshot: hash and decode it once.
     @cached_property
     def digest(self) -> str | None:
+        if self.disk_digest is not None and self.data is self.disk:
+            return self.disk_digest  # one hash of a large file's bytes per read
         return None if self.data is None else digest(self.data)
 
     @cached_property
@@ -83,15 +86,15 @@ def load(
     else:
         ctx.workspace.check_size(resolved)
     declared = declared_for(ctx, resolved, encoding)
-    disk = read_state(resolved.real, limit=ctx.workspace.max_file_size).data
+    disk = (state := read_state(resolved.real, limit=ctx.workspace.max_file_size)).data
     uri = resolved.lexical.as_uri()
     document = ctx.documents.get(resolved.real)
     if document is None:
-        return Loaded(resolved, disk, disk, None, uri, declared)
+        return Loaded(resolved, disk, disk, None, uri, declared, state.digest)
     # The buffer has no encoding of its own: it is saved the way the file on disk is encoded.
     like = TextFile.decode(disk, declared) if disk is not None else TextFile((), ())
     data = buffer_bytes(like, document.text)
-    return Loaded(resolved, disk, data, document.version, document.uri, declared)
+    return Loaded(resolved, disk, data, document.version, document.uri, declared, state.digest)
 
 
 def load_path(
