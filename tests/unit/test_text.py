@@ -438,7 +438,12 @@ def test_utf16_with_odd_length_is_refused_not_guessed() -> None:
     with pytest.raises(BinaryFile) as info:
         TextFile.decode(codecs.BOM_UTF16_LE + b"a\x00b")
     assert info.value.code == "binary_file"
-    assert info.value.details == {"reason": "undecodable", "encoding": "utf-16-le"}
+    assert info.value.details == {
+        "reason": "undecodable",
+        "encoding": "utf-16-le",
+        "offset": 4,
+        "line": 1,
+    }
 
 
 def test_utf8_bom_does_not_excuse_nul_bytes() -> None:
@@ -448,11 +453,24 @@ def test_utf8_bom_does_not_excuse_nul_bytes() -> None:
     assert info.value.code == "binary_file"
 
 
-def test_lone_utf16_surrogates_round_trip() -> None:
-    data = codecs.BOM_UTF16_LE + b"a\x00\x00\xd8\n\x00\x00\xdcb\x00"
-    tf = TextFile.decode(data)
-    assert tf.lines == ("a\ud800", "\udc00b")
-    assert tf.encode() == data
+@pytest.mark.parametrize(
+    ("declared", "data", "offset", "line"),
+    [
+        (None, codecs.BOM_UTF16_LE + b"a\x00\n\x00\x00\xd8b\x00", 6, 2),
+        (None, codecs.BOM_UTF16_BE + b"\x00a\x00\r\x00\n\xdc\x00", 8, 2),
+        (None, codecs.BOM_UTF32_LE + b"a\x00\x00\x00\x00\xd8\x00\x00", 8, 1),
+        ("utf-16le", b"a\x00\r\x00\r\x00\x00\xdc", 6, 3),
+        ("utf-32-be", b"\x00\x00\x00a\x00\x11\x00\x00", 4, 1),
+    ],
+)
+def test_lone_utf16_32_surrogates_are_refused_naming_the_first(
+    declared: str | None, data: bytes, offset: int, line: int
+) -> None:
+    # A lone surrogate is no text: it could not be hashed, printed or sent as JSON.
+    with pytest.raises(BinaryFile) as info:
+        TextFile.decode(data, declared)
+    assert info.value.details["offset"] == offset
+    assert info.value.details["line"] == line
 
 
 # ---- properties ---------------------------------------------------------------------------

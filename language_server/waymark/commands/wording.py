@@ -20,6 +20,8 @@ NEXT_STEPS = {
     "location",
     "turns": "list the turns with {turns}",
     "write": "to create a file or replace all of its content, use {write}",
+    "encoding": "read it with the encoding it is written in, or leave `encoding` out to let "
+    "Waymark decide",
     "split": "split the change into several edits (or use {write} for a rewrite)",
 }
 

@@ -102,8 +102,31 @@ _SNIFF_BYTES = 8192
 
 
 def errors_for(encoding: str) -> str:
-    # UTF-16/32 have no surrogateescape round trip; surrogatepass keeps lone surrogates.
-    return "surrogatepass" if encoding in _UNICODE[1:] else "surrogateescape"
+    # UTF-16/32 have no surrogateescape round trip, and a lone surrogate kept by surrogatepass
+    # is no text (it cannot be hashed, printed or sent as JSON): such bytes are refused.
+    return "strict" if encoding in _UNICODE[1:] else "surrogateescape"
+
+
+def not_valid_in(body: bytes, decision: Decision, exc: UnicodeDecodeError) -> BinaryFile:
+    """The refusal of a file whose ``body`` (after its BOM) is not valid in the UTF-16/32
+    it has a BOM or a declaration for, naming the first bad byte and its line."""
+    encoding = decision.encoding
+    before = body[: exc.start].decode(encoding)
+    line = before.count("\n") + before.count("\r") - before.count("\r\n") + 1
+    offset = exc.start + (len(dict((n, b) for b, n in BOMS)[encoding]) if decision.bom else 0)
+    details = {"reason": "undecodable", "encoding": encoding, "offset": offset, "line": line}
+    where = f"at byte {offset} (line {line})"
+    if decision.bom:
+        return BinaryFile(
+            f"The file has a {encoding} BOM but is not valid {encoding} {where}; "
+            "Waymark will not guess, so edit it with another tool.",
+            details,
+        )
+    return BinaryFile(
+        f"The file is not valid {encoding}, the encoding declared for it, {where}",
+        details,
+        next_step="encoding",
+    )
 
 
 def refuse_binary(data: bytes) -> None:
@@ -158,7 +181,9 @@ def decide_with_text(
             return Decision(name, True, "bom"), None
     note = None
     encoding = None if declared is None else canonical(declared)
-    if encoding in _UNICODE[1:] and round_trips(data, encoding):
+    if encoding in _UNICODE[1:]:
+        # Declared UTF-16/32 is taken as said: bytes not valid in it are refused by the
+        # decode, naming where, rather than read as something the caller did not say.
         return Decision(encoding, False, "declared"), None
     refuse_binary(data)
     if declared is not None:

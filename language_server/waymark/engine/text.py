@@ -20,8 +20,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from waymark.engine import core
-from waymark.engine.encodings import BOMS, Decision, decide_with_text, errors_for, refuse_binary
-from waymark.engine.errors import BinaryFile, UnrepresentableCharacter
+from waymark.engine.encodings import (
+    BOMS,
+    Decision,
+    decide_with_text,
+    errors_for,
+    not_valid_in,
+    refuse_binary,
+)
+from waymark.engine.errors import UnrepresentableCharacter
 
 EOLS = ("\n", "\r\n", "\r")
 _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|\Z)")
@@ -115,11 +122,7 @@ class TextFile:
             if text is None:
                 text = body.decode(encoding, errors_for(encoding))
         except UnicodeDecodeError as exc:
-            raise BinaryFile(
-                f"The file has a {encoding} BOM but is not valid {encoding}; "
-                "Waymark will not guess, so edit it with another tool.",
-                {"reason": "undecodable", "encoding": encoding},
-            ) from exc
+            raise not_valid_in(body, decision, exc) from None
         lines, eols = split_lines(text)
         return cls(tuple(lines), tuple(eols), encoding, bom, decision)
 
