@@ -101,3 +101,34 @@ async def test_the_editors_files_encoding_decides_what_nothing_else_does(eucjp: 
     result = await eucjp("replace", path="undecided.txt", old_string="山田", new_string="鈴木")
     assert result["ok"], result
     assert (eucjp.root / "undecided.txt").read_bytes() == "名前 = '鈴木'\n".encode("euc-jp")
+
+
+async def test_bytes_not_valid_in_their_utf16_are_refused_with_where(auto: Session) -> None:
+    # A lone surrogate once decoded as text that could not be hashed or sent as JSON.
+    bom = auto.put("u16/bom.txt", b"\xff\xfea\x00\n\x00\x00\xd8b\x00\n\x00")
+    gbk = auto.put("u16/gbk.py", MAKE.FILES["gbk.py"][0])
+    refused_bom = {
+        "ok": False,
+        "error": "binary_file",
+        "message": "The file has a utf-16-le BOM but is not valid utf-16-le at byte 6 (line 2); "
+        "Waymark will not guess, so edit it with another tool.",
+        "details": {"reason": "undecodable", "encoding": "utf-16-le", "offset": 6, "line": 2},
+    }
+    refused_gbk = {
+        "ok": False,
+        "error": "binary_file",
+        "message": "The file is not valid utf-16-le, the encoding declared for it, at byte 44 "
+        "(line 1); read it with the encoding it is written in, or leave `encoding` out to let "
+        "Waymark decide.",
+        "details": {"reason": "undecodable", "encoding": "utf-16-le", "offset": 44, "line": 1},
+    }
+    for how in ({}, {"hashes": True}, {"offset": 2, "limit": 1}):
+        assert await auto("read", path="u16/bom.txt", **how) == refused_bom
+        assert await auto("read", path="u16/gbk.py", encoding="utf-16le", **how) == refused_gbk
+    replaced = await auto(
+        "replace", path="u16/gbk.py", old_string="a", new_string="b", encoding="utf-16le"
+    )
+    assert replaced == refused_gbk
+    assert await auto("write", path="u16/bom.txt", content="x\n") == refused_bom
+    assert bom.read_bytes() == b"\xff\xfea\x00\n\x00\x00\xd8b\x00\n\x00"
+    assert gbk.read_bytes() == MAKE.FILES["gbk.py"][0]
