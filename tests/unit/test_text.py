@@ -504,6 +504,25 @@ def test_property_any_bytes_round_trip_or_are_binary(data: bytes) -> None:
     assert tf.with_text(tf.text).encode() == data
 
 
+_DECLARED = st.sampled_from(
+    [None, "utf-16le", "utf-16be", "utf-32le", "utf-32be", "gbk", "shift_jis", "latin1"]
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.tuples(_BOM_PREFIXES, st.binary(max_size=64)).map(b"".join), _DECLARED)
+def test_property_decoded_text_is_always_text(data: bytes, declared: str | None) -> None:
+    # Whatever the BOM or declaration: the text is refused, or every line can be hashed,
+    # printed and sent as JSON (UTF-8 bytes; U+DC80..U+DCFF only stand for a stray byte).
+    try:
+        tf = TextFile.decode(data, declared)
+    except BinaryFile as exc:
+        assert exc.details["reason"] in ("nul_byte", "undecodable")
+        return
+    tf.text.encode("utf-8", "surrogateescape")
+    assert tf.encode() == data
+
+
 @settings(max_examples=300, deadline=None)
 @given(_TEXTISH_BYTES, st.data())
 def test_property_one_line_edit_changes_only_that_line(data: bytes, draw: Any) -> None:
