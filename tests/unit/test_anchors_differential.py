@@ -6,6 +6,7 @@ read JSON, and after an anchored edit the same anchors_valid_through, diff ancho
 from __future__ import annotations
 
 from typing import Any
+from unittest.mock import patch
 
 import anchors_reference as ref
 from hypothesis import assume, given, settings
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from waymark.commands.edit_ops import parse_operations
 from waymark.engine.anchors import LineIndex, annotate, annotate_range, as_json, render
 from waymark.engine.displays import displays
+from waymark.engine.edits import valid_through as valid_through_module
 from waymark.engine.edits.anchored import plan_anchored_edit
 from waymark.engine.edits.reindex import IndexAfterEdit
 from waymark.engine.edits.safety import Change
@@ -234,3 +236,34 @@ def test_text_terminators_and_style_match_the_per_line_join(eols: list[str]) -> 
         if len(kinds) > 1
         else {"\r\n": "crlf", "\r": "cr"}.get(next(iter(kinds), "\n"), "lf")
     )
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.one_of(_edit(), _repetitive_edit()), st.sampled_from([2_000, 1]))
+def test_anchors_valid_through_matches_the_ladder_run_on_every_line(
+    edit: tuple[list[str], list[str], list[Change]], near_limit: int
+) -> None:
+    # near_limit 1: the lines near a change are too many to vouch for, all are compared.
+    lines, new, changes = edit
+    old = LineIndex(tuple(lines))
+    after = IndexAfterEdit(old, tuple(new), hash_lines(new), changes)
+    before_ref, after_ref = ref.LineIndex(tuple(lines)), ref.LineIndex(tuple(new))
+    first = changes[0].old_start
+    expected = next(
+        (i for i in range(first) if before_ref.display(i) != after_ref.display(i)), first
+    )
+    with patch.object(valid_through_module, "_NEAR_LIMIT", near_limit):
+        assert valid_through_module.valid_through(old, after, changes) == expected
+
+
+def test_an_edit_far_from_repeated_lines_hashes_no_context_of_the_file_before() -> None:
+    # Blank lines above the edit repeat, but nothing near the edit does: their anchors are
+    # vouched for without the context hashes of every repeated line of the old file.
+    lines = ["", "import os", "", *(f"v{i} = {i}" for i in range(40)), "", "end = 0"]
+    tf = _file(lines)
+    target = ref.LineIndex(tf.lines).display(30)
+    plan = plan_anchored_edit(
+        tf, parse_operations([{"op": "replace_line", "hash": target, "content": "v = 0"}])
+    )
+    assert plan.details["anchors_valid_through"] == 30
+    assert not plan.index._before.ctx_known

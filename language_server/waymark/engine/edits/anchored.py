@@ -7,14 +7,11 @@ offending operation rather than the first. docs/anchored-edits.md is the protoco
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress
 from typing import Any
 
 from waymark.engine.anchors import LineIndex, gc_paused
-from waymark.engine.displays import displays
 from waymark.engine.edits.line_ends import check_rereads, kept_apart
 from waymark.engine.edits.operations import (
     AdvisoryLineIgnored,
@@ -27,6 +24,7 @@ from waymark.engine.edits.resolve import Resolver
 from waymark.engine.edits.safety import Change, check_safety
 from waymark.engine.edits.splice import apply_splices, merged_changes
 from waymark.engine.edits.spliced_bytes import encode_spliced
+from waymark.engine.edits.valid_through import valid_through
 from waymark.engine.errors import NoOp, SafetyCheckFailed
 from waymark.engine.text import TextFile
 
@@ -101,15 +99,6 @@ def _diff(before: TextFile, new: LineIndex, changes: list[Change]) -> list[dict[
     return hunks
 
 
-def _valid_through(old: LineIndex, new: LineIndex, first_changed: int) -> int:
-    """How many leading lines keep both their number and their displayed anchor."""
-    # A line whose 6-char prefix is its own in both snapshots shows that prefix in both.
-    cut = old.shared[: bisect_left(old.shared, first_changed)]
-    special = sorted({*cut, *new.shared[: bisect_left(new.shared, first_changed)]})
-    moved = map(str.__ne__, displays(old, special), displays(new, special))
-    return next(compress(special, moved), first_changed)
-
-
 @gc_paused()
 def plan_anchored_edit(
     tf: TextFile,
@@ -153,7 +142,7 @@ def plan_anchored_edit(
             {"safety_warnings": warnings},
         )
     new_index = IndexAfterEdit(resolver.index, after.lines, hashes, changes)
-    valid = _valid_through(resolver.index, new_index, changes[0].old_start)
+    valid = valid_through(resolver.index, new_index, changes)
     details = {
         "operations_applied": len(operations),
         "lines_before": len(tf.lines),
