@@ -9,7 +9,14 @@ setup(
             "waymark.engine._core",
             [
                 f"language_server/waymark/engine/{name}.c"
-                for name in ("_core", "_core_text", "_core_index", "_core_annotate", "_core_render")
+                for name in (
+                    "_core",
+                    "_core_text",
+                    "_core_index",
+                    "_core_annotate",
+                    "_core_render",
+                    "_core_edit",
+                )
             ],
             depends=["language_server/waymark/engine/_core.h"],
             optional=True,

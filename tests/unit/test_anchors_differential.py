@@ -267,3 +267,22 @@ def test_an_edit_far_from_repeated_lines_hashes_no_context_of_the_file_before() 
     )
     assert plan.details["anchors_valid_through"] == 30
     assert not plan.index._before.ctx_known
+
+
+def test_an_edit_next_to_a_blank_line_hashes_no_context_of_either_file() -> None:
+    # The blank line above the edit shows a context anchor that the edit changes: it and the
+    # diff's blank line are decided by one pass over the repeated lines, not every context.
+    lines = ["", "import os", "", *(f"v{i} = {i}" for i in range(40)), "", "end = 0"]
+    lines[30] = ""
+    tf = _file(lines)
+    target = ref.LineIndex(tf.lines).display(31)
+    plan = plan_anchored_edit(
+        tf, parse_operations([{"op": "replace_line", "hash": target, "content": "v = 0"}])
+    )
+    new = ref.LineIndex(plan.text_file.lines)
+    assert plan.details["anchors_valid_through"] == 30
+    assert [row["hash"] for row in plan.diff[0]["lines"] if row["kind"] != "removed"] == [
+        new.display(i) for i in range(29, 34)
+    ]
+    assert not plan.index._before.ctx_known
+    assert not plan.index.ctx_known

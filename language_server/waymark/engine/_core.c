@@ -18,6 +18,7 @@ static PyMethodDef methods[] = {
     {"render", wm_render, METH_VARARGS, "The model text of anchored lines."},
     {"own_displays", wm_own_displays, METH_VARARGS, "Own prefixes, and where they are not."},
     {"repeated_displays", wm_repeated_displays, METH_VARARGS, "Context prefixes of repeats."},
+    {"context_keys_in", wm_context_keys_in, METH_VARARGS, "Lines whose context prefix is asked."},
     {NULL, NULL, 0, NULL},
 };
 

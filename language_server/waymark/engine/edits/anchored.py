@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from waymark.engine.anchors import LineIndex, gc_paused
+from waymark.engine.displays import displays
 from waymark.engine.edits.line_ends import check_rereads, kept_apart
 from waymark.engine.edits.operations import (
     AdvisoryLineIgnored,
@@ -53,13 +54,20 @@ class AnchoredEdit:
 
 
 def _diff_line(index: LineIndex, kind: str, i: int) -> dict[str, Any]:
-    return {
-        "kind": kind,
-        "line": i + 1,
-        "text": index.lines[i],
-        "hash": index.display(i),
-        "quality": index.quality(i),
-    }
+    # The anchor is filled in for all rows at once (_with_anchors).
+    return {"kind": kind, "line": i + 1, "text": index.lines[i], "quality": index.quality(i)}
+
+
+def _with_anchors(index: LineIndex, hunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each shown line's display anchor, decided for all of them together: a repeated line's
+    costs one look at every repeated line, not every context hash of the file."""
+    rows = [row for hunk in hunks for row in hunk["lines"] if row["kind"] != "removed"]
+    at = sorted({row["line"] - 1 for row in rows})
+    shown = dict(zip(at, displays(index, at), strict=True))
+    for row in rows:
+        quality = row.pop("quality")
+        row["hash"], row["quality"] = shown[row["line"] - 1], quality
+    return hunks
 
 
 def _diff(before: TextFile, new: LineIndex, changes: list[Change]) -> list[dict[str, Any]]:
@@ -96,7 +104,7 @@ def _diff(before: TextFile, new: LineIndex, changes: list[Change]) -> list[dict[
                 "lines": lines,
             }
         )
-    return hunks
+    return _with_anchors(new, hunks)
 
 
 @gc_paused()
