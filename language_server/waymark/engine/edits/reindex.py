@@ -54,11 +54,13 @@ class IndexAfterEdit(LineIndex):
         return self._derived_columns()  # adjusting the old columns beats a fresh pass
 
     def _prefixes(self) -> list[int]:
-        old_p6, p6 = self._before.p6, []
-        for a, b, _, c in self._stretches():
-            p6 += old_p6[a:b]
-            if c is not None:
-                p6 += map(rshift, self.hashes[c.new_start : c.new_end], repeat(P6_SHIFT))
+        # One copy, spliced bottom-up in place: slicing and joining the stretches would touch
+        # every prefix object three times.
+        p6 = list(self._before.p6)
+        for c in reversed(self._changes):
+            p6[c.old_start : c.old_end] = map(
+                rshift, self.hashes[c.new_start : c.new_end], repeat(P6_SHIFT)
+            )
         return p6
 
     def _prefix_counts(self) -> Counter[int]:
