@@ -13,6 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from waymark.commands.edit_ops import parse_operations
+from waymark.engine import core
 from waymark.engine.anchors import LineIndex, annotate, annotate_range, as_json, render
 from waymark.engine.displays import displays
 from waymark.engine.edits import valid_through as valid_through_module
@@ -276,9 +277,10 @@ def test_an_edit_next_to_a_blank_line_hashes_no_context_of_either_file() -> None
     lines[30] = ""
     tf = _file(lines)
     target = ref.LineIndex(tf.lines).display(31)
-    plan = plan_anchored_edit(
-        tf, parse_operations([{"op": "replace_line", "hash": target, "content": "v = 0"}])
-    )
+    with core.using(core.BUILT):
+        plan = plan_anchored_edit(
+            tf, parse_operations([{"op": "replace_line", "hash": target, "content": "v = 0"}])
+        )
     new = ref.LineIndex(plan.text_file.lines)
     assert plan.details["anchors_valid_through"] == 30
     assert [row["hash"] for row in plan.diff[0]["lines"] if row["kind"] != "removed"] == [

@@ -17,13 +17,17 @@ from waymark.engine import core
 from waymark.engine.line_index import LineIndex, scatter, where
 
 _prefix6 = itemgetter(slice(0, 6))
-# Up to this many repeated lines are decided by a pass of their own (an edit's diff, its
-# first lines); more (a read) make the file's context hashes, which answer them all.
+# Up to this many repeated lines of a one-off question are decided by a pass of their own;
+# more make the file's context hashes, which answer them all.
 _FEW = 64
 
 
-def displays(index: LineIndex, indices: list[int]) -> list[str]:
-    """``index.display(i)`` for each of ``indices``."""
+def displays(index: LineIndex, indices: list[int], *, one_off: bool = False) -> list[str]:
+    """``index.display(i)`` for each of ``indices``.
+
+    ``one_off``: a question asked once of an index (an edit's anchors above it and in its
+    diff): a few repeated lines are then decided by one compiled pass over the repeated
+    lines rather than by every context hash of the file, which an index asked again keeps."""
     native = core.native
     if native is not None:
         out, collided, rep_at = native.own_displays(
@@ -39,7 +43,7 @@ def displays(index: LineIndex, indices: list[int]) -> list[str]:
         collided = where(map(not_, map(add, own, repeated)))
         rep_at = where(repeated)
     _collided(index, out, indices, collided)
-    if rep_at and not index.ctx_known and len(rep_at) <= _FEW:
+    if one_off and native is not None and rep_at and not index.ctx_known and len(rep_at) <= _FEW:
         rep_at = _alone(index, out, indices, rep_at)
     if rep_at:
         _repeated(index, out, indices, rep_at)
@@ -69,7 +73,8 @@ def _alone(index: LineIndex, out: list[str], indices: list[int], rep_at: list[in
 
 def context_keys_in(index: LineIndex, wanted: list[int], keys: set[int]) -> list[int]:
     """The ``wanted`` lines (ascending) whose context hash's 6-char prefix, as an integer, is
-    one of ``keys``."""
+    one of ``keys``. The pure twin hashes every context as the index would (so the one-off
+    path runs only compiled: without the core, the index's own context hashes are cheaper)."""
     if not keys:
         return []
     native = core.native

@@ -63,7 +63,7 @@ def _with_anchors(index: LineIndex, hunks: list[dict[str, Any]]) -> list[dict[st
     costs one look at every repeated line, not every context hash of the file."""
     rows = [row for hunk in hunks for row in hunk["lines"] if row["kind"] != "removed"]
     at = sorted({row["line"] - 1 for row in rows})
-    shown = dict(zip(at, displays(index, at), strict=True))
+    shown = dict(zip(at, displays(index, at, one_off=True), strict=True))
     for row in rows:
         quality = row.pop("quality")
         row["hash"], row["quality"] = shown[row["line"] - 1], quality

@@ -44,7 +44,8 @@ def valid_through(old: LineIndex, new: LineIndex, changes: Sequence[Change]) -> 
     keys = {old.p6[i] for c in changes for i in range(c.old_start, c.old_end)}
     keys.update(new.p6[j] for c in changes for j in range(c.new_start, c.new_end))
     suspects = _suspects(old, new, changes, special, keys)
-    moved = map(str.__ne__, displays(old, suspects), displays(new, suspects))
+    shown = displays(old, suspects, one_off=True), displays(new, suspects, one_off=True)
+    moved = map(str.__ne__, *shown)
     return next(compress(suspects, moved), first)
 
 
