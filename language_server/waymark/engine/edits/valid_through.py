@@ -7,11 +7,11 @@ decided from the edit alone (``K``: the 6-char prefixes of the lines removed and
 - a line of unique text whose prefix is not in ``K``: the lines sharing its prefix are the
   same lines, in the same order, with the same hashes, so it shows the same token;
 - a line whose text repeats (in both files, since its prefix is not in ``K``) shows a token
-  of its context hash; that token is the same when its context hash is, no line hash takes
-  its 6-char context prefix (that prefix is not in ``K``), and no repeated line whose context
-  hash differs between the files (a changed line, a line whose text became or stopped being
-  repeated: both have a prefix in ``K``; a line next to a change, blank lines between
-  included) has a context hash with that prefix.
+  of its context hash; that token is the same when its context hash is the same in both
+  files, the lines whose hash has its 6-char context prefix are the same (that prefix is not
+  in ``K``), and no repeated line whose context hash differs between the files (a changed
+  line, a line whose text became or stopped being repeated: both have a prefix in ``K``; a
+  line next to a change, blank lines between included) has a context hash with that prefix.
 
 Only the other lines are compared, with the whole ladder; an edit far from repeated lines
 then costs neither file's context hashes. tests/unit/test_anchors_differential.py compares
@@ -29,7 +29,8 @@ from waymark.engine.edits.safety import Change
 from waymark.engine.line_index import LineIndex
 
 # Past this many lines next to changes or sharing a changed prefix (a blank line added or
-# removed names every blank line), comparing every special line is cheaper than sorting.
+# removed names every blank line), every special line is compared: the same answer, without
+# hashing the contexts of so many lines first.
 _NEAR_LIMIT = 2_000
 
 
