@@ -110,6 +110,8 @@ def load_path(
 class FileChange:
     source: Loaded
     after: bytes | None  # None: delete the file
+    # Leading and trailing lines the planner knows it left as they were: the diff skips them.
+    untouched: tuple[int, int] = (0, 0)
 
     @cached_property
     def after_file(self) -> TextFile | None:
@@ -161,7 +163,21 @@ def new_anchors(before: TextFile | None, change: FileChange) -> dict[str, Any]:
 
 
 def _diff(changes: list[FileChange]) -> list[FileDiff]:
-    return [diff_file(c.source.resolved.display, c.source.decoded, c.after_file) for c in changes]
+    return [
+        diff_file(c.source.resolved.display, c.source.decoded, c.after_file, known=_known(c))
+        for c in changes
+    ]
+
+
+def _known(change: FileChange) -> tuple[int, int]:
+    """The lines the planner left alone, while the new bytes read back in the old encoding
+    (decided afresh, the old lines' bytes could read as other text)."""
+    before, after = change.source.decoded, change.after_file
+    if before is None or after is None:
+        return 0, 0
+    if (after.encoding, after.bom) != (before.encoding, before.bom):
+        return 0, 0
+    return change.untouched
 
 
 def edit_targets(changes: list[FileChange]) -> list[EditTarget]:

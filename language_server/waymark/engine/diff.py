@@ -40,15 +40,22 @@ def common_ends(before: Sequence[Any], after: Sequence[Any]) -> tuple[int, int]:
     return _ends(len(before), len(after), lambda i, j, n: before[i : i + n] == after[j : j + n])
 
 
-def _ends(size_b: int, size_a: int, same: Callable[[int, int, int], bool]) -> tuple[int, int]:
+def _ends(
+    size_b: int,
+    size_a: int,
+    same: Callable[[int, int, int], bool],
+    known: tuple[int, int] = (0, 0),
+) -> tuple[int, int]:
     """Leading and trailing items two sequences of these sizes share, where ``same(i, j, n)``
-    says whether ``n`` items from ``i`` in the first equal ``n`` from ``j`` in the second."""
+    says whether ``n`` items from ``i`` in the first equal ``n`` from ``j`` in the second;
+    ``known``: as many leading and trailing items as the caller knows to be alike, which are
+    not compared again (the ends found are the same, only sooner)."""
     limit = min(size_b, size_a)
-    head = 0
+    head = min(known[0], limit)
     for size in _BLOCKS:
         while head + size <= limit and same(head, head, size):
             head += size
-    tail = 0
+    tail = min(known[1], limit - head)
     for size in _BLOCKS:
         while tail + size <= limit - head and same(
             size_b - tail - size, size_a - tail - size, size
@@ -231,7 +238,9 @@ def _uniform(before: TextFile, after: TextFile) -> bool:
     return old_eols.count(end) == len(old_eols) and new_eols.count(end) == len(new_eols)
 
 
-def _file_ends(before: TextFile | None, after: TextFile | None) -> tuple[int, int]:
+def _file_ends(
+    before: TextFile | None, after: TextFile | None, known: tuple[int, int]
+) -> tuple[int, int]:
     """:func:`common_ends` of the files' lines with their ends, compared as lines and ends
     side by side: nothing is joined for the lines an edit leaves alone."""
     if before is None or after is None:
@@ -243,6 +252,7 @@ def _file_ends(before: TextFile | None, after: TextFile | None) -> tuple[int, in
         lambda i, j, n: (
             old[i : i + n] == new[j : j + n] and old_eols[i : i + n] == new_eols[j : j + n]
         ),
+        known,
     )
 
 
@@ -279,9 +289,19 @@ def _ended(file: TextFile) -> bool:
 
 
 def diff_file(
-    display: str, before: TextFile | None, after: TextFile | None, context: int = 3
+    display: str,
+    before: TextFile | None,
+    after: TextFile | None,
+    context: int = 3,
+    *,
+    known: tuple[int, int] = (0, 0),
 ) -> FileDiff:
-    """A ``git diff``-style unified diff (``None`` stands for an absent file) and its counts."""
+    """A ``git diff``-style unified diff (``None`` stands for an absent file) and its counts.
+
+    ``known``: how many leading and trailing lines the caller knows the files share, ends
+    included (an edit's planner knows where it changed the file): they are not compared
+    again, and the diff is the same byte for byte.
+    """
     size_a = 0 if before is None else len(before.lines)
     size_b = 0 if after is None else len(after.lines)
     # The opcodes of the whole files, as opcodes() finds them: its first step, trimming the
@@ -289,11 +309,17 @@ def diff_file(
     old: Sequence[str]
     new: Sequence[str]
     if before is not None and after is not None and _uniform(before, after):
-        head, tail = common_ends(before.lines, after.lines)
+        old_lines, new_lines = before.lines, after.lines
+        head, tail = _ends(
+            size_a,
+            size_b,
+            lambda i, j, n: old_lines[i : i + n] == new_lines[j : j + n],
+            known,
+        )
         old = before.lines[head : size_a - tail]
         new = after.lines[head : size_b - tail]
     else:
-        head, tail = _file_ends(before, after)
+        head, tail = _file_ends(before, after, known)
         old = _with_ends(before, head, size_a - tail)
         new = _with_ends(after, head, size_b - tail)
     middle: list[Block] = []
