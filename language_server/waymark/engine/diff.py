@@ -308,7 +308,9 @@ def diff_file(
     # common ends, done here without joining every line to its end.
     old: Sequence[str]
     new: Sequence[str]
-    if before is not None and after is not None and _uniform(before, after):
+    uniform = before is not None and after is not None and _uniform(before, after)
+    if uniform:
+        assert before is not None and after is not None
         old_lines, new_lines = before.lines, after.lines
         head, tail = _ends(
             size_a,
@@ -349,8 +351,15 @@ def diff_file(
         # told it now exists, or no longer does: the headers alone say so (as a patch).
         return FileDiff("".join(out) if (before is None) != (after is None) else "", _stats(ops))
     # Only a line not ending in a line feed is marked: when there is none, none is looked for.
-    ended = all(_ended(file) for file in (before, after) if file is not None)
-    end_a, end_b = _line_feed(before), _line_feed(after)
+    if uniform:
+        # One end throughout both files: what the scans below would find, without them.
+        assert before is not None
+        end = before.eols[0]
+        ended = end in ("\n", "\r\n")
+        end_a = end_b = end if ended else None
+    else:
+        ended = all(_ended(file) for file in (before, after) if file is not None)
+        end_a, end_b = _line_feed(before), _line_feed(after)
     for hunk in hunks:
         a1 = max(hunk[0][1] - context, 0)
         b1 = max(hunk[0][3] - context, 0)
