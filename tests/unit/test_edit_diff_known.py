@@ -1,5 +1,6 @@
-"""An anchored edit's diff skips the lines its planner left alone: the same bytes as the
-diff that compares every line (the planner's ``untouched`` is checked against the files)."""
+"""An anchored edit's diff skips the lines its planner left alone, and its new file is read
+back from the plan's lines: the same bytes and lines as comparing every line and splitting
+the new text again (the planner's ``untouched`` is checked against the files)."""
 
 from __future__ import annotations
 
@@ -15,11 +16,13 @@ from waymark.engine.text import TextFile
 
 # Few distinct lines (anchors collide, diffs find equal runs across the change) and every
 # kind of line end, a missing final one included: the endings a splice may change.
-LINES = ["a", "b", "", "{", "é", "x = 1"]
+# A lone surrogate is a byte that is not UTF-8 (the file is then decided otherwise).
+LINES = ["a", "b", "", "{", "é", "x = 1", "\udcff"]
 ENDS = ["\n", "\n", "\r\n", "\r"]
 OPS = ["replace_line", "insert_after", "insert_before", "delete_line"]
 RANGES = ["replace_range", "delete_range"]
-CONTENTS = ["", "a", "b\n", "x = 1\n{", "\n\n", "z\r\nb", "a\rb"]
+# Surrogates that encode to the bytes of "é": they read back as another text.
+CONTENTS = ["", "a", "b\n", "x = 1\n{", "\n\n", "z\r\nb", "a\rb", "\udcc3\udca9", "é"]
 
 
 @st.composite
@@ -28,7 +31,8 @@ def edits(draw: st.DrawFn) -> tuple[bytes, list[dict[str, object]]]:
     pairs = draw(st.lists(st.tuples(line, st.sampled_from(ENDS)), min_size=1, max_size=40))
     last = draw(st.sampled_from(["", "\n"]))
     text = "".join(line + end for line, end in pairs[:-1]) + pairs[-1][0] + last
-    anchored = annotate(TextFile.from_text(text))
+    data = text.encode("utf-8", "surrogateescape")
+    anchored = annotate(TextFile.decode(data))
     assume(anchored)
     ops: list[dict[str, object]] = []
     for _ in range(draw(st.integers(1, 2))):
@@ -43,7 +47,7 @@ def edits(draw: st.DrawFn) -> tuple[bytes, list[dict[str, object]]]:
         if not op.startswith("delete"):
             raw["content"] = draw(st.sampled_from(CONTENTS))
         ops.append(raw)
-    return text.encode(), ops
+    return data, ops
 
 
 @settings(max_examples=800, deadline=None)
@@ -57,7 +61,15 @@ def test_an_edits_diff_skipping_its_untouched_lines_is_the_full_diff(
         plan = plan_edit(before, parse_operations(ops))
     except WaymarkError:
         return  # refused: no diff is made
-    after = before.decode_like(plan.encode(data))
+    new = plan.encode(data)
+    after = before.decode_like(new)
+    planned = before.decode_like(new, planned=plan.text_file)
+    assert planned == after
+    assert (planned.encoding, planned.bom, planned.decision) == (
+        after.encoding,
+        after.bom,
+        after.decision,
+    )
     head, tail = plan.untouched
     assert before.lines[:head] == after.lines[:head]
     assert before.eols[:head] == after.eols[:head]

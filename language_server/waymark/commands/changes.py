@@ -106,6 +106,8 @@ class FileChange:
     after: bytes | None  # None: delete the file
     # Leading and trailing lines the planner knows it left as they were: the diff skips them.
     untouched: tuple[int, int] = (0, 0)
+    # The new file as an anchored plan made it (its text splits back into its lines).
+    planned: TextFile | None = None
 
     @cached_property
     def after_file(self) -> TextFile | None:
@@ -113,7 +115,7 @@ class FileChange:
         if self.after is None:
             return None
         like = self.source.decoded if self.source.decoded is not None else self.source.empty()
-        return like.decode_like(self.after, self.source.declared)
+        return like.decode_like(self.after, self.source.declared, self.planned)
 
     @property
     def changed(self) -> bool:

@@ -233,5 +233,8 @@ def edit(ctx: CommandContext, params: EditParams) -> Proposal:
     plan.index.release()
     line_indexes.keep(real, digest(after), plan.index)
     return Proposal(
-        "edit", "Waymark: anchored edit", [FileChange(loaded, after, plan.untouched)], result
+        "edit",
+        "Waymark: anchored edit",
+        [FileChange(loaded, after, plan.untouched, plan.text_file)],
+        result,
     )
