@@ -69,9 +69,7 @@ class IndexAfterEdit(LineIndex):
 
     def _prefix_counts(self) -> Counter[int]:
         old = self._before
-        # A dict's copy in C: Counter.copy() counts every key again in Python.
-        counts: Counter[int] = Counter()
-        dict.update(counts, old.p6_count)
+        counts = old.p6_count.copy()
         for key in chain.from_iterable(old.p6[c.old_start : c.old_end] for c in self._changes):
             left = counts[key] - 1
             if left:
