@@ -15,10 +15,14 @@ setup(
                     "_core_index",
                     "_core_annotate",
                     "_core_render",
+                    "_core_page",
                     "_core_edit",
                 )
             ],
-            depends=["language_server/waymark/engine/_core.h"],
+            depends=[
+                "language_server/waymark/engine/_core.h",
+                "language_server/waymark/engine/_core_cols.h",
+            ],
             optional=True,
         )
     ]

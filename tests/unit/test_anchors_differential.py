@@ -167,6 +167,10 @@ def test_the_index_after_an_edit_answers_like_a_fresh_one(
     assert after.shared == expected.shared
     everything = list(range(len(new)))
     assert displays(after, everything) == [expected.display(i) for i in everything]
+    # The lines the edit wrote are found by key (the index knows where they are), the rest
+    # by a scan: both as a fresh index finds them.
+    for token in {expected.display(i) for i in everything}:
+        assert after.candidates(token) == expected.candidates(token), token
 
 
 _SINGLE = ["replace_line", "insert_after", "insert_before", "delete_line"]

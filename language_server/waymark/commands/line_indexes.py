@@ -44,6 +44,13 @@ def take(real: Path, digest: str | None, tf: TextFile) -> LineIndex | None:
     return index
 
 
+def holds(real: Path, digest: str) -> bool:
+    """Whether an index of ``real``'s bytes of ``digest`` is kept (a page of them then costs
+    only its own lines)."""
+    with _guard:
+        return (real, digest) in _indexes
+
+
 def keep(real: Path, digest: str, index: LineIndex) -> None:
     """Keep ``index``, the index of ``real`` holding the bytes of ``digest``; its planner
     must not use it any more."""

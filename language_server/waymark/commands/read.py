@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -14,6 +15,10 @@ from waymark.commands.params import require
 from waymark.commands.schema import param
 from waymark.engine.anchors import LineIndex, annotate_range, as_json, gc_paused, render
 from waymark.engine.encodings import Decision
+from waymark.engine.text import TextFile
+
+if TYPE_CHECKING:
+    from waymark.engine.page import Page
 
 
 @attrs.define(kw_only=True)
@@ -40,18 +45,32 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
     require(params.offset >= 1, "offset", "must be 1 or more (lines are numbered from 1)")
     require(params.limit is None or params.limit >= 1, "limit", "must be 1 or more")
     loaded = load_path(ctx, params.path, encoding=params.encoding)
-    tf = loaded.text_file()
-    assert loaded.digest is not None  # load() with must_exist
-    ctx.session.note_read(loaded.resolved.real, loaded.digest)
-    if not params.raw and loaded.resolved.real.suffix.lower() == ".ipynb":
+    assert loaded.data is not None and loaded.digest is not None  # load() with must_exist
+    real = loaded.resolved.real
+    ctx.session.note_read(real, loaded.digest)
+    if not params.raw and real.suffix.lower() == ".ipynb":
         cells = _notebook(loaded, params)
         if cells is not None:
             return cells
     start = params.offset - 1
+    paged = params.limit is not None or start > 0
+    if paged and not (params.hashes and line_indexes.holds(real, loaded.digest)):
+        # A page of a file without a kept index: split (and annotated) from its bytes. Its
+        # module loads with the first page, not at every door's (or hook's) start.
+        from waymark.engine.page import read_page
+
+        stop = sys.maxsize if params.limit is None else start + params.limit
+        page = read_page(loaded.data, loaded.declared, start, stop, anchors=params.hashes)
+        if page is not None:
+            if page.anchored is not None:
+                anchored = page.anchored
+                return _result(loaded, page, page.total, as_json(anchored), render(anchored))
+            rows = [{"line": start + k + 1, "text": t} for k, t in enumerate(page.texts)]
+            return _result(loaded, page, page.total, rows, _numbered(params.offset, page.texts))
+    tf = loaded.text_file()
     stop = len(tf.lines) if params.limit is None else min(len(tf.lines), start + params.limit)
     lines: list[dict[str, Any]]
     if params.hashes:
-        real = loaded.resolved.real
         index = line_indexes.take(real, loaded.digest, tf)
         if index is None:
             with gc_paused():
@@ -64,20 +83,26 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
     else:
         lines = [{"line": i + 1, "text": tf.lines[i]} for i in range(start, stop)]
         text = _numbered(params.offset, list(tf.lines[start:stop]))
+    return _result(loaded, tf, len(tf.lines), lines, text)
+
+
+def _result(
+    loaded: Loaded, file: TextFile | Page, total: int, lines: list[dict[str, Any]], text: str
+) -> dict[str, Any]:
     result = {
         "ok": True,
         "path": loaded.resolved.display,
         "lines": lines,
         "text": text,
-        "totalLines": len(tf.lines),
-        "encoding": tf.encoding,
-        "bom": tf.bom,
-        "eol": tf.eol_style,
-        "finalNewline": tf.final_newline,
+        "totalLines": total,
+        "encoding": file.encoding,
+        "bom": file.bom,
+        "eol": file.eol_style,
+        "finalNewline": file.final_newline,
         "version": loaded.version,
         "contentHash": loaded.digest,
     }
-    note = encoding_note(tf.decision)
+    note = encoding_note(file.decision)
     if note is not None:
         result["encodingNote"] = note
     return result

@@ -1,6 +1,7 @@
 /* The compiled core of line anchors: the whole-file loops of engine/text.py and
  * engine/line_index.py, one pass in C each, without a Python object per step:
- * _core_text.c, _core_index.c, _core_annotate.c, _core_render.c; helpers in _core.h.
+ * _core_text.c, _core_index.c, _core_annotate.c, _core_render.c, _core_page.c, _core_edit.c;
+ * helpers in _core.h (and _core_cols.h: the lines annotation reads).
  *
  * Pure computation, no I/O. Every function returns exactly what its pure-Python twin in
  * waymark.engine returns (tests/unit/test_core_differential.py); engine/core.py decides
@@ -10,6 +11,8 @@
 
 static PyMethodDef methods[] = {
     {"annotate_columns", wm_annotate_columns, METH_VARARGS, "Every line's display anchor."},
+    {"utf8_valid", wm_utf8_valid, METH_O, "Whether bytes are valid UTF-8."},
+    {"page_columns", wm_page_columns, METH_VARARGS, "A page of text bytes, annotated."},
     {"split_lines", wm_split_lines, METH_O, "Split on \\n, \\r\\n and \\r: (lines, eols)."},
     {"hash_lines", wm_hash_lines, METH_O, "xxh3_64 of each line's UTF-8 bytes."},
     {"prefixes", wm_prefixes, METH_VARARGS, "Prefixes, their counts, the lines sharing one."},

@@ -148,6 +148,8 @@ append_index(PyObject *list, Py_ssize_t k)
 int wm_text_init(void);
 int wm_sort_pairs(uint64_t *a, Py_ssize_t n);
 PyObject *wm_annotate_columns(PyObject *self, PyObject *arg);
+PyObject *wm_page_columns(PyObject *self, PyObject *arg);
+PyObject *wm_utf8_valid(PyObject *self, PyObject *arg);
 PyObject *wm_split_lines(PyObject *self, PyObject *arg);
 PyObject *wm_hash_lines(PyObject *self, PyObject *arg);
 PyObject *wm_prefixes(PyObject *self, PyObject *arg);

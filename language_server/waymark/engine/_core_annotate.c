@@ -2,19 +2,8 @@
  * and anchors.Annotated decide them, from arrays rather than Python tables: a full read's
  * whole cost past decoding and hashing. The rare lines the ladder decides are left None
  * for LineIndex.display. */
-#include "_core.h"
+#include "_core_cols.h"
 
-typedef struct {
-    Py_ssize_t n;
-    PyObject **lines;
-    uint64_t *hash;   /* each line's xxh3_64 */
-    uint64_t *by_p6;  /* (6-char prefix << 32 | line), sorted by prefix, lines in file order */
-    uint32_t *start;  /* where in by_p6 the line's prefix group starts */
-    uint32_t *size;   /* how many lines are in it */
-    uint32_t *rank;   /* the line's place in it, from 1 */
-    uint32_t *texts;  /* how many lines have the line's text */
-    unsigned char *punct; /* whether the line is only ASCII punctuation and whitespace */
-} Cols;
 
 static int
 cmp_u64(const void *x, const void *y)
@@ -38,10 +27,9 @@ count_texts(Cols *c, Py_ssize_t s, Py_ssize_t e, uint64_t *pairs)
     qsort(pairs, (size_t)m, 2 * sizeof(uint64_t), cmp_u64);
     for (Py_ssize_t a = 0, b; a < m; a = b) {
         for (b = a + 1; b < m && pairs[2 * b] == pairs[2 * a]; b++) {
-            int same = PyUnicode_Compare(c->lines[pairs[2 * b + 1]], c->lines[pairs[2 * a + 1]]);
-            if (same != 0) {
-                return (same == -1 && PyErr_Occurred()) ? -1 : 1;
-            }
+            int differs = line_differs(c, (Py_ssize_t)pairs[2 * b + 1], (Py_ssize_t)pairs[2 * a + 1]);
+            if (differs != 0)
+                return differs;
         }
         for (Py_ssize_t k = a; k < b; k++)
             c->texts[pairs[2 * k + 1]] = (uint32_t)(b - a);
@@ -80,37 +68,6 @@ collided_token(const Cols *c, Py_ssize_t i)
     return hex_token(h, 6, c->rank[i]);
 }
 
-/* Where by_p6 has the prefix ``key`` (its first line), or -1. */
-static Py_ssize_t
-find_prefix(const Cols *c, uint64_t key)
-{
-    Py_ssize_t lo = 0, hi = c->n;
-    while (lo < hi) {
-        Py_ssize_t mid = lo + (hi - lo) / 2;
-        if ((c->by_p6[mid] >> 32) < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < c->n && (c->by_p6[lo] >> 32) == key ? lo : -1;
-}
-
-static Py_ssize_t
-words(PyObject *s)
-{
-    int kind = PyUnicode_KIND(s);
-    const void *data = PyUnicode_DATA(s);
-    Py_ssize_t count = 0;
-    int inside = 0;
-    for (Py_ssize_t i = 0; i < PyUnicode_GET_LENGTH(s); i++) {
-        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
-        int word = Py_UNICODE_ISALNUM(ch) || ch == '_'; /* re's \w */
-        count += word && !inside;
-        inside = word;
-    }
-    return count;
-}
-
 /* The context hashes of the repeated lines (ascending) into ctx. */
 static int
 context_of(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, uint64_t *ctx)
@@ -123,18 +80,18 @@ context_of(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, uint64_t *ctx)
     Py_ssize_t prev = -1, next = -1, last = -1, last_prev = -1;
     for (Py_ssize_t k = 0; k < r; k++) {
         Py_ssize_t i = rep[k];
-        prev = prev_nonblank(c->lines, i, &last, &last_prev);
+        prev = cols_prev_nonblank(c, i, &last, &last_prev);
         if (next <= i)
-            for (next = i + 1; next < c->n && is_blank(c->lines[next]); next++)
+            for (next = i + 1; next < c->n && line_blank(c, next); next++)
                 ;
         XXH3_64bits_reset(state);
-        if (prev >= 0 && hash_update_str(state, c->lines[prev]) < 0)
+        if (prev >= 0 && line_update(c, state, prev) < 0)
             goto fail;
         XXH3_64bits_update(state, "\n", 1);
-        if (hash_update_str(state, c->lines[i]) < 0)
+        if (line_update(c, state, i) < 0)
             goto fail;
         XXH3_64bits_update(state, "\n", 1);
-        if (next < c->n && hash_update_str(state, c->lines[next]) < 0)
+        if (next < c->n && line_update(c, state, next) < 0)
             goto fail;
         ctx[k] = XXH3_64bits_digest(state);
     }
@@ -214,12 +171,17 @@ repeated_tokens(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, PyObject **o
         PyErr_NoMemory();
         goto done;
     }
+    /* Both by_c6 and by_p6 ascend: one walk along by_p6 finds each context prefix among the
+     * lines' (a search per prefix would jump about a large file's table). */
+    Py_ssize_t p = 0;
     for (Py_ssize_t s = 0, e; s < r; s = e) {
         uint64_t c6 = by_c6[s] >> 32;
         int same = 1;
         for (e = s + 1; e < r && (by_c6[e] >> 32) == c6; e++)
             same &= ctx[(uint32_t)by_c6[e]] == ctx[(uint32_t)by_c6[s]];
-        Py_ssize_t at = find_prefix(c, c6);
+        while (p < c->n && (c->by_p6[p] >> 32) < c6)
+            p++;
+        Py_ssize_t at = p < c->n && (c->by_p6[p] >> 32) == c6 ? p : -1;
         for (Py_ssize_t k = s; k < e; k++) {
             Py_ssize_t j = rep[(uint32_t)by_c6[k]];
             uint64_t full = ctx[(uint32_t)by_c6[k]];
@@ -251,30 +213,40 @@ done:
 PyObject *
 wm_annotate_columns(PyObject *self, PyObject *args)
 {
-    PyObject *lines_arg, *seq, *result = NULL;
-    PyObject *special = NULL, *tokens = NULL, *low = NULL, *medium = NULL;
+    PyObject *lines_arg, *seq, *result;
     Py_ssize_t start = 0, stop = PY_SSIZE_T_MAX;
     if (!PyArg_ParseTuple(args, "O|nn", &lines_arg, &start, &stop))
         return NULL;
     seq = PySequence_Fast(lines_arg, "lines must be a sequence");
     if (seq == NULL)
         return NULL;
-    Cols c = {PySequence_Fast_GET_SIZE(seq), PySequence_Fast_ITEMS(seq), 0, 0, 0, 0, 0, 0, 0};
-    Py_ssize_t n = c.n, m = n ? n : 1, r = 0, shared = 0;
+    Cols c = {PySequence_Fast_GET_SIZE(seq), PySequence_Fast_ITEMS(seq)};
+    result = wm_columns(&c, start, stop);
+    Py_DECREF(seq);
+    return result;
+}
+
+/* annotate_columns over c's lines (their columns are filled here). */
+PyObject *
+wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop)
+{
+    PyObject *result = NULL;
+    PyObject *special = NULL, *tokens = NULL, *low = NULL, *medium = NULL;
+    Py_ssize_t n = c->n, m = n ? n : 1, r = 0, shared = 0;
     start = start < 0 ? 0 : start > n ? n : start;
     stop = stop < start ? start : stop > n ? n : stop;
     Py_ssize_t *rep = malloc(sizeof(Py_ssize_t) * (size_t)m);
     uint64_t *pairs = malloc(sizeof(uint64_t) * 2 * (size_t)m);
     PyObject **out = calloc((size_t)m, sizeof(PyObject *));
-    c.hash = malloc(sizeof(uint64_t) * (size_t)m);
-    c.by_p6 = malloc(sizeof(uint64_t) * (size_t)m);
-    c.start = malloc(sizeof(uint32_t) * (size_t)m);
-    c.size = malloc(sizeof(uint32_t) * (size_t)m);
-    c.rank = malloc(sizeof(uint32_t) * (size_t)m);
-    c.texts = malloc(sizeof(uint32_t) * (size_t)m);
-    c.punct = malloc((size_t)m);
-    if (!rep || !pairs || !out || !c.hash || !c.by_p6 || !c.start || !c.size || !c.rank ||
-        !c.texts || !c.punct) {
+    c->hash = malloc(sizeof(uint64_t) * (size_t)m);
+    c->by_p6 = malloc(sizeof(uint64_t) * (size_t)m);
+    c->start = malloc(sizeof(uint32_t) * (size_t)m);
+    c->size = malloc(sizeof(uint32_t) * (size_t)m);
+    c->rank = malloc(sizeof(uint32_t) * (size_t)m);
+    c->texts = malloc(sizeof(uint32_t) * (size_t)m);
+    c->punct = malloc((size_t)m);
+    if (!rep || !pairs || !out || !c->hash || !c->by_p6 || !c->start || !c->size || !c->rank ||
+        !c->texts || !c->punct) {
         PyErr_NoMemory();
         goto done;
     }
@@ -282,29 +254,31 @@ wm_annotate_columns(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "at most 2**32 lines");
         goto done;
     }
-    /* One visit per line object: each is a cache miss in a large file. */
+    /* One visit per line object: each is a cache miss in a large file. Only the page's
+     * qualities are asked, so only its lines are scanned for punctuation. */
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (hash_str(c.lines[i], &c.hash[i]) < 0)
+        if (line_hash(c, i, &c->hash[i]) < 0)
             goto done;
-        c.punct[i] = (unsigned char)is_punct_ws(c.lines[i]);
-        c.by_p6[i] = (c.hash[i] >> 40) << 32 | (uint64_t)i;
-        c.texts[i] = 1;
+        if (i >= start && i < stop)
+            c->punct[i] = (unsigned char)line_punct(c, i);
+        c->by_p6[i] = (c->hash[i] >> 40) << 32 | (uint64_t)i;
+        c->texts[i] = 1;
     }
-    if (wm_sort_pairs(c.by_p6, n) < 0) {
+    if (wm_sort_pairs(c->by_p6, n) < 0) {
         PyErr_NoMemory();
         goto done;
     }
     for (Py_ssize_t s = 0, e; s < n; s = e) {
-        for (e = s + 1; e < n && (c.by_p6[e] >> 32) == (c.by_p6[s] >> 32); e++)
+        for (e = s + 1; e < n && (c->by_p6[e] >> 32) == (c->by_p6[s] >> 32); e++)
             ;
         for (Py_ssize_t k = s; k < e; k++) {
-            Py_ssize_t i = (uint32_t)c.by_p6[k];
-            c.start[i] = (uint32_t)s;
-            c.size[i] = (uint32_t)(e - s);
-            c.rank[i] = (uint32_t)(k - s + 1);
+            Py_ssize_t i = (uint32_t)c->by_p6[k];
+            c->start[i] = (uint32_t)s;
+            c->size[i] = (uint32_t)(e - s);
+            c->rank[i] = (uint32_t)(k - s + 1);
         }
         if (e - s > 1) {
-            int clash = count_texts(&c, s, e, pairs);
+            int clash = count_texts(c, s, e, pairs);
             if (clash < 0)
                 goto done;
             if (clash) {
@@ -314,11 +288,11 @@ wm_annotate_columns(PyObject *self, PyObject *args)
         }
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        shared += c.size[i] > 1 && i >= start && i < stop;
-        if (c.texts[i] > 1)
+        shared += c->size[i] > 1 && i >= start && i < stop;
+        if (c->texts[i] > 1)
             rep[r++] = i;
     }
-    if (repeated_tokens(&c, rep, r, out, start, stop) < 0)
+    if (repeated_tokens(c, rep, r, out, start, stop) < 0)
         goto done;
     special = PyList_New(shared);
     tokens = PyList_New(shared);
@@ -327,17 +301,17 @@ wm_annotate_columns(PyObject *self, PyObject *args)
     if (!special || !tokens || !low || !medium)
         goto done;
     for (Py_ssize_t i = start, k = 0; i < stop; i++) {
-        int punct = c.punct[i];
-        if (punct || (c.texts[i] > 1 && words(c.lines[i]) <= 2)) {
+        int punct = c->punct[i];
+        if (punct || (c->texts[i] > 1 && line_words(c, i) <= 2)) {
             if (append_index(low, i) < 0)
                 goto done;
         }
-        else if (c.texts[i] > 1 && append_index(medium, i) < 0)
+        else if (c->texts[i] > 1 && append_index(medium, i) < 0)
             goto done;
-        if (c.size[i] == 1)
+        if (c->size[i] == 1)
             continue;
         /* owned: a repeated line's from out, else made here */
-        PyObject *token = c.texts[i] > 1 ? out[i] : collided_token(&c, i);
+        PyObject *token = c->texts[i] > 1 ? out[i] : collided_token(c, i);
         out[i] = NULL;
         if (token == NULL)
             goto done;
@@ -352,8 +326,8 @@ wm_annotate_columns(PyObject *self, PyObject *args)
     }
     result = Py_BuildValue("(OOOO)", special, tokens, low, medium);
 done:
-    if (out != NULL)
-        for (Py_ssize_t i = 0; i < n; i++)
+    if (out != NULL) /* only the page's tokens are made: the rest stays untouched zeros */
+        for (Py_ssize_t i = start; i < stop; i++)
             Py_XDECREF(out[i]);
     Py_XDECREF(special);
     Py_XDECREF(tokens);
@@ -362,13 +336,12 @@ done:
     free(rep);
     free(pairs);
     free(out);
-    free(c.hash);
-    free(c.by_p6);
-    free(c.start);
-    free(c.size);
-    free(c.rank);
-    free(c.texts);
-    free(c.punct);
-    Py_DECREF(seq);
+    free(c->hash);
+    free(c->by_p6);
+    free(c->start);
+    free(c->size);
+    free(c->rank);
+    free(c->texts);
+    free(c->punct);
     return result;
 }

@@ -19,7 +19,7 @@ every displayed anchor resolves to exactly one line of the snapshot it was made 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property, partial
 from itertools import count, repeat
 from operator import is_
@@ -60,6 +60,7 @@ __all__ = [
     "gc_paused",
     "hash_lines",
     "line_hash",
+    "page_of",
     "render",
 ]
 
@@ -251,15 +252,30 @@ def _native_page(
     columns = native.annotate_columns(index.lines, start, stop)
     if columns is None:
         return None
+    return page_of(index.lines[start:stop], start, columns, index.display)
+
+
+def page_of(
+    lines: Sequence[str],
+    start: int,
+    columns: core.Columns,
+    display: Callable[[int], str] | None = None,
+) -> list[AnchoredLine] | None:
+    """The anchored lines of a page (``lines``, the first numbered ``start`` from 0) from the
+    compiled core's columns of it; a token the core leaves to the ladder is ``display``'s,
+    and None without it."""
     special, tokens, low, medium = columns
-    lines = index.lines
-    shown = [f"{h >> P6_SHIFT:06x}" for h in hash_lines(lines[start:stop])]
+    shown = [f"{h >> P6_SHIFT:06x}" for h in hash_lines(lines)]
     for i, token in zip(special, tokens, strict=True):
-        shown[i - start] = index.display(i) if token is None else token
+        if token is None:
+            if display is None:
+                return None
+            token = display(i)
+        shown[i - start] = token
     quality = dict.fromkeys(medium, MEDIUM) | dict.fromkeys(low, LOW)
     return [
-        AnchoredLine(i + 1, lines[i], shown[i - start], quality.get(i, HIGH))
-        for i in range(start, stop)
+        AnchoredLine(start + k + 1, line, shown[k], quality.get(start + k, HIGH))
+        for k, line in enumerate(lines)
     ]
 
 

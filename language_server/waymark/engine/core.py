@@ -17,6 +17,9 @@ from contextlib import contextmanager
 from importlib import import_module
 from typing import Protocol, cast
 
+# annotate_columns' answer for a page: (special, tokens, low, medium).
+Columns = tuple[list[int], list[str | None], list[int], list[int]]
+
 
 class Core(Protocol):
     """What ``_core.c`` defines; each function is its pure twin's result, in one C pass."""
@@ -33,7 +36,11 @@ class Core(Protocol):
     def render(self, lines: Sequence[str], tokens: list[str | None], low: bytes, /) -> str: ...
     def annotate_columns(
         self, lines: Sequence[str], start: int = ..., stop: int = ..., /
-    ) -> tuple[list[int], list[str | None], list[int], list[int]] | None: ...
+    ) -> Columns | None: ...
+    def utf8_valid(self, data: bytes, /) -> bool: ...
+    def page_columns(
+        self, data: bytes, skip: int, start: int, stop: int, anchors: bool = ..., /
+    ) -> tuple[list[str], int, int, Columns | None] | None: ...
     def own_displays(
         self,
         indices: list[int],

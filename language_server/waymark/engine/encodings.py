@@ -13,6 +13,7 @@ import codecs
 import re
 from dataclasses import dataclass
 
+from waymark.engine import core
 from waymark.engine.errors import BinaryFile
 
 # Checked in order: the UTF-32 LE BOM starts with the UTF-16 LE BOM.
@@ -124,15 +125,32 @@ def round_trips(data: bytes, encoding: str) -> bool:
         return False
 
 
+def valid_utf8(data: bytes) -> bool:
+    """Whether ``data`` is valid UTF-8 (as ``data.decode("utf-8")`` judges), without making
+    its text where the compiled core can tell."""
+    if data.isascii():
+        return True
+    if core.native is not None:
+        return core.native.utf8_valid(data)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def decide(data: bytes, declared: str | None = None) -> Decision:
     """The encoding of ``data``: a BOM; else ``declared`` (a name :func:`canonical` knows);
     else UTF-8 when the bytes are valid UTF-8; else what the detector clearly finds."""
     return decide_with_text(data, declared)[0]
 
 
-def decide_with_text(data: bytes, declared: str | None = None) -> tuple[Decision, str | None]:
+def decide_with_text(
+    data: bytes, declared: str | None = None, *, text_wanted: bool = True
+) -> tuple[Decision, str | None]:
     """:func:`decide`, plus the text when deciding already decoded it (valid UTF-8): the
-    common case then decodes once."""
+    common case then decodes once. ``text_wanted=False``: the text is never returned, and
+    UTF-8 is recognised without decoding (:func:`valid_utf8`)."""
     for bom, name in BOMS:
         if data.startswith(bom):
             if name == "utf-8":
@@ -150,12 +168,14 @@ def decide_with_text(data: bytes, declared: str | None = None) -> tuple[Decision
             return Decision(encoding, False, "declared"), None
         elif encoding not in _UNICODE:
             note = f"the bytes do not round-trip as the declared {encoding}"
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
+    if not text_wanted:
+        if valid_utf8(data):
+            return Decision("utf-8", False, "utf-8", note), None
     else:
-        return Decision("utf-8", False, "utf-8", note), text
+        try:
+            return Decision("utf-8", False, "utf-8", note), data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
     found = detect(data)
     if found is not None:
         return Decision(found, False, "detected", note), None

@@ -52,6 +52,13 @@ class AnchoredEdit:
         same as ``text_file.encode()``, with only the changed lines encoded."""
         return encode_spliced(self.before, data, self.text_file, self.changes)
 
+    @property
+    def untouched(self) -> tuple[int, int]:
+        """How many leading and trailing lines the edit left as they were, ends included: a
+        splice may change the ending of the line just above it, never of one further away."""
+        first, last = self.changes[0], self.changes[-1]
+        return max(first.old_start - 1, 0), len(self.before.lines) - last.old_end
+
 
 def _diff_line(index: LineIndex, kind: str, i: int) -> dict[str, Any]:
     # The anchor is filled in for all rows at once (_with_anchors).

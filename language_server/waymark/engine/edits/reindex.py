@@ -30,6 +30,12 @@ class IndexAfterEdit(LineIndex):
         self._changes = changes
         super().__init__(lines, hashes)
         self._tables()  # now: they are made from the old index's, which is let go of later
+        # The lines just written are where the next edit most likely points (the result
+        # hands their anchors out): found by key, not by a scan of every line.
+        p6, counts = self.p6, self.p6_count
+        self._known_pos.update(
+            (p6[j], j) for c in changes for j in range(c.new_start, c.new_end) if counts[p6[j]] == 1
+        )
 
     def release(self) -> None:
         """Let go of the index before the edit: one kept for the next edit would otherwise

@@ -1,0 +1,149 @@
+/* A file's lines as the annotation of _core_annotate.c reads them: str objects (a list of
+ * lines), or spans of one buffer of valid UTF-8 (_core_page.c: a page decodes only its own
+ * lines). Each accessor answers as its str twin in _core.h does for the decoded line. */
+#ifndef WAYMARK_CORE_COLS_H
+#define WAYMARK_CORE_COLS_H
+
+#include "_core.h"
+
+typedef struct {
+    Py_ssize_t n;
+    PyObject **lines;       /* NULL: the lines are spans of buf */
+    const char *buf;        /* valid UTF-8 */
+    const Py_ssize_t *off;  /* where each line starts in buf */
+    const Py_ssize_t *len;  /* its length in bytes, without its terminator */
+    uint64_t *hash;   /* each line's xxh3_64 */
+    uint64_t *by_p6;  /* (6-char prefix << 32 | line), sorted by prefix, lines in file order */
+    uint32_t *start;  /* where in by_p6 the line's prefix group starts */
+    uint32_t *size;   /* how many lines are in it */
+    uint32_t *rank;   /* the line's place in it, from 1 */
+    uint32_t *texts;  /* how many lines have the line's text */
+    unsigned char *punct; /* whether the line is only ASCII punctuation and whitespace */
+} Cols;
+
+PyObject *wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop);
+
+/* The code point at p[*i] of valid UTF-8, moving *i past it. */
+static inline Py_UCS4
+next_cp(const unsigned char *p, Py_ssize_t *i)
+{
+    unsigned char b = p[*i];
+    if (b < 0x80) {
+        *i += 1;
+        return b;
+    }
+    if (b < 0xE0) {
+        *i += 2;
+        return (Py_UCS4)(b & 0x1F) << 6 | (p[*i - 1] & 0x3F);
+    }
+    if (b < 0xF0) {
+        *i += 3;
+        return (Py_UCS4)(b & 0x0F) << 12 | (Py_UCS4)(p[*i - 2] & 0x3F) << 6 | (p[*i - 1] & 0x3F);
+    }
+    *i += 4;
+    return (Py_UCS4)(b & 0x07) << 18 | (Py_UCS4)(p[*i - 3] & 0x3F) << 12 |
+           (Py_UCS4)(p[*i - 2] & 0x3F) << 6 | (p[*i - 1] & 0x3F);
+}
+
+static inline int
+line_hash(const Cols *c, Py_ssize_t i, uint64_t *out)
+{
+    if (c->lines != NULL)
+        return hash_str(c->lines[i], out);
+    *out = XXH3_64bits(c->buf + c->off[i], (size_t)c->len[i]);
+    return 0;
+}
+
+static inline int
+line_update(const Cols *c, XXH3_state_t *state, Py_ssize_t i)
+{
+    if (c->lines != NULL)
+        return hash_update_str(state, c->lines[i]);
+    XXH3_64bits_update(state, c->buf + c->off[i], (size_t)c->len[i]);
+    return 0;
+}
+
+static inline int
+line_blank(const Cols *c, Py_ssize_t i)
+{
+    if (c->lines != NULL)
+        return is_blank(c->lines[i]);
+    const unsigned char *p = (const unsigned char *)c->buf + c->off[i];
+    for (Py_ssize_t k = 0; k < c->len[i];) {
+        Py_UCS4 ch = next_cp(p, &k); /* the macro reads its argument twice */
+        if (!Py_UNICODE_ISSPACE(ch))
+            return 0;
+    }
+    return 1;
+}
+
+static inline int
+line_punct(const Cols *c, Py_ssize_t i)
+{
+    if (c->lines != NULL)
+        return is_punct_ws(c->lines[i]);
+    const unsigned char *p = (const unsigned char *)c->buf + c->off[i];
+    for (Py_ssize_t k = 0; k < c->len[i]; k++) {
+        unsigned char ch = p[k];
+        int alnum = (ch >= '0' && ch <= '9') || (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z');
+        if (!(ch == ' ' || (ch >= '\t' && ch <= '\r') || (ch > ' ' && ch < 0x7f && !alnum)))
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether two lines differ (1), are equal (0); -1 on error. */
+static inline int
+line_differs(const Cols *c, Py_ssize_t a, Py_ssize_t b)
+{
+    if (c->lines != NULL) {
+        int same = PyUnicode_Compare(c->lines[a], c->lines[b]);
+        return (same == -1 && PyErr_Occurred()) ? -1 : same != 0;
+    }
+    return c->len[a] != c->len[b] || memcmp(c->buf + c->off[a], c->buf + c->off[b], (size_t)c->len[a]);
+}
+
+/* The count of re's \w+ runs in the line. */
+static inline Py_ssize_t
+line_words(const Cols *c, Py_ssize_t i)
+{
+    Py_ssize_t count = 0, k = 0, n;
+    int inside = 0, kind = 0;
+    const void *data;
+    if (c->lines != NULL) {
+        kind = PyUnicode_KIND(c->lines[i]);
+        data = PyUnicode_DATA(c->lines[i]);
+        n = PyUnicode_GET_LENGTH(c->lines[i]);
+    }
+    else {
+        data = c->buf + c->off[i];
+        n = c->len[i];
+    }
+    while (k < n) {
+        Py_UCS4 ch = kind ? PyUnicode_READ(kind, data, k++) : next_cp(data, &k);
+        int word = Py_UNICODE_ISALNUM(ch) || ch == '_';
+        count += word && !inside;
+        inside = word;
+    }
+    return count;
+}
+
+/* The nearest non-blank line before i: prev_nonblank of _core.h over either kind of line. */
+static inline Py_ssize_t
+cols_prev_nonblank(const Cols *c, Py_ssize_t i, Py_ssize_t *last, Py_ssize_t *last_prev)
+{
+    Py_ssize_t j = i - 1, found;
+    while (j > *last && line_blank(c, j))
+        j--;
+    if (j > *last)
+        found = j;
+    else if (*last >= 0 && !line_blank(c, *last))
+        found = *last;
+    else
+        found = *last_prev;
+    *last = i;
+    *last_prev = found;
+    return found;
+}
+
+#endif
