@@ -16,6 +16,7 @@ setup(
                     "_core_annotate",
                     "_core_render",
                     "_core_page",
+                    "_core_edit",
                 )
             ],
             depends=[

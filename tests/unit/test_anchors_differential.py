@@ -6,14 +6,17 @@ read JSON, and after an anchored edit the same anchors_valid_through, diff ancho
 from __future__ import annotations
 
 from typing import Any
+from unittest.mock import patch
 
 import anchors_reference as ref
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from waymark.commands.edit_ops import parse_operations
+from waymark.engine import core
 from waymark.engine.anchors import LineIndex, annotate, annotate_range, as_json, render
 from waymark.engine.displays import displays
+from waymark.engine.edits import valid_through as valid_through_module
 from waymark.engine.edits.anchored import plan_anchored_edit
 from waymark.engine.edits.reindex import IndexAfterEdit
 from waymark.engine.edits.safety import Change
@@ -164,6 +167,10 @@ def test_the_index_after_an_edit_answers_like_a_fresh_one(
     assert after.shared == expected.shared
     everything = list(range(len(new)))
     assert displays(after, everything) == [expected.display(i) for i in everything]
+    # The lines the edit wrote are found by key (the index knows where they are), the rest
+    # by a scan: both as a fresh index finds them.
+    for token in {expected.display(i) for i in everything}:
+        assert after.candidates(token) == expected.candidates(token), token
 
 
 _SINGLE = ["replace_line", "insert_after", "insert_before", "delete_line"]
@@ -234,3 +241,54 @@ def test_text_terminators_and_style_match_the_per_line_join(eols: list[str]) -> 
         if len(kinds) > 1
         else {"\r\n": "crlf", "\r": "cr"}.get(next(iter(kinds), "\n"), "lf")
     )
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.one_of(_edit(), _repetitive_edit()), st.sampled_from([2_000, 1]))
+def test_anchors_valid_through_matches_the_ladder_run_on_every_line(
+    edit: tuple[list[str], list[str], list[Change]], near_limit: int
+) -> None:
+    # near_limit 1: the lines near a change are too many to vouch for, all are compared.
+    lines, new, changes = edit
+    old = LineIndex(tuple(lines))
+    after = IndexAfterEdit(old, tuple(new), hash_lines(new), changes)
+    before_ref, after_ref = ref.LineIndex(tuple(lines)), ref.LineIndex(tuple(new))
+    first = changes[0].old_start
+    expected = next(
+        (i for i in range(first) if before_ref.display(i) != after_ref.display(i)), first
+    )
+    with patch.object(valid_through_module, "_NEAR_LIMIT", near_limit):
+        assert valid_through_module.valid_through(old, after, changes) == expected
+
+
+def test_an_edit_far_from_repeated_lines_hashes_no_context_of_the_file_before() -> None:
+    # Blank lines above the edit repeat, but nothing near the edit does: their anchors are
+    # vouched for without the context hashes of every repeated line of the old file.
+    lines = ["", "import os", "", *(f"v{i} = {i}" for i in range(40)), "", "end = 0"]
+    tf = _file(lines)
+    target = ref.LineIndex(tf.lines).display(30)
+    plan = plan_anchored_edit(
+        tf, parse_operations([{"op": "replace_line", "hash": target, "content": "v = 0"}])
+    )
+    assert plan.details["anchors_valid_through"] == 30
+    assert not plan.index._before.ctx_known
+
+
+def test_an_edit_next_to_a_blank_line_hashes_no_context_of_either_file() -> None:
+    # The blank line above the edit shows a context anchor that the edit changes: it and the
+    # diff's blank line are decided by one pass over the repeated lines, not every context.
+    lines = ["", "import os", "", *(f"v{i} = {i}" for i in range(40)), "", "end = 0"]
+    lines[30] = ""
+    tf = _file(lines)
+    target = ref.LineIndex(tf.lines).display(31)
+    with core.using(core.BUILT):
+        plan = plan_anchored_edit(
+            tf, parse_operations([{"op": "replace_line", "hash": target, "content": "v = 0"}])
+        )
+    new = ref.LineIndex(plan.text_file.lines)
+    assert plan.details["anchors_valid_through"] == 30
+    assert [row["hash"] for row in plan.diff[0]["lines"] if row["kind"] != "removed"] == [
+        new.display(i) for i in range(29, 34)
+    ]
+    assert not plan.index._before.ctx_known
+    assert not plan.index.ctx_known

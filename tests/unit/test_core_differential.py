@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from waymark.commands.edit_ops import parse_operations
 from waymark.engine import core
 from waymark.engine.anchors import LineIndex, annotate, annotate_range, as_json, render
+from waymark.engine.displays import context_keys_in
 from waymark.engine.edits.anchored import plan_anchored_edit
 from waymark.engine.edits.operations import OperationsRefused
 from waymark.engine.errors import WaymarkError
@@ -195,3 +196,29 @@ def test_a_lone_surrogate_the_encoding_cannot_write_fails_alike() -> None:
 
     pure, native = _both(hashed)
     assert native == pure == "surrogates not allowed"
+
+
+def _context_keys(data: bytes | str) -> list[list[int]]:
+    tf, _ = _file(data)
+    index = LineIndex(tf.lines)
+    every = list(range(len(tf.lines)))
+    own = [int(h[:6], 16) for h in index.context_hashes_of(every).values()]
+    return [
+        context_keys_in(index, wanted, keys)
+        for wanted in (every, index.repeated_lines, every[1::3])
+        for keys in (set(own[:2]), set(own[::5]), {0, 0xFFFFFF})
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(CORPORA))
+def test_corpora_context_prefixes_match_the_same_lines(name: str) -> None:
+    pure, native = _both(lambda: _context_keys(CORPORA[name]))
+    assert native == pure
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_pool_line, max_size=60))
+def test_generated_context_prefixes_match_the_same_lines(lines: list[str]) -> None:
+    data = "\n".join(lines).encode("utf-8", "surrogateescape")
+    pure, native = _both(lambda: _context_keys(data))
+    assert native == pure

@@ -19,12 +19,12 @@ import pytest
 # before anything after the write (recording it, answering) can run.
 _KILLED_AFTER_WRITE = """
 import os, signal, sys
-import waymark.commands.changes as changes
-landed = changes.write_batch
+import waymark.commands.commit as commit
+landed = commit.write_batch
 def write_then_die(writes):
     landed(writes)
     os.kill(os.getpid(), signal.SIGKILL)
-changes.write_batch = write_then_die
+commit.write_batch = write_then_die
 from waymark.doors.launch import main
 sys.argv = ["waymark", *sys.argv[1:]]
 main()

@@ -82,6 +82,7 @@ class PlannedEdit:
     # lines are encoded).
     encode: Callable[[bytes], bytes]
     index: IndexAfterEdit
+    untouched: tuple[int, int]  # leading and trailing lines left as they were
 
 
 def _preview(text: str) -> str:
@@ -193,7 +194,9 @@ def plan_edit(
         "safety_status": "ok",
     }
     warnings = [_advisory(note) for note in plan.advisories]
-    return PlannedEdit(plan.text_file, details, plan.diff, warnings, plan.encode, plan.index)
+    return PlannedEdit(
+        plan.text_file, details, plan.diff, warnings, plan.encode, plan.index, plan.untouched
+    )
 
 
 def edit(ctx: CommandContext, params: EditParams) -> Proposal:
@@ -229,4 +232,9 @@ def edit(ctx: CommandContext, params: EditParams) -> Proposal:
     after = encoded_input(lambda: plan.encode(data), plan.text_file.encoding, "operations")
     plan.index.release()
     line_indexes.keep(real, digest(after), plan.index)
-    return Proposal("edit", "Waymark: anchored edit", [FileChange(loaded, after)], result)
+    return Proposal(
+        "edit",
+        "Waymark: anchored edit",
+        [FileChange(loaded, after, plan.untouched, plan.text_file)],
+        result,
+    )

@@ -29,7 +29,8 @@ from waymark.commands import (
     wording,
 )
 from waymark.commands import descriptions as text
-from waymark.commands.changes import Proposal, finish
+from waymark.commands.changes import Proposal
+from waymark.commands.commit import finish
 from waymark.commands.context import CommandContext
 from waymark.commands.params import structure
 from waymark.commands.schema import object_schema

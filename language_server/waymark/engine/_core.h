@@ -158,5 +158,6 @@ PyObject *wm_context_hashes(PyObject *self, PyObject *arg);
 PyObject *wm_render(PyObject *self, PyObject *arg);
 PyObject *wm_own_displays(PyObject *self, PyObject *arg);
 PyObject *wm_repeated_displays(PyObject *self, PyObject *arg);
+PyObject *wm_context_keys_in(PyObject *self, PyObject *arg);
 
 #endif

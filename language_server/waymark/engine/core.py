@@ -50,6 +50,9 @@ class Core(Protocol):
         text_count: Counter[str],
         /,
     ) -> tuple[list[str], list[int], list[int]]: ...
+    def context_keys_in(
+        self, lines: Sequence[str], wanted: list[int], keys: list[int], /
+    ) -> list[int]: ...
     def repeated_displays(
         self,
         out: list[str],

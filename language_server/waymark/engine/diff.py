@@ -40,15 +40,22 @@ def common_ends(before: Sequence[Any], after: Sequence[Any]) -> tuple[int, int]:
     return _ends(len(before), len(after), lambda i, j, n: before[i : i + n] == after[j : j + n])
 
 
-def _ends(size_b: int, size_a: int, same: Callable[[int, int, int], bool]) -> tuple[int, int]:
+def _ends(
+    size_b: int,
+    size_a: int,
+    same: Callable[[int, int, int], bool],
+    known: tuple[int, int] = (0, 0),
+) -> tuple[int, int]:
     """Leading and trailing items two sequences of these sizes share, where ``same(i, j, n)``
-    says whether ``n`` items from ``i`` in the first equal ``n`` from ``j`` in the second."""
+    says whether ``n`` items from ``i`` in the first equal ``n`` from ``j`` in the second;
+    ``known``: as many leading and trailing items as the caller knows to be alike, which are
+    not compared again (the ends found are the same, only sooner)."""
     limit = min(size_b, size_a)
-    head = 0
+    head = min(known[0], limit)
     for size in _BLOCKS:
         while head + size <= limit and same(head, head, size):
             head += size
-    tail = 0
+    tail = min(known[1], limit - head)
     for size in _BLOCKS:
         while tail + size <= limit - head and same(
             size_b - tail - size, size_a - tail - size, size
@@ -231,7 +238,9 @@ def _uniform(before: TextFile, after: TextFile) -> bool:
     return old_eols.count(end) == len(old_eols) and new_eols.count(end) == len(new_eols)
 
 
-def _file_ends(before: TextFile | None, after: TextFile | None) -> tuple[int, int]:
+def _file_ends(
+    before: TextFile | None, after: TextFile | None, known: tuple[int, int]
+) -> tuple[int, int]:
     """:func:`common_ends` of the files' lines with their ends, compared as lines and ends
     side by side: nothing is joined for the lines an edit leaves alone."""
     if before is None or after is None:
@@ -243,6 +252,7 @@ def _file_ends(before: TextFile | None, after: TextFile | None) -> tuple[int, in
         lambda i, j, n: (
             old[i : i + n] == new[j : j + n] and old_eols[i : i + n] == new_eols[j : j + n]
         ),
+        known,
     )
 
 
@@ -279,21 +289,39 @@ def _ended(file: TextFile) -> bool:
 
 
 def diff_file(
-    display: str, before: TextFile | None, after: TextFile | None, context: int = 3
+    display: str,
+    before: TextFile | None,
+    after: TextFile | None,
+    context: int = 3,
+    *,
+    known: tuple[int, int] = (0, 0),
 ) -> FileDiff:
-    """A ``git diff``-style unified diff (``None`` stands for an absent file) and its counts."""
+    """A ``git diff``-style unified diff (``None`` stands for an absent file) and its counts.
+
+    ``known``: how many leading and trailing lines the caller knows the files share, ends
+    included (an edit's planner knows where it changed the file): they are not compared
+    again, and the diff is the same byte for byte.
+    """
     size_a = 0 if before is None else len(before.lines)
     size_b = 0 if after is None else len(after.lines)
     # The opcodes of the whole files, as opcodes() finds them: its first step, trimming the
     # common ends, done here without joining every line to its end.
     old: Sequence[str]
     new: Sequence[str]
-    if before is not None and after is not None and _uniform(before, after):
-        head, tail = common_ends(before.lines, after.lines)
+    uniform = before is not None and after is not None and _uniform(before, after)
+    if uniform:
+        assert before is not None and after is not None
+        old_lines, new_lines = before.lines, after.lines
+        head, tail = _ends(
+            size_a,
+            size_b,
+            lambda i, j, n: old_lines[i : i + n] == new_lines[j : j + n],
+            known,
+        )
         old = before.lines[head : size_a - tail]
         new = after.lines[head : size_b - tail]
     else:
-        head, tail = _file_ends(before, after)
+        head, tail = _file_ends(before, after, known)
         old = _with_ends(before, head, size_a - tail)
         new = _with_ends(after, head, size_b - tail)
     middle: list[Block] = []
@@ -323,8 +351,15 @@ def diff_file(
         # told it now exists, or no longer does: the headers alone say so (as a patch).
         return FileDiff("".join(out) if (before is None) != (after is None) else "", _stats(ops))
     # Only a line not ending in a line feed is marked: when there is none, none is looked for.
-    ended = all(_ended(file) for file in (before, after) if file is not None)
-    end_a, end_b = _line_feed(before), _line_feed(after)
+    if uniform:
+        # One end throughout both files: what the scans below would find, without them.
+        assert before is not None
+        end = before.eols[0]
+        ended = end in ("\n", "\r\n")
+        end_a = end_b = end if ended else None
+    else:
+        ended = all(_ended(file) for file in (before, after) if file is not None)
+        end_a, end_b = _line_feed(before), _line_feed(after)
     for hunk in hunks:
         a1 = max(hunk[0][1] - context, 0)
         b1 = max(hunk[0][3] - context, 0)

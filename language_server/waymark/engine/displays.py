@@ -9,6 +9,7 @@ columns or per group, and the ladder of :meth:`LineIndex.display` runs only for 
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import compress, count, repeat
 from operator import add, itemgetter, methodcaller, not_
 
@@ -16,10 +17,17 @@ from waymark.engine import core
 from waymark.engine.line_index import LineIndex, scatter, where
 
 _prefix6 = itemgetter(slice(0, 6))
+# Up to this many repeated lines of a one-off question are decided by a pass of their own;
+# more make the file's context hashes, which answer them all.
+_FEW = 64
 
 
-def displays(index: LineIndex, indices: list[int]) -> list[str]:
-    """``index.display(i)`` for each of ``indices``."""
+def displays(index: LineIndex, indices: list[int], *, one_off: bool = False) -> list[str]:
+    """``index.display(i)`` for each of ``indices``.
+
+    ``one_off``: a question asked once of an index (an edit's anchors above it and in its
+    diff): a few repeated lines are then decided by one compiled pass over the repeated
+    lines rather than by every context hash of the file, which an index asked again keeps."""
     native = core.native
     if native is not None:
         out, collided, rep_at = native.own_displays(
@@ -35,9 +43,45 @@ def displays(index: LineIndex, indices: list[int]) -> list[str]:
         collided = where(map(not_, map(add, own, repeated)))
         rep_at = where(repeated)
     _collided(index, out, indices, collided)
+    if one_off and native is not None and rep_at and not index.ctx_known and len(rep_at) <= _FEW:
+        rep_at = _alone(index, out, indices, rep_at)
     if rep_at:
         _repeated(index, out, indices, rep_at)
     return out
+
+
+def _alone(index: LineIndex, out: list[str], indices: list[int], rep_at: list[int]) -> list[int]:
+    """A few repeated lines, before any context hash of the file is made: those whose 6-char
+    context prefix no line hash takes and no other repeated line has show it (one pass over
+    the repeated lines, hashing their contexts without keeping them); the rest are left."""
+    wanted = sorted({indices[k] for k in rep_at})
+    own = index.context_hashes_of(wanted)
+    keys = {i: int(own[i][:6], 16) for i in wanted}
+    free = {key for key in keys.values() if key not in index.p6_count}
+    # Each key's lines are few: their prefixes are read from their own context hashes.
+    matches = index.context_hashes_of(context_keys_in(index, index.repeated_lines, free))
+    found = Counter(int(h[:6], 16) for h in matches.values())
+    left = []
+    for k in rep_at:
+        i = indices[k]
+        if found[keys[i]] == 1:
+            out[k] = own[i][:6]
+        else:
+            left.append(k)
+    return left
+
+
+def context_keys_in(index: LineIndex, wanted: list[int], keys: set[int]) -> list[int]:
+    """The ``wanted`` lines (ascending) whose context hash's 6-char prefix, as an integer, is
+    one of ``keys``. The pure twin hashes every context as the index would (so the one-off
+    path runs only compiled: without the core, the index's own context hashes are cheaper)."""
+    if not keys:
+        return []
+    native = core.native
+    if native is not None:
+        return native.context_keys_in(index.lines, wanted, list(keys))
+    found = index.context_hashes_of(wanted)
+    return [i for i, h in found.items() if int(h[:6], 16) in keys]
 
 
 def _collided(index: LineIndex, out: list[str], indices: list[int], at: list[int]) -> None:

@@ -126,11 +126,16 @@ class TextFile:
         lines, eols = split_lines(text)
         return cls(tuple(lines), tuple(eols), encoding, bom, decision)
 
-    def decode_like(self, data: bytes, declared: str | None = None) -> TextFile:
+    def decode_like(
+        self, data: bytes, declared: str | None = None, planned: TextFile | None = None
+    ) -> TextFile:
         """Bytes of this file after a change, decoded the way this file was: a detector must
         not change its mind mid-edit. Bytes that are not in its encoding (a backup a rewind
         would restore) are decided afresh (``declared`` as for the file), but a file decided
-        by declaration, or undecided, stays so."""
+        by declaration, or undecided, stays so. ``planned``: the file these bytes were
+        encoded from, whose text splits back into its own lines (an anchored edit's plan,
+        engine/edits/line_ends.py): when they read back as its text, its lines are taken
+        instead of splitting the text again."""
         bom = _BOM_OF[self.encoding] if self.bom else b""
         if data.startswith(bom):
             try:
@@ -138,6 +143,10 @@ class TextFile:
             except UnicodeDecodeError:
                 pass
             else:
+                if planned is not None and planned.text == text:
+                    return TextFile(
+                        planned.lines, planned.eols, self.encoding, self.bom, self.decision
+                    )
                 return self.with_text(text)
         if self.decision is not None and self.decision.source in ("declared", "undecided"):
             return TextFile.decode(data, self.encoding)

@@ -6,7 +6,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from waymark.commands.changes import FileChange, load_path, write_changes
+from waymark.commands.changes import FileChange, load_path
+from waymark.commands.commit import write_changes
 from waymark.commands.context import CommandContext
 from waymark.commands.history import (
     history_errors,

@@ -7,10 +7,8 @@ offending operation rather than the first. docs/anchored-edits.md is the protoco
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress
 from typing import Any
 
 from waymark.engine.anchors import LineIndex, gc_paused
@@ -27,6 +25,7 @@ from waymark.engine.edits.resolve import Resolver
 from waymark.engine.edits.safety import Change, check_safety
 from waymark.engine.edits.splice import apply_splices, merged_changes
 from waymark.engine.edits.spliced_bytes import encode_spliced
+from waymark.engine.edits.valid_through import valid_through
 from waymark.engine.errors import NoOp, SafetyCheckFailed
 from waymark.engine.text import TextFile
 
@@ -53,15 +52,29 @@ class AnchoredEdit:
         same as ``text_file.encode()``, with only the changed lines encoded."""
         return encode_spliced(self.before, data, self.text_file, self.changes)
 
+    @property
+    def untouched(self) -> tuple[int, int]:
+        """How many leading and trailing lines the edit left as they were, ends included: a
+        splice may change the ending of the line just above it, never of one further away."""
+        first, last = self.changes[0], self.changes[-1]
+        return max(first.old_start - 1, 0), len(self.before.lines) - last.old_end
+
 
 def _diff_line(index: LineIndex, kind: str, i: int) -> dict[str, Any]:
-    return {
-        "kind": kind,
-        "line": i + 1,
-        "text": index.lines[i],
-        "hash": index.display(i),
-        "quality": index.quality(i),
-    }
+    # The anchor is filled in for all rows at once (_with_anchors).
+    return {"kind": kind, "line": i + 1, "text": index.lines[i], "quality": index.quality(i)}
+
+
+def _with_anchors(index: LineIndex, hunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each shown line's display anchor, decided for all of them together: a repeated line's
+    costs one look at every repeated line, not every context hash of the file."""
+    rows = [row for hunk in hunks for row in hunk["lines"] if row["kind"] != "removed"]
+    at = sorted({row["line"] - 1 for row in rows})
+    shown = dict(zip(at, displays(index, at, one_off=True), strict=True))
+    for row in rows:
+        quality = row.pop("quality")
+        row["hash"], row["quality"] = shown[row["line"] - 1], quality
+    return hunks
 
 
 def _diff(before: TextFile, new: LineIndex, changes: list[Change]) -> list[dict[str, Any]]:
@@ -98,16 +111,7 @@ def _diff(before: TextFile, new: LineIndex, changes: list[Change]) -> list[dict[
                 "lines": lines,
             }
         )
-    return hunks
-
-
-def _valid_through(old: LineIndex, new: LineIndex, first_changed: int) -> int:
-    """How many leading lines keep both their number and their displayed anchor."""
-    # A line whose 6-char prefix is its own in both snapshots shows that prefix in both.
-    cut = old.shared[: bisect_left(old.shared, first_changed)]
-    special = sorted({*cut, *new.shared[: bisect_left(new.shared, first_changed)]})
-    moved = map(str.__ne__, displays(old, special), displays(new, special))
-    return next(compress(special, moved), first_changed)
+    return _with_anchors(new, hunks)
 
 
 @gc_paused()
@@ -153,7 +157,7 @@ def plan_anchored_edit(
             {"safety_warnings": warnings},
         )
     new_index = IndexAfterEdit(resolver.index, after.lines, hashes, changes)
-    valid = _valid_through(resolver.index, new_index, changes[0].old_start)
+    valid = valid_through(resolver.index, new_index, changes)
     details = {
         "operations_applied": len(operations),
         "lines_before": len(tf.lines),

@@ -30,6 +30,12 @@ class IndexAfterEdit(LineIndex):
         self._changes = changes
         super().__init__(lines, hashes)
         self._tables()  # now: they are made from the old index's, which is let go of later
+        # The lines just written are where the next edit most likely points (the result
+        # hands their anchors out): found by key, not by a scan of every line.
+        p6, counts = self.p6, self.p6_count
+        self._known_pos.update(
+            (p6[j], j) for c in changes for j in range(c.new_start, c.new_end) if counts[p6[j]] == 1
+        )
 
     def release(self) -> None:
         """Let go of the index before the edit: one kept for the next edit would otherwise
@@ -54,11 +60,13 @@ class IndexAfterEdit(LineIndex):
         return self._derived_columns()  # adjusting the old columns beats a fresh pass
 
     def _prefixes(self) -> list[int]:
-        old_p6, p6 = self._before.p6, []
-        for a, b, _, c in self._stretches():
-            p6 += old_p6[a:b]
-            if c is not None:
-                p6 += map(rshift, self.hashes[c.new_start : c.new_end], repeat(P6_SHIFT))
+        # One copy, spliced bottom-up in place: slicing and joining the stretches would touch
+        # every prefix object three times.
+        p6 = list(self._before.p6)
+        for c in reversed(self._changes):
+            p6[c.old_start : c.old_end] = map(
+                rshift, self.hashes[c.new_start : c.new_end], repeat(P6_SHIFT)
+            )
         return p6
 
     def _prefix_counts(self) -> Counter[int]:
