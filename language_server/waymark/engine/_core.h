@@ -99,6 +99,54 @@ prev_nonblank(PyObject **lines, Py_ssize_t i, Py_ssize_t *last, Py_ssize_t *last
     return found;
 }
 
+/* Context hashes of wanted lines taken in ascending order: xxh3_64 of
+ * "prev_nonblank\nline\nnext_nonblank" ("" past a file edge), the walks shared between lines. */
+typedef struct {
+    PyObject **items;
+    Py_ssize_t n, next_nb, last, last_prev;
+    XXH3_state_t *state;
+} ContextWalk;
+
+static inline void
+context_walk_init(ContextWalk *w, PyObject **items, Py_ssize_t n, XXH3_state_t *state)
+{
+    w->items = items;
+    w->n = n;
+    w->next_nb = w->last = w->last_prev = -1;
+    w->state = state;
+}
+
+/* The context hash of the line wanted[k] into *hash (the line into *line); -1 with an
+ * exception set when the index is not ascending and in range or a line is not str. */
+static inline int
+context_hash_at(ContextWalk *w, PyObject *wanted, Py_ssize_t k, Py_ssize_t *line, uint64_t *hash)
+{
+    Py_ssize_t i = PyLong_AsSsize_t(PyList_GET_ITEM(wanted, k));
+    if (i == -1 && PyErr_Occurred())
+        return -1;
+    if (i < 0 || i >= w->n || i <= w->last) {
+        PyErr_SetString(PyExc_ValueError, "wanted lines must be ascending and in range");
+        return -1;
+    }
+    PyObject **items = w->items;
+    Py_ssize_t prev_nb = prev_nonblank(items, i, &w->last, &w->last_prev);
+    if (w->next_nb <= i)
+        for (w->next_nb = i + 1; w->next_nb < w->n && is_blank(items[w->next_nb]); w->next_nb++)
+            ;
+    XXH3_64bits_reset(w->state);
+    if (prev_nb >= 0 && hash_update_str(w->state, items[prev_nb]) < 0)
+        return -1;
+    XXH3_64bits_update(w->state, "\n", 1);
+    if (hash_update_str(w->state, items[i]) < 0)
+        return -1;
+    XXH3_64bits_update(w->state, "\n", 1);
+    if (w->next_nb < w->n && hash_update_str(w->state, items[w->next_nb]) < 0)
+        return -1;
+    *line = i;
+    *hash = XXH3_64bits_digest(w->state);
+    return 0;
+}
+
 /* Whether the line is only ASCII punctuation and whitespace (or empty). */
 static inline int
 is_punct_ws(PyObject *s)

@@ -30,32 +30,15 @@ wm_context_keys_in(PyObject *self, PyObject *args)
         if (PyErr_Occurred())
             goto fail;
     }
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    PyObject **items = PySequence_Fast_ITEMS(seq);
+    ContextWalk walk;
+    context_walk_init(&walk, PySequence_Fast_ITEMS(seq), PySequence_Fast_GET_SIZE(seq), state);
     Py_ssize_t m = PyList_GET_SIZE(wanted);
-    Py_ssize_t prev_nb, next_nb = -1, last = -1, last_prev = -1;
     for (Py_ssize_t k = 0; k < m; k++) {
-        Py_ssize_t i = PyLong_AsSsize_t(PyList_GET_ITEM(wanted, k));
-        if (i == -1 && PyErr_Occurred())
+        Py_ssize_t i;
+        uint64_t hash;
+        if (context_hash_at(&walk, wanted, k, &i, &hash) < 0)
             goto fail;
-        if (i < 0 || i >= n || i <= last) {
-            PyErr_SetString(PyExc_ValueError, "wanted lines must be ascending and in range");
-            goto fail;
-        }
-        prev_nb = prev_nonblank(items, i, &last, &last_prev);
-        if (next_nb <= i)
-            for (next_nb = i + 1; next_nb < n && is_blank(items[next_nb]); next_nb++)
-                ;
-        XXH3_64bits_reset(state);
-        if (prev_nb >= 0 && hash_update_str(state, items[prev_nb]) < 0)
-            goto fail;
-        XXH3_64bits_update(state, "\n", 1);
-        if (hash_update_str(state, items[i]) < 0)
-            goto fail;
-        XXH3_64bits_update(state, "\n", 1);
-        if (next_nb < n && hash_update_str(state, items[next_nb]) < 0)
-            goto fail;
-        uint64_t top = XXH3_64bits_digest(state) >> 40;
+        uint64_t top = hash >> 40;
         for (Py_ssize_t q = 0; q < nkeys; q++)
             if (keys[q] == top) {
                 if (append_index(out, i) < 0)

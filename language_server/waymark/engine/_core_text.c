@@ -131,37 +131,20 @@ wm_context_hashes(PyObject *self, PyObject *args)
     PyObject *seq = PySequence_Fast(lines_arg, "lines must be a sequence");
     if (seq == NULL)
         return NULL;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    PyObject **items = PySequence_Fast_ITEMS(seq);
     Py_ssize_t m = PyList_GET_SIZE(wanted);
     PyObject *out = PyList_New(m);
     XXH3_state_t *state = XXH3_createState();
-    Py_ssize_t prev_nb = -1, next_nb = -1, last = -1, last_prev = -1;
     if (out == NULL || state == NULL)
         goto fail;
+    ContextWalk walk;
+    context_walk_init(&walk, PySequence_Fast_ITEMS(seq), PySequence_Fast_GET_SIZE(seq), state);
     for (Py_ssize_t k = 0; k < m; k++) {
-        Py_ssize_t i = PyLong_AsSsize_t(PyList_GET_ITEM(wanted, k));
-        if (i == -1 && PyErr_Occurred())
-            goto fail;
-        if (i < 0 || i >= n || i <= last) {
-            PyErr_SetString(PyExc_ValueError, "wanted lines must be ascending and in range");
-            goto fail;
-        }
-        prev_nb = prev_nonblank(items, i, &last, &last_prev);
-        if (next_nb <= i)
-            for (next_nb = i + 1; next_nb < n && is_blank(items[next_nb]); next_nb++)
-                ;
-        XXH3_64bits_reset(state);
-        if ((prev_nb >= 0 && hash_update_str(state, items[prev_nb]) < 0))
-            goto fail;
-        XXH3_64bits_update(state, "\n", 1);
-        if (hash_update_str(state, items[i]) < 0)
-            goto fail;
-        XXH3_64bits_update(state, "\n", 1);
-        if (next_nb < n && hash_update_str(state, items[next_nb]) < 0)
+        Py_ssize_t i;
+        uint64_t hash;
+        if (context_hash_at(&walk, wanted, k, &i, &hash) < 0)
             goto fail;
         char hex[17];
-        snprintf(hex, sizeof hex, "%016llx", (unsigned long long)XXH3_64bits_digest(state));
+        snprintf(hex, sizeof hex, "%016llx", (unsigned long long)hash);
         PyObject *v = PyUnicode_FromStringAndSize(hex, 16);
         if (v == NULL)
             goto fail;
