@@ -88,8 +88,8 @@ def fetch_backup(blobs: BlobStore, digest: str) -> bytes | Unfetched:
         return Unfetched("backup_unreadable", errno_name(exc))
 
 
-def display(workspace: Workspace, key: str) -> str:
-    """The workspace-relative path of ``key`` (the key itself outside every folder).
+def folder_of(workspace: Workspace, key: str) -> str:
+    """The workspace folder ``key`` lies in ("" outside every folder).
 
     Keys and folders are both real absolute paths, so this is string work (the most specific
     folder wins when folders nest); a turn over thousands of files names each of them."""
@@ -98,6 +98,12 @@ def display(workspace: Workspace, key: str) -> str:
         name = os.fspath(folder)
         if (key == name or key.startswith(name.rstrip("/") + "/")) and len(name) > len(best):
             best = name
+    return best
+
+
+def display(workspace: Workspace, key: str) -> str:
+    """The workspace-relative path of ``key`` (the key itself outside every folder)."""
+    best = folder_of(workspace, key)
     if not best:
         return key
     return key[len(best) :].lstrip("/") or "."
