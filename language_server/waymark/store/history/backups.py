@@ -9,8 +9,8 @@ from __future__ import annotations
 import errno as errno_mod
 import os
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -140,40 +140,6 @@ class Backups:
         """Back up the file's current state; a failure becomes a ``failed`` entry + warning.
 
         ``before``: the file's ``os.stat`` the caller just took, if any."""
-        got = self._read(key, reuse, before)
-        return self._stored([got])[0] if isinstance(got, _Read) else got
-
-    def capture_all(self, keys: Sequence[str]) -> list[tuple[FileEntry, list[str]]]:
-        """:meth:`capture` (``reuse``) of each file, their new blobs appended together, up to
-        :data:`BATCH_BYTES` at a time (see :meth:`~.packs.Packs.put_many`)."""
-        out: list[tuple[FileEntry, list[str]]] = []
-        batch: list[tuple[int, _Read]] = []
-        held = 0
-        for key in keys:
-            got = self._read(key, True, None)
-            if not isinstance(got, _Read):
-                out.append(got)
-                continue
-            batch.append((len(out), got))
-            out.append((got.entry, []))
-            held += len(got.data)
-            if held >= BATCH_BYTES:
-                self._store_batch(batch, out)
-                batch, held = [], 0
-        self._store_batch(batch, out)
-        return out
-
-    def _store_batch(
-        self, batch: list[tuple[int, _Read]], out: list[tuple[FileEntry, list[str]]]
-    ) -> None:
-        for (slot, _), result in zip(batch, self._stored([r for _, r in batch]), strict=True):
-            out[slot] = result
-
-    def _read(
-        self, key: str, reuse: bool, before: os.stat_result | None
-    ) -> tuple[FileEntry, list[str]] | _Read:
-        """The file's entry when it needs no blob stored (unchanged, absent, unreadable), else
-        the bytes read to store."""
         shown = self.display(key)
         now = time.time()
         if reuse:
@@ -192,30 +158,15 @@ class Backups:
             return FileEntry(shown, "failed", None, now, name), [no_rewind(shown, name)]
         if state.data is None or state.digest is None:
             return FileEntry(shown, "absent", None, now), []
-        entry = FileEntry(shown, "present", state.digest, now, size=len(state.data))
-        same = before is not None and StatKey.of(before) == state.stat
-        signature = _stat_signature(before) if before is not None and same else None
-        return _Read(key, entry, state.digest, state.data, signature, time.time_ns())
-
-    def _stored(self, reads: list[_Read]) -> list[tuple[FileEntry, list[str]]]:
-        """Store the blobs read; each read's entry, or a ``failed`` one if they could not be."""
-        if not reads:
-            return []
         try:
-            self.blobs.put_many([(r.digest, r.data) for r in reads])
+            self.blobs.put(state.digest, state.data)
         except OSError as exc:
-            # Only the blobs not stored before (by an earlier turn or another file) failed.
             name = errno_name(exc)
-            return [
-                (r.entry, [])
-                if self.blobs.size(r.digest) == len(r.data)
-                else _failed(replace(r.entry, state="failed", size=None, error=name))
-                for r in reads
-            ]
-        for r in reads:
-            if r.signature is not None:
-                self._stats[r.key] = (r.signature, r.digest, r.read_ns)
-        return [(r.entry, []) for r in reads]
+            entry = FileEntry(shown, "failed", state.digest, now, name)
+            return entry, [no_rewind(shown, name)]
+        if before is not None and StatKey.of(before) == state.stat:
+            self._stats[key] = (_stat_signature(before), state.digest, time.time_ns())
+        return FileEntry(shown, "present", state.digest, now, size=len(state.data)), []
 
     def oversize(self, key: str) -> tuple[int | None, os.stat_result | None]:
         """The size of ``key`` when it is over the file size limit (never read), else None;
@@ -297,28 +248,6 @@ class Backups:
             if entry.state == "failed"
         ]
         return files, warnings
-
-
-def _failed(entry: FileEntry) -> tuple[FileEntry, list[str]]:
-    return entry, [no_rewind(entry.display, entry.error or "backup_failed")]
-
-
-# Bytes of backups read and held before they are appended together: a few, so the bytes are
-# still in the CPU's cache when copied (a whole turn's at once copied slower).
-BATCH_BYTES = 1 << 20
-
-
-@dataclass(frozen=True)
-class _Read:
-    """A file read for a backup, its blob not stored yet."""
-
-    key: str
-    entry: FileEntry
-    digest: str
-    data: bytes
-    # The file's stat signature when it matched the read (for the unchanged fast path).
-    signature: tuple[int, ...] | None
-    read_ns: int
 
 
 def _stat_signature(st: os.stat_result) -> tuple[int, ...]:

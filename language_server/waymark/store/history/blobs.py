@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 from waymark.store.files import digest as content_digest
@@ -56,10 +56,6 @@ class BlobStore:
         if self._loose_size(digest) == len(data):
             return
         self.packs.put(digest, data)
-
-    def put_many(self, blobs: Sequence[tuple[str, bytes]]) -> None:
-        """:meth:`put` of each, appended together; ``OSError``: none was stored."""
-        self.packs.put_many([(d, b) for d, b in blobs if self._loose_size(d) != len(b)])
 
     def get(self, digest: str) -> bytes:
         """The blob's bytes; :class:`BlobMissing` / :class:`BlobCorrupt` / ``OSError``."""

@@ -97,17 +97,12 @@ def next_header(fd: int, pos: int, size: int) -> int | None:
     return None
 
 
-# Buffers handed to one writev: within every system's IOV_MAX (1024 on Linux).
-_IOV_BATCH: Final = 512
-
-
 def write_all(fd: int, parts: list[bytes | memoryview]) -> None:
-    views = [memoryview(p) for p in parts if len(p)]
-    at = 0
-    while at < len(views):
-        written = os.writev(fd, views[at : at + _IOV_BATCH])
-        while at < len(views) and written >= len(views[at]):
-            written -= len(views[at])
-            at += 1
-        if written:
-            views[at] = views[at][written:]
+    views = [memoryview(p) for p in parts]
+    while views:
+        written = os.writev(fd, views)
+        while views and written >= len(views[0]):
+            written -= len(views[0])
+            views.pop(0)
+        if views and written:
+            views[0] = views[0][written:]

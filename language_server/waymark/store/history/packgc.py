@@ -13,7 +13,7 @@ import contextlib
 import os
 from collections.abc import Collection
 
-from waymark.store.history.packformat import HEADER, RecordCorrupt, Segment, read_record
+from waymark.store.history.packformat import HEADER, RecordCorrupt, Segment, header, read_record
 from waymark.store.history.packs import Packs
 
 
@@ -80,7 +80,7 @@ def _copy_live(packs: Packs, seg: Segment, live: Collection[str], targets: set[i
         except (RecordCorrupt, OSError):
             return False
         packs.index.pop(digest, None)
-        targets.add(packs.append([(digest, data)]))
+        targets.add(packs.append([header(digest, length), data], digest, length))
     return True
 
 

@@ -20,7 +20,7 @@ import contextlib
 import fcntl
 import os
 import threading
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from pathlib import Path
 
 from waymark.store.history.packformat import (
@@ -216,27 +216,17 @@ class Packs:
 
     def put(self, digest: str, data: bytes | memoryview) -> None:
         """Append the blob unless a segment already holds it; ``OSError`` when it cannot be."""
-        self.put_many([(digest, data)])
-
-    def put_many(self, blobs: Sequence[tuple[str, bytes | memoryview]]) -> None:
-        """:meth:`put` of each blob, appended together in one write under one lock of the
-        segment. Every append moves the file's size, a change the filesystem journals: while
-        it commits (other processes' fsyncs) each such write waits, so a turn's backups of
-        many small files wait once, not once per file. ``OSError``: none was stored."""
         with self.lock:
             if self.stale:
                 self.refresh()
-            new: dict[str, bytes | memoryview] = {}
-            for digest, data in blobs:
-                self.dead.discard(digest)
-                if digest not in self.index:
-                    new.setdefault(digest, data)
-            if new:
-                self.append(list(new.items()))
+            self.dead.discard(digest)
+            if digest in self.index:
+                return
+            self.append([header(digest, len(data)), data], digest, len(data))
 
-    def append(self, records: list[tuple[str, bytes | memoryview]]) -> int:
-        """Append the records (digest, bytes) no segment holds yet; return the segment they
-        went to."""
+    def append(self, parts: list[bytes | memoryview], digest: str, length: int) -> int:
+        """Append one record; return the segment it went to."""
+        total = sum(len(p) for p in parts)
         while True:
             seg, fd = self._target()
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -247,36 +237,24 @@ class Packs:
                     self._scan(seg, size)
                     if seg.sealed or seg.size >= self.cap:
                         continue
-                self._append_at(seg, fd, size, [r for r in records if r[0] not in self.index])
+                if digest in self.index:
+                    return self.index[digest][0]
+                try:
+                    write_all(fd, parts)
+                except BaseException:
+                    # Our own torn record, behind the lock no appender waits past: take it
+                    # back, or seal the segment if even that fails.
+                    try:
+                        os.ftruncate(fd, size)
+                    except OSError:
+                        seg.sealed = True
+                    raise
+                seg.records[digest] = (size, length)
+                self.index[digest] = (seg.number, size, length)
+                seg.end = seg.size = size + total
                 return seg.number
             finally:
                 fcntl.flock(fd, fcntl.LOCK_UN)
-
-    def _append_at(
-        self, seg: Segment, fd: int, size: int, records: list[tuple[str, bytes | memoryview]]
-    ) -> None:
-        """Write ``records`` at the end (``size``) of ``seg``, holding its lock; index them."""
-        parts: list[bytes | memoryview] = []
-        places: list[tuple[str, int, int]] = []
-        end = size
-        for digest, data in records:
-            parts += (header(digest, len(data)), data)
-            places.append((digest, end, len(data)))
-            end += HEADER + len(data)
-        try:
-            write_all(fd, parts)
-        except BaseException:
-            # Our own torn records, behind the lock no appender waits past: take them back,
-            # or seal the segment if even that fails.
-            try:
-                os.ftruncate(fd, size)
-            except OSError:
-                seg.sealed = True
-            raise
-        for digest, offset, length in places:
-            seg.records[digest] = (offset, length)
-            self.index[digest] = (seg.number, offset, length)
-        seg.end = seg.size = end
 
     def first_segment(self) -> None:
         """Create a segment when there is none: made with the history, so the first backup

@@ -64,11 +64,7 @@ def open_turn(
     inherited = parent.files if parent is not None else {}
     # Backups of big files wait on the filesystem, not the CPU: a few in parallel.
     size = sum(entry.size or 0 for entry in inherited.values())
-    workers = io_workers(size)
-    if workers > 1:
-        captured = bounded_map(lambda key: backups.capture(key, reuse=True), keys, workers)
-    else:
-        captured = iter(backups.capture_all(keys))
+    captured = bounded_map(lambda key: backups.capture(key, reuse=True), keys, io_workers(size))
     for key, (entry, failures) in zip(keys, captured, strict=True):
         previous = inherited.get(key)
         files[key] = previous if previous is not None and same(previous, entry) else entry
