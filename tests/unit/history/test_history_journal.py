@@ -7,12 +7,13 @@ import json
 import logging
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers_history import Agent, Wire, open_history, tree
 
 from waymark.store.files import digest
-from waymark.store.history.journal import Journal
+from waymark.store.history.journal import Journal, encode
 
 
 def journal_of(root: Path) -> Path:
@@ -259,3 +260,18 @@ def test_partial_append_is_followed_by_a_fresh_line(
     records: list[object] = []
     replay = Journal(tmp_path / "j.jsonl").replay(records.append)
     assert len(replay.warnings) == 1 and records == []
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"a": None, "b": [1, -2.5, True], "c": {"é": 'π\u2028"\\\n'}},
+        {"path": "/ws/caf\udcff.txt", "time": 1795791407.119842, "big": 10**30},
+        {"nested": [{"x": []}, {}], "e": 1e300},
+    ],
+)
+def test_a_journal_line_is_the_bytes_json_dumps_made(record: dict[str, Any]) -> None:
+    # The line's bytes must not depend on how the encoder is built (journals stay readable
+    # by older versions, and compaction compares nothing but bytes).
+    old = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+    assert encode(record) == old.encode("utf-8", "surrogateescape")

@@ -88,8 +88,8 @@ def fetch_backup(blobs: BlobStore, digest: str) -> bytes | Unfetched:
         return Unfetched("backup_unreadable", errno_name(exc))
 
 
-def display(workspace: Workspace, key: str) -> str:
-    """The workspace-relative path of ``key`` (the key itself outside every folder).
+def folder_of(workspace: Workspace, key: str) -> str:
+    """The workspace folder ``key`` lies in ("" outside every folder).
 
     Keys and folders are both real absolute paths, so this is string work (the most specific
     folder wins when folders nest); a turn over thousands of files names each of them."""
@@ -98,6 +98,12 @@ def display(workspace: Workspace, key: str) -> str:
         name = os.fspath(folder)
         if (key == name or key.startswith(name.rstrip("/") + "/")) and len(name) > len(best):
             best = name
+    return best
+
+
+def display(workspace: Workspace, key: str) -> str:
+    """The workspace-relative path of ``key`` (the key itself outside every folder)."""
+    best = folder_of(workspace, key)
     if not best:
         return key
     return key[len(best) :].lstrip("/") or "."
@@ -194,30 +200,36 @@ class Backups:
             return None, st
         return FileEntry(shown, "present", digest, now, size=st.st_size), st
 
-    def heal(self, key: str, failed: FileEntry) -> FileEntry | None:
-        """Store a failed backup now, if the file still holds exactly the bytes we missed."""
+    def heal(self, key: str, failed: FileEntry, data: bytes | None = None) -> FileEntry | None:
+        """Store a failed backup now, if the file still holds exactly the bytes we missed.
+
+        ``data``: what the file holds, when the caller just read it (else it is read)."""
         if failed.digest is None:
             return None
-        try:
-            state = read_state(Path(key), limit=self.workspace.max_file_size)
-        except WaymarkError:
+        if data is None:
+            try:
+                data = read_state(Path(key), limit=self.workspace.max_file_size).data
+            except WaymarkError:
+                return None
+        if data is None or content_digest(data) != failed.digest:
             return None
-        if state.data is None or state.digest != failed.digest:
-            return None
         try:
-            self.blobs.put(failed.digest, state.data)
+            self.blobs.put(failed.digest, data)
         except OSError:
             return None
         shown = self.display(key)
-        return FileEntry(shown, "present", failed.digest, failed.time, size=len(state.data))
+        return FileEntry(shown, "present", failed.digest, failed.time, size=len(data))
 
-    def keep(self, key: str, before: bytes | None) -> FileEntry:
-        """An entry for bytes read elsewhere (``None``: the file was absent); stored now."""
+    def keep(self, key: str, before: bytes | None, digest: str | None = None) -> FileEntry:
+        """An entry for bytes read elsewhere (``None``: the file was absent); stored now.
+
+        ``digest``: theirs, when the caller already has it."""
         shown = self.display(key)
         now = time.time()
         if before is None:
             return FileEntry(shown, "absent", None, now)
-        digest = content_digest(before)
+        if digest is None:
+            digest = content_digest(before)
         try:
             self.blobs.put(digest, before)
         except OSError as exc:

@@ -68,6 +68,11 @@ def resume(ledger: Ledger, lock: HistoryLock) -> None:
         for leftover in ledger.dir.glob(f"{TMP_PREFIX}*"):
             with contextlib.suppress(OSError):
                 leftover.unlink()
+        try:
+            ledger.blobs.packs.first_segment()
+        except OSError as exc:
+            # The first backup tries again (and says so if it cannot either).
+            log_warning("history pack of %s could not be created: %s", ledger.dir, exc)
 
 
 def used(ledger: Ledger) -> int:

@@ -36,12 +36,13 @@ def track_edit(
     """
     key = os.fspath(path)
     snap, warnings = current(ledger, backups)
-    files, more = _backup(ledger, backups, snap, key)
+    before = None if write is None else Before(write[0])
+    files, more = _backup(ledger, backups, snap, key, before)
     warnings.extend(more)
     if not files and write is None:
         return warnings
     writes = {} if write is None else {key: _digest(write[1])}
-    was = {} if write is None else {key: _digest(write[0])}
+    was = {} if before is None else {key: before.digest}
     record = SnapshotRecord.update_of(snap, files, writes, session=session, was=was)
     if not ledger.commit(record):
         warnings.append(_journal_lost(backups.display(key)))
@@ -50,23 +51,44 @@ def track_edit(
 
 
 def _backup(
-    ledger: Ledger, backups: Backups, snap: Snapshot, key: str
+    ledger: Ledger, backups: Backups, snap: Snapshot, key: str, before: Before | None
 ) -> tuple[dict[str, FileEntry], list[str]]:
-    """The entry ``key`` needs in ``snap`` before its first write in the turn, and warnings."""
+    """The entry ``key`` needs in ``snap`` before its first write in the turn, and warnings.
+
+    ``before``: the bytes the write replaces, read by the writer under the write locks (no
+    Waymark process changes the file meanwhile): they are the backup, the file is not read
+    again (a 10 MB file's second read and hash were most of what history added to an edit).
+    """
     entry = snap.files.get(key)
     if entry is not None and entry.state != "failed":
         return {}, []
     shown = backups.display(key)
     if entry is not None:
-        healed = backups.heal(key, entry)
+        healed = backups.heal(key, entry, None if before is None else before.data)
         if healed is None:
             return {}, [no_rewind(shown, entry.error or "backup_failed")]
         return {key: healed}, []
+    if before is not None:
+        max_size = backups.workspace.max_file_size
+        if before.data is not None and len(before.data) > max_size:
+            return {}, _too_large(ledger, snap, key, shown, len(before.data), backups)
+        kept = backups.keep(key, before.data, before.digest)
+        if kept.state == "failed":
+            return {key: kept}, [no_rewind(shown, kept.error or "backup_failed")]
+        return {key: kept}, []
     size, st = backups.oversize(key)
     if size is not None:
         return {}, _too_large(ledger, snap, key, shown, size, backups)
     new, failures = backups.capture(key, before=st)
     return {key: new}, failures
+
+
+class Before:
+    """A writer's bytes before its write (``None``: absent), hashed once."""
+
+    def __init__(self, data: bytes | None) -> None:
+        self.data = data
+        self.digest = _digest(data)
 
 
 def _digest(data: bytes | None) -> str | None:

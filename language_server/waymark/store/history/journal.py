@@ -49,10 +49,14 @@ class Replay:
     records: int = 0
 
 
+# One encoder for every line: ``json.dumps`` with options builds a new one per call, a good
+# part of a small record's cost (every edit appends one).
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def encode(record: dict[str, Any]) -> bytes:
     """One journal line (without the newline)."""
-    text = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
-    return text.encode("utf-8", "surrogateescape")
+    return _ENCODER.encode(record).encode("utf-8", "surrogateescape")
 
 
 class Journal:

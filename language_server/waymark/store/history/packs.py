@@ -256,6 +256,16 @@ class Packs:
             finally:
                 fcntl.flock(fd, fcntl.LOCK_UN)
 
+    def first_segment(self) -> None:
+        """Create a segment when there is none: made with the history, so the first backup
+        appends rather than waits for a file creation on a filesystem busy with fsyncs (a
+        good part of a turn's backups of small files). ``OSError`` when it cannot be."""
+        with self.lock:
+            if self.stale:
+                self.refresh()
+            if not self.segments:
+                self._target()
+
     def _target(self) -> tuple[Segment, int]:
         """The segment to append to (the newest, unless sealed or full) and its descriptor."""
         newest = max(self.segments, default=None)

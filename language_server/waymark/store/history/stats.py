@@ -10,17 +10,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from waymark.engine.encodings import canonical
 from waymark.engine.errors import BinaryFile, WaymarkError
 from waymark.engine.linecount import count_bytes, count_changes, plain_utf8
 from waymark.engine.text import TextFile
+from waymark.store.declared_encoding import declared_encoding
 from waymark.store.files import read_state
-from waymark.store.history.backups import Unfetched, error_errno, fetch_backup
+from waymark.store.history.backups import Unfetched, error_errno, fetch_backup, folder_of
 from waymark.store.history.blobs import BlobStore
 from waymark.store.history.plan import UNKNOWN, Expected, expected
 from waymark.store.history.pool import bounded_map
 from waymark.store.history.snapshots import FileEntry
 from waymark.store.history.sync import HistoryLock, Ledger
 from waymark.store.history.turns import require
+from waymark.store.workspace import Workspace
 
 # Past this many differing lines difflib's quadratic worst case is not worth it: the counts
 # then come from line multisets (exact unless lines were reordered).
@@ -46,23 +49,32 @@ class FileStat:
     errno: str | None = None
 
 
-def diff_stats(ledger: Ledger, lock: HistoryLock, prompt_id: str, limit: int) -> list[FileStat]:
+def diff_stats(
+    ledger: Ledger, lock: HistoryLock, prompt_id: str, workspace: Workspace
+) -> list[FileStat]:
     """Lines a rewind to ``prompt_id`` would undo, per changed file.
 
     The lock is held only to list the work, so a long count never blocks edits; a blob
-    evicted meanwhile shows up with a ``reason``, never as a wrong count.
+    evicted meanwhile shows up with a ``reason``, never as a wrong count. A file's lines are
+    read in the encoding the project declares for it (.editorconfig, .gitattributes).
     """
     with lock:
         model = ledger.model
         snap = require(ledger, prompt_id)
         jobs = [(key, model.target(snap, key), expected(model, key)) for key in sorted(model.first)]
     blobs = ledger.blobs
-    counted = bounded_map(lambda job: _stat_file(blobs, limit, *job), jobs)
+    limit = workspace.max_file_size
+    counted = bounded_map(lambda job: _stat_file(blobs, limit, workspace, *job), jobs)
     return [item for item in counted if item is not None]
 
 
 def _stat_file(
-    blobs: BlobStore, limit: int, key: str, target: FileEntry, should: Expected
+    blobs: BlobStore,
+    limit: int,
+    workspace: Workspace,
+    key: str,
+    target: FileEntry,
+    should: Expected,
 ) -> FileStat | None:
     try:
         current = read_state(Path(key), limit=limit)
@@ -81,20 +93,31 @@ def _stat_file(
         old = fetched
     status = "created" if old is None else "deleted" if current.data is None else "modified"
     conflict = should is UNKNOWN or should != current.digest
-    return FileStat(key, status, count_lines(old, current.data), conflict)
+    counts = count_lines(old, current.data, _declared(workspace, key))
+    return FileStat(key, status, counts, conflict)
 
 
-def count_lines(old: bytes | None, new: bytes | None) -> LineCounts:
-    """Lines inserted and deleted going from ``old`` to ``new`` (``None``: absent file)."""
+def _declared(workspace: Workspace, key: str) -> str | None:
+    folder = folder_of(workspace, key)
+    return declared_encoding(Path(key), Path(folder)) if folder else None
+
+
+def count_lines(old: bytes | None, new: bytes | None, declared: str | None = None) -> LineCounts:
+    """Lines inserted and deleted going from ``old`` to ``new`` (``None``: absent file), read
+    as :meth:`TextFile.decode` reads a file ``declared`` (its declared encoding, if any)."""
+    # Bytes in another declared encoding (UTF-16 without a BOM) may look like plain UTF-8
+    # (or binary): only the declaration says how they split into lines.
+    as_bytes = declared is None or canonical(declared) == "utf-8"
     try:
-        if all(data is None or plain_utf8(data) for data in (old, new)):
+        if as_bytes and all(data is None or plain_utf8(data) for data in (old, new)):
             counts = count_bytes(old or b"", new or b"", _EXACT_LINES)
         else:
-            counts = count_changes(_text_lines(old), _text_lines(new), _EXACT_LINES)
+            old_lines, new_lines = _text_lines(old, declared), _text_lines(new, declared)
+            counts = count_changes(old_lines, new_lines, _EXACT_LINES)
     except BinaryFile:
         return LineCounts(0, 0, binary=True)
     return LineCounts(*counts)
 
 
-def _text_lines(data: bytes | None) -> tuple[str, ...]:
-    return () if data is None else TextFile.decode(data).lines
+def _text_lines(data: bytes | None, declared: str | None) -> tuple[str, ...]:
+    return () if data is None else TextFile.decode(data, declared).lines

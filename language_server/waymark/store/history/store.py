@@ -287,7 +287,7 @@ class History:
         """Lines a rewind to ``prompt_id`` would undo, per changed file; bounded memory."""
         from waymark.store.history import stats
 
-        return stats.diff_stats(self.ledger, self.lock, prompt_id, self.workspace.max_file_size)
+        return stats.diff_stats(self.ledger, self.lock, prompt_id, self.workspace)
 
     # -- what is kept ---------------------------------------------------------------------------
 
