@@ -25,7 +25,8 @@ sys.path.insert(0, str(ROOT / "language_server"))
 sys.path.insert(0, str(ROOT))  # for bench.goals when run as a script
 from bench.goals import Goal  # noqa: E402
 
-from waymark.commands.changes import FileChange, load_path, write_changes  # noqa: E402
+from waymark.commands.changes import FileChange, load_path  # noqa: E402
+from waymark.commands.commit import write_changes  # noqa: E402
 from waymark.commands.context import CommandContext  # noqa: E402
 from waymark.commands.history import rewind_json  # noqa: E402
 from waymark.store.files import digest  # noqa: E402

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -36,3 +37,17 @@ def test_bench_run_completes_the_bridge_bench(tmp_path: Path) -> None:
     text = out.read_text(encoding="utf-8")
     assert "waymark.read, 200-line file, through the editor bridge" in text
     assert "Traceback" not in text and "has no attribute" not in text
+
+
+def test_every_bench_module_imports() -> None:
+    # A name moved between modules breaks a bench only when bench/run reaches it (the history
+    # soak's `write_changes` did); importing each one here catches that in every test run.
+    names = ", ".join(f"bench.{m}" for m in discover())
+    done = subprocess.run(
+        [sys.executable, "-c", f"import {names}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
