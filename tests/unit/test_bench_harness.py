@@ -6,18 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from bench.goals import Condition, Goal, describe, from_json, to_json
-from bench.harness import (
-    Outcome,
-    discover,
-    normalise,
-    render_markdown,
-    render_table,
-    row,
-    select,
-    soak_row,
-    verdict,
-)
+from bench.goals import Condition, Goal, describe, from_json, to_json, verdict
+from bench.harness import Outcome, discover, normalise, select
+from bench.report import render_markdown, render_table, row, soak_row
 
 MS = 1e-3
 
