@@ -111,6 +111,8 @@ class FileChange:
     untouched: tuple[int, int] = (0, 0)
     # The new file as an anchored plan made it (its text splits back into its lines).
     planned: TextFile | None = None
+    # Its diff, when the planner made it from the stretch it changed (engine/edits/from_bytes).
+    diff: FileDiff | None = None
 
     @cached_property
     def after_file(self) -> TextFile | None:
@@ -163,7 +165,8 @@ def new_anchors(before: TextFile | None, change: FileChange) -> dict[str, Any]:
 
 def _diff(changes: list[FileChange]) -> list[FileDiff]:
     return [
-        diff_file(c.source.resolved.display, c.source.decoded, c.after_file, known=_known(c))
+        c.diff
+        or diff_file(c.source.resolved.display, c.source.decoded, c.after_file, known=_known(c))
         for c in changes
     ]
 

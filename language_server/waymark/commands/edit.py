@@ -13,7 +13,7 @@ from typing import Any
 import attrs
 
 from waymark.commands import line_indexes
-from waymark.commands.changes import FileChange, Proposal, load_path
+from waymark.commands.changes import FileChange, Loaded, Proposal, load_path
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import ENCODING, PATH, PREVIEW
 from waymark.commands.edit_ops import EditOperation, to_operations
@@ -22,6 +22,7 @@ from waymark.commands.line_ends import merge_refusal
 from waymark.commands.schema import param
 from waymark.engine.anchors import LineIndex
 from waymark.engine.edits.anchored import plan_anchored_edit
+from waymark.engine.edits.from_bytes import BytesEdit, plan_from_bytes
 from waymark.engine.edits.line_ends import EndingsWouldMerge
 from waymark.engine.edits.operations import (
     AdvisoryLineIgnored,
@@ -199,6 +200,27 @@ def plan_edit(
     )
 
 
+def _proposal(
+    ctx: CommandContext, loaded: Loaded, warnings: list[str], quick: BytesEdit
+) -> Proposal:
+    """The proposal of an edit planned on the file's bytes: the same as the decoded file's."""
+    details = {
+        **quick.details,
+        "auto_corrections": [_correction(note) for note in quick.swapped],
+        "safety_status": "ok",
+        "baseline_continuity": ctx.session.continuity(loaded.resolved.real),
+        "writer_type": "edit",
+    }
+    result: dict[str, Any] = {
+        "details": details,
+        "anchoredDiff": quick.diff,
+        "warnings": warnings + [_advisory(note) for note in quick.advisories],
+    }
+    diff = quick.unified(loaded.resolved.display)
+    change = FileChange(loaded, quick.after, quick.untouched, diff=diff)
+    return Proposal("edit", "Waymark: anchored edit", [change], result)
+
+
 def edit(ctx: CommandContext, params: EditParams) -> Proposal:
     warnings: list[str] = []
     if params.file_path is not None:
@@ -216,6 +238,13 @@ def edit(ctx: CommandContext, params: EditParams) -> Proposal:
     # read; on a file that moved on, it may be a block someone else moved: refuse it.
     as_read = ctx.session.read_is_current(real, loaded.digest)
     ctx.session.observe(real, loaded.digest)
+    data = loaded.data
+    assert data is not None
+    # A kept index answers from the decoded lines; without one, the bytes answer alone.
+    if loaded.digest is None or not line_indexes.holds(real, loaded.digest):
+        quick = plan_from_bytes(data, loaded.declared, operations, swap_reversed_ranges=as_read)
+        if quick is not None:
+            return _proposal(ctx, loaded, warnings, quick)
     tf = loaded.text_file()
     kept = line_indexes.take(real, loaded.digest, tf)
     plan = plan_edit(tf, operations, swap_reversed_ranges=as_read, index=kept)
@@ -227,8 +256,6 @@ def edit(ctx: CommandContext, params: EditParams) -> Proposal:
         "anchoredDiff": plan.diff,
         "warnings": warnings + plan.warnings,
     }
-    data = loaded.data
-    assert data is not None
     after = encoded_input(lambda: plan.encode(data), plan.text_file.encoding, "operations")
     plan.index.release()
     line_indexes.keep(real, digest(after), plan.index)

@@ -1,6 +1,7 @@
 /* The compiled core of line anchors: the whole-file loops of engine/text.py and
  * engine/line_index.py, one pass in C each, without a Python object per step:
- * _core_text.c, _core_index.c, _core_annotate.c, _core_render.c, _core_page.c, _core_edit.c;
+ * _core_text.c, _core_index.c, _core_annotate.c, _core_render.c, _core_page.c, _core_edit.c,
+ * _core_span.c;
  * helpers in _core.h (and _core_cols.h: the lines annotation reads).
  *
  * Pure computation, no I/O. Every function returns exactly what its pure-Python twin in
@@ -22,6 +23,9 @@ static PyMethodDef methods[] = {
     {"own_displays", wm_own_displays, METH_VARARGS, "Own prefixes, and where they are not."},
     {"repeated_displays", wm_repeated_displays, METH_VARARGS, "Context prefixes of repeats."},
     {"context_keys_in", wm_context_keys_in, METH_VARARGS, "Lines whose context prefix is asked."},
+    {"span_find", wm_span_find, METH_VARARGS, "Lines of text bytes whose hash starts so."},
+    {"span_starts", wm_span_starts, METH_VARARGS, "Where lines of text bytes start."},
+    {"span_columns", wm_span_columns, METH_VARARGS, "annotate_columns of text bytes."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -207,5 +207,8 @@ PyObject *wm_render(PyObject *self, PyObject *arg);
 PyObject *wm_own_displays(PyObject *self, PyObject *arg);
 PyObject *wm_repeated_displays(PyObject *self, PyObject *arg);
 PyObject *wm_context_keys_in(PyObject *self, PyObject *arg);
+PyObject *wm_span_find(PyObject *self, PyObject *arg);
+PyObject *wm_span_starts(PyObject *self, PyObject *arg);
+PyObject *wm_span_columns(PyObject *self, PyObject *arg);
 
 #endif

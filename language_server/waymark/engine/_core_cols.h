@@ -22,6 +22,8 @@ typedef struct {
 } Cols;
 
 PyObject *wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop);
+Py_ssize_t wm_split_spans(const char *buf, Py_ssize_t size, Py_ssize_t **off, Py_ssize_t **len,
+                          int *kinds);
 
 /* The code point at p[*i] of valid UTF-8, moving *i past it. */
 static inline Py_UCS4

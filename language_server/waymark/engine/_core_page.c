@@ -9,8 +9,8 @@ enum { LF = 1, CRLF = 2, CR = 4 };
 /* Split buf[0, size) on \n, \r\n and \r as text.split_lines does: each line's offset and
  * length, and in *kinds the bits of the terminators met (8: the last line has none). The
  * line count, -1 on error. */
-static Py_ssize_t
-split_spans(const char *buf, Py_ssize_t size, Py_ssize_t **off, Py_ssize_t **len, int *kinds)
+Py_ssize_t
+wm_split_spans(const char *buf, Py_ssize_t size, Py_ssize_t **off, Py_ssize_t **len, int *kinds)
 {
     int has_cr = memchr(buf, '\r', (size_t)size) != NULL;
     Py_ssize_t n = 0, at = 0, cap = size / 32 + 16;
@@ -100,7 +100,7 @@ wm_page_columns(PyObject *self, PyObject *args)
         return NULL;
     skip = skip < 0 ? 0 : skip > view.len ? view.len : skip;
     const char *buf = (const char *)view.buf + skip;
-    Py_ssize_t n = split_spans(buf, view.len - skip, &off, &len, &kinds);
+    Py_ssize_t n = wm_split_spans(buf, view.len - skip, &off, &len, &kinds);
     if (n < 0)
         goto done;
     start = start < 0 ? 0 : start > n ? n : start;

@@ -295,12 +295,15 @@ def diff_file(
     context: int = 3,
     *,
     known: tuple[int, int] = (0, 0),
+    first_line: int = 0,
 ) -> FileDiff:
     """A ``git diff``-style unified diff (``None`` stands for an absent file) and its counts.
 
     ``known``: how many leading and trailing lines the caller knows the files share, ends
     included (an edit's planner knows where it changed the file): they are not compared
-    again, and the diff is the same byte for byte.
+    again, and the diff is the same byte for byte. ``first_line``: the files are stretches of
+    two files alike above them from this line on (0-based), wide enough to hold every hunk
+    with its context: the hunks are numbered as in the whole files.
     """
     size_a = 0 if before is None else len(before.lines)
     size_b = 0 if after is None else len(after.lines)
@@ -365,7 +368,8 @@ def diff_file(
         b1 = max(hunk[0][3] - context, 0)
         a2 = min(hunk[-1][2] + context, size_a)
         b2 = min(hunk[-1][4] + context, size_b)
-        out.append(f"@@ -{_range(a1, a2 - a1)} +{_range(b1, b2 - b1)} @@\n")
+        at_a, at_b = _range(a1 + first_line, a2 - a1), _range(b1 + first_line, b2 - b1)
+        out.append(f"@@ -{at_a} +{at_b} @@\n")
         lines = _prefixed(" ", before, end_a, a1, hunk[0][1])
         for tag, i1, i2, j1, j2 in hunk:
             if tag == "equal":

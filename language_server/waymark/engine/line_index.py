@@ -35,8 +35,7 @@ _PREFIX_LENGTHS = (6, 8, 16)
 # for the lines a result shows.
 P6_SHIFT = 40
 _SCANS_BEFORE_TABLE = 8
-# Blank lines walked over before searching the list of non-blank lines instead.
-_SHORT_WALK = 8
+_SHORT_WALK = 8  # blank lines walked over before searching the list of non-blank lines
 _HEX = frozenset("0123456789abcdef")
 _TABLES = frozenset({"p6", "p6_count", "shared", "several", "text_count"})
 _prefix6 = itemgetter(slice(0, 6))
@@ -388,9 +387,14 @@ class LineIndex:
         raise AssertionError("a line is always among its own hash's candidates")
 
     def quality(self, i: int) -> str:
-        line = self.lines[i]
-        if not line.strip(_PUNCT_WS):
-            return LOW
-        if self.text_count[line] > 1:
-            return LOW if len(_WORD.findall(line)) <= _BOILERPLATE_WORDS else MEDIUM
-        return HIGH
+        line = self.lines[i]  # punctuation alone is low whatever the file holds: not counted
+        return quality_of(line, self.text_count[line] if line.strip(_PUNCT_WS) else 1)
+
+
+def quality_of(line: str, texts: int) -> str:
+    """A line's quality, given how many lines of the file have its text."""
+    if not line.strip(_PUNCT_WS):
+        return LOW
+    if texts > 1:
+        return LOW if len(_WORD.findall(line)) <= _BOILERPLATE_WORDS else MEDIUM
+    return HIGH

@@ -7,7 +7,7 @@ offending operation rather than the first. docs/anchored-edits.md is the protoco
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,25 +60,40 @@ class AnchoredEdit:
         return max(first.old_start - 1, 0), len(self.before.lines) - last.old_end
 
 
-def _diff_line(index: LineIndex, kind: str, i: int) -> dict[str, Any]:
-    # The anchor is filled in for all rows at once (_with_anchors).
-    return {"kind": kind, "line": i + 1, "text": index.lines[i], "quality": index.quality(i)}
-
-
 def _with_anchors(index: LineIndex, hunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each shown line's display anchor, decided for all of them together: a repeated line's
     costs one look at every repeated line, not every context hash of the file."""
     rows = [row for hunk in hunks for row in hunk["lines"] if row["kind"] != "removed"]
     at = sorted({row["line"] - 1 for row in rows})
     shown = dict(zip(at, displays(index, at, one_off=True), strict=True))
-    for row in rows:
-        quality = row.pop("quality")
-        row["hash"], row["quality"] = shown[row["line"] - 1], quality
+    return with_shown(hunks, shown.__getitem__)
+
+
+def with_shown(hunks: list[dict[str, Any]], shown: Callable[[int], str]) -> list[dict[str, Any]]:
+    """The rows' anchors filled in, ``shown(i)`` of new line ``i`` (0-based), before their
+    quality (the order a reader sees the keys in)."""
+    for hunk in hunks:
+        for row in hunk["lines"]:
+            if row["kind"] != "removed":
+                quality = row.pop("quality")
+                row["hash"], row["quality"] = shown(row["line"] - 1), quality
     return hunks
 
 
-def _diff(before: TextFile, new: LineIndex, changes: list[Change]) -> list[dict[str, Any]]:
-    """Hunks with ``_CONTEXT_LINES`` of context; nearby changes share a hunk."""
+def diff_hunks(
+    before: Sequence[str],
+    new: Sequence[str],
+    quality: Callable[[int], str],
+    changes: list[Change],
+    offset: int = 0,
+) -> list[dict[str, Any]]:
+    """Hunks with ``_CONTEXT_LINES`` of context; nearby changes share a hunk. ``before`` and
+    ``new`` may be a stretch of each file starting at line ``offset`` (the changes in its
+    coordinates, every hunk inside it); the rows' anchors are left to :func:`with_shown`."""
+
+    def row(kind: str, i: int) -> dict[str, Any]:
+        return {"kind": kind, "line": i + 1 + offset, "text": new[i], "quality": quality(i)}
+
     groups: list[list[Change]] = []
     for change in changes:
         if groups and change.old_start - groups[-1][-1].old_end <= 2 * _CONTEXT_LINES:
@@ -92,26 +107,30 @@ def _diff(before: TextFile, new: LineIndex, changes: list[Change]) -> list[dict[
         ctx_start = max(first.new_start - _CONTEXT_LINES, 0)
         cursor = ctx_start
         for change in group:
-            lines += [_diff_line(new, "context", i) for i in range(cursor, change.new_start)]
+            lines += [row("context", i) for i in range(cursor, change.new_start)]
             lines += [
-                {"kind": "removed", "old_line": i + 1, "text": before.lines[i]}
+                {"kind": "removed", "old_line": i + 1 + offset, "text": before[i]}
                 for i in range(change.old_start, change.old_end)
             ]
-            lines += [_diff_line(new, "added", i) for i in range(change.new_start, change.new_end)]
+            lines += [row("added", i) for i in range(change.new_start, change.new_end)]
             cursor = change.new_end
-        ctx_end = min(last.new_end + _CONTEXT_LINES, len(new.lines))
-        lines += [_diff_line(new, "context", i) for i in range(cursor, ctx_end)]
+        ctx_end = min(last.new_end + _CONTEXT_LINES, len(new))
+        lines += [row("context", i) for i in range(cursor, ctx_end)]
         old_start = first.old_start - (first.new_start - ctx_start)
         hunks.append(
             {
-                "old_start": old_start + 1,
+                "old_start": old_start + 1 + offset,
                 "old_lines": last.old_end + (ctx_end - last.new_end) - old_start,
-                "new_start": ctx_start + 1,
+                "new_start": ctx_start + 1 + offset,
                 "new_lines": ctx_end - ctx_start,
                 "lines": lines,
             }
         )
-    return _with_anchors(new, hunks)
+    return hunks
+
+
+def _diff(before: TextFile, new: LineIndex, changes: list[Change]) -> list[dict[str, Any]]:
+    return _with_anchors(new, diff_hunks(before.lines, new.lines, new.quality, changes))
 
 
 @gc_paused()
@@ -130,7 +149,7 @@ def plan_anchored_edit(
     and the range is refused as a :class:`ReversedRange`. ``index``: ``tf``'s lines' index,
     if the caller kept one (it is used, and changed, by this plan alone).
     """
-    resolver = Resolver(tf, swap_reversed_ranges, index)
+    resolver = Resolver(tf.lines, swap_reversed_ranges, index)
     placed = resolver.place(operations)
     if resolver.failures:
         raise OperationsRefused(resolver.failures)

@@ -21,7 +21,6 @@ from waymark.engine.edits.operations import (
     StaleAnchor,
 )
 from waymark.engine.edits.splice import Splice
-from waymark.engine.text import TextFile
 
 _NEIGHBORS = 3
 _NEIGHBOR_SCAN = 200
@@ -49,10 +48,12 @@ def _splice_of(op: Operation, first: int, last: int) -> Splice:
 class Resolver:
     """Resolves a batch on one snapshot, collecting every failure rather than the first."""
 
-    def __init__(self, tf: TextFile, swap_reversed: bool, index: LineIndex | None = None) -> None:
-        self.tf = tf
+    def __init__(
+        self, lines: Sequence[str], swap_reversed: bool, index: LineIndex | None = None
+    ) -> None:
+        self.lines = lines
         self.swap_reversed = swap_reversed
-        self.index = LineIndex(tf.lines) if index is None else index
+        self.index = LineIndex(lines) if index is None else index
         self.failures: list[Failure] = []
         self.advisories: list[AdvisoryLineIgnored] = []
         self.swapped: list[RangeSwapped] = []
@@ -87,7 +88,7 @@ class Resolver:
             return found[0]
         if anchor.line is not None and anchor.line - 1 in found:
             return anchor.line - 1
-        candidates = tuple((i + 1, self.tf.lines[i]) for i in found)
+        candidates = tuple((i + 1, self.lines[i]) for i in found)
         self.failures.append(
             AmbiguousAnchor(op.index, op.op, field, anchor.token, single, candidates)
         )
@@ -96,7 +97,7 @@ class Resolver:
     def _neighbors(self, i: int) -> tuple[str, ...]:
         before: list[str] = []
         after: list[str] = []
-        lines = len(self.tf.lines)
+        lines = len(self.lines)
         for j in range(i - 1, max(i - _NEIGHBOR_SCAN, -1), -1):
             if len(before) < _NEIGHBORS and self.index.quality(j) == HIGH:
                 before.append(f"{j + 1}#{self.index.display(j)}")
@@ -112,7 +113,7 @@ class Resolver:
                 return None
             if self.index.quality(i) == LOW:
                 self.failures.append(
-                    LowEntropyAnchor(op.index, op.op, i + 1, self.tf.lines[i], self._neighbors(i))
+                    LowEntropyAnchor(op.index, op.op, i + 1, self.lines[i], self._neighbors(i))
                 )
                 return None
             return i, i

@@ -7,13 +7,14 @@ identical adjacent copy of a non-blank line (the classic "inserted instead of re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from waymark.engine.text import TextFile
 
 BRACKETS = ("()", "[]", "{}")
+Balance = Callable[[str, str], int]
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ def _adjacent_duplicates(lines: Sequence[str], start: int, end: int) -> dict[str
 
 
 def _bracket_warnings(
-    before: TextFile, after: TextFile, changed: Sequence[Change]
+    before: TextFile, after: TextFile, changed: Sequence[Change], balance: Balance | None
 ) -> list[dict[str, Any]]:
     removed = "".join("".join(before.lines[c.old_start : c.old_end]) for c in changed)
     added = "".join("".join(after.lines[c.new_start : c.new_end]) for c in changed)
@@ -55,9 +56,12 @@ def _bracket_warnings(
         )
         if moved == 0:
             continue
-        if old_text is None:
-            old_text = "".join(before.lines)
-        old_delta = old_text.count(opening) - old_text.count(closing)
+        if balance is not None:
+            old_delta = balance(opening, closing)
+        else:
+            if old_text is None:
+                old_text = "".join(before.lines)
+            old_delta = old_text.count(opening) - old_text.count(closing)
         new_delta = old_delta + moved
         if old_delta == 0 and new_delta != 0:
             more = opening if new_delta > 0 else closing
@@ -74,10 +78,12 @@ def _bracket_warnings(
 
 
 def check_safety(
-    before: TextFile, after: TextFile, changed: Sequence[Change]
+    before: TextFile, after: TextFile, changed: Sequence[Change], balance: Balance | None = None
 ) -> list[dict[str, Any]]:
-    """Warnings for a suspicious edit; an empty list means the edit looks sane."""
-    warnings = _bracket_warnings(before, after, changed)
+    """Warnings for a suspicious edit; an empty list means the edit looks sane. ``balance``:
+    how many more of an opening bracket than of its closing one the whole file before the
+    edit holds, when ``before`` is only a stretch of it."""
+    warnings = _bracket_warnings(before, after, changed, balance)
     for change in changed:
         # One line of context each side: a copy can land next to an untouched line.
         old = _adjacent_duplicates(before.lines, change.old_start - 1, change.old_end + 1)

@@ -23,7 +23,7 @@ class Splice:
 
 
 def apply_splices(
-    tf: TextFile, hashes: list[int], splices: list[Splice]
+    tf: TextFile, hashes: list[int], splices: list[Splice], eol: str | None = None
 ) -> tuple[TextFile, list[int]]:
     """Apply non-overlapping splices in one pass; the same bytes as :meth:`TextFile.splice`
     applied bottom-up, one by one (at one start the region first, so that an insert at that
@@ -31,8 +31,9 @@ def apply_splices(
 
     The columns are copied once and spliced bottom-up in place: a slice assignment moves the
     pointers after it without touching the lines they point to (at 200k lines, each pass
-    that touches every line object costs more than the copy itself)."""
-    eol = tf.eol
+    that touches every line object costs more than the copy itself). ``eol``: the new lines'
+    terminator, by default ``tf``'s dominant one (``tf`` may be a stretch of a file)."""
+    eol = eol or tf.eol
     lines, eols, new_hashes = list(tf.lines), list(tf.eols), list(hashes)
     tail = 0  # lines after ``cursor`` in the file as edited so far
     cursor = len(tf.lines)

@@ -1,0 +1,165 @@
+/* An anchored edit planned from the file's bytes (engine/edits/from_bytes.py): the lines its
+ * anchors name, where they start, and the display anchors around it, each in one pass over
+ * the bytes as spans (no str per line, no Python table of the whole file). */
+#include "_core_cols.h"
+
+/* span_find(data, skip, keys) -> (count, found, texts, counts): data[skip:] is valid UTF-8
+ * text; ``keys``: (value, chars) pairs, a token of ``chars`` hex digits (1 to 16) as an int.
+ * The file's line count; for each key, the lines (ascending) whose xxh3_64 in hex starts
+ * with the token, their texts, and how many lines have each of those texts. */
+PyObject *
+wm_span_find(PyObject *self, PyObject *args)
+{
+    Py_buffer view;
+    Py_ssize_t skip, *off = NULL, *len = NULL, nkeys = 0;
+    PyObject *keys_arg, *keys = NULL, *found = NULL, *texts = NULL, *counts = NULL;
+    PyObject *result = NULL;
+    uint64_t *hash = NULL, *value = NULL;
+    int *chars = NULL, kinds;
+    if (!PyArg_ParseTuple(args, "y*nO", &view, &skip, &keys_arg))
+        return NULL;
+    keys = PySequence_Fast(keys_arg, "keys must be a sequence of (value, chars)");
+    if (keys == NULL)
+        goto done;
+    nkeys = PySequence_Fast_GET_SIZE(keys);
+    value = malloc(sizeof(uint64_t) * (size_t)(nkeys ? nkeys : 1));
+    chars = malloc(sizeof(int) * (size_t)(nkeys ? nkeys : 1));
+    if (value == NULL || chars == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < nkeys; k++) {
+        unsigned long long v;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(keys, k), "Ki", &v, &chars[k]))
+            goto done;
+        if (chars[k] < 1 || chars[k] > 16) {
+            PyErr_SetString(PyExc_ValueError, "a key has 1 to 16 hex digits");
+            goto done;
+        }
+        value[k] = v;
+    }
+    skip = skip < 0 ? 0 : skip > view.len ? view.len : skip;
+    const char *buf = (const char *)view.buf + skip;
+    Py_ssize_t n = wm_split_spans(buf, view.len - skip, &off, &len, &kinds);
+    if (n < 0)
+        goto done;
+    hash = malloc(sizeof(uint64_t) * (size_t)(n ? n : 1));
+    found = PyList_New(nkeys);
+    texts = PyList_New(nkeys);
+    counts = PyList_New(nkeys);
+    if (hash == NULL || found == NULL || texts == NULL || counts == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        hash[i] = XXH3_64bits(buf + off[i], (size_t)len[i]);
+    for (Py_ssize_t k = 0; k < nkeys; k++) {
+        PyObject *at = PyList_New(0), *text = PyList_New(0), *same = PyList_New(0);
+        if (at == NULL || text == NULL || same == NULL) {
+            Py_XDECREF(at);
+            Py_XDECREF(text);
+            Py_XDECREF(same);
+            goto done;
+        }
+        PyList_SET_ITEM(found, k, at);
+        PyList_SET_ITEM(texts, k, text);
+        PyList_SET_ITEM(counts, k, same);
+        int shift = 64 - 4 * chars[k];
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if ((hash[i] >> shift) != value[k])
+                continue;
+            /* Equal texts have equal hashes: only those are compared. */
+            Py_ssize_t count = 0;
+            for (Py_ssize_t j = 0; j < n; j++)
+                count += hash[j] == hash[i] && len[j] == len[i] &&
+                         memcmp(buf + off[j], buf + off[i], (size_t)len[i]) == 0;
+            PyObject *line = PyUnicode_DecodeUTF8(buf + off[i], len[i], "strict");
+            int bad = line == NULL || PyList_Append(text, line) < 0;
+            Py_XDECREF(line);
+            if (bad || append_index(at, i) < 0 || append_index(same, count) < 0)
+                goto done;
+        }
+    }
+    result = Py_BuildValue("(nOOO)", n, found, texts, counts);
+done:
+    Py_XDECREF(keys);
+    Py_XDECREF(found);
+    Py_XDECREF(texts);
+    Py_XDECREF(counts);
+    free(value);
+    free(chars);
+    free(hash);
+    free(off);
+    free(len);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* span_starts(data, skip, lines) -> list: where in data each of ``lines`` starts (a line
+ * past the last: len(data)), data[skip:] split as text.split_lines splits its text. */
+PyObject *
+wm_span_starts(PyObject *self, PyObject *args)
+{
+    Py_buffer view;
+    Py_ssize_t skip, *off = NULL, *len = NULL;
+    PyObject *lines_arg, *lines = NULL, *result = NULL;
+    int kinds;
+    if (!PyArg_ParseTuple(args, "y*nO", &view, &skip, &lines_arg))
+        return NULL;
+    lines = PySequence_Fast(lines_arg, "lines must be a sequence of ints");
+    if (lines == NULL)
+        goto done;
+    skip = skip < 0 ? 0 : skip > view.len ? view.len : skip;
+    Py_ssize_t n = wm_split_spans((const char *)view.buf + skip, view.len - skip, &off, &len, &kinds);
+    if (n < 0)
+        goto done;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(lines);
+    result = PyList_New(m);
+    if (result == NULL)
+        goto done;
+    for (Py_ssize_t k = 0; k < m; k++) {
+        Py_ssize_t i = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(lines, k));
+        if (i == -1 && PyErr_Occurred()) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        Py_ssize_t at = i < 0 ? skip : i >= n ? view.len : skip + off[i];
+        PyObject *v = PyLong_FromSsize_t(at);
+        if (v == NULL) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, k, v);
+    }
+done:
+    Py_XDECREF(lines);
+    free(off);
+    free(len);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* span_columns(data, skip, start, stop) -> columns or None: annotate_columns of lines
+ * [start, stop) of the text data[skip:] (valid UTF-8), no line decoded. */
+PyObject *
+wm_span_columns(PyObject *self, PyObject *args)
+{
+    Py_buffer view;
+    Py_ssize_t skip, start, stop, *off = NULL, *len = NULL;
+    PyObject *result = NULL;
+    int kinds;
+    if (!PyArg_ParseTuple(args, "y*nnn", &view, &skip, &start, &stop))
+        return NULL;
+    skip = skip < 0 ? 0 : skip > view.len ? view.len : skip;
+    const char *buf = (const char *)view.buf + skip;
+    Py_ssize_t n = wm_split_spans(buf, view.len - skip, &off, &len, &kinds);
+    if (n >= 0) {
+        Cols c = {n, NULL, buf, off, len};
+        result = wm_columns(&c, start, stop);
+    }
+    free(off);
+    free(len);
+    PyBuffer_Release(&view);
+    return result;
+}

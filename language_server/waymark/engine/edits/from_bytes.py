@@ -1,0 +1,280 @@
+"""An anchored edit planned from the file's bytes: the work is proportional to the request.
+
+:func:`~waymark.engine.edits.anchored.plan_anchored_edit` decodes the whole file and indexes
+every line. A UTF-8 file read by the compiled core needs neither: the core finds the lines
+the anchors name in one pass over the bytes (``span_find``), the edit is planned by the
+same code on the stretch of lines around it (decoded alone), its bytes are spliced into the
+file's once, and the displayed anchors it reports (its diff's rows, the lines above it that
+keep theirs) are the core's columns of the old and new bytes (``span_columns``), as a page
+of them shows them. Whatever that cannot answer exactly (an anchor only a context hash
+names, any refusal, a token the ladder decides, a file not in UTF-8) answers None, and the
+caller plans on the decoded file: the same answer, the old way
+(tests/unit/test_edit_from_bytes.py compares both).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from waymark.engine import core
+from waymark.engine.anchors import HIGH, LOW, MEDIUM, LineIndex, hash_lines
+from waymark.engine.diff import FileDiff, diff_file
+from waymark.engine.edits.anchored import diff_hunks, with_shown
+from waymark.engine.edits.line_ends import EndingsWouldMerge, check_rereads, kept_apart
+from waymark.engine.edits.operations import AdvisoryLineIgnored, Operation, RangeSwapped
+from waymark.engine.edits.resolve import Resolver
+from waymark.engine.edits.safety import check_safety
+from waymark.engine.edits.splice import Splice, apply_splices, merged_changes
+from waymark.engine.encodings import decide_with_text, valid_utf8
+from waymark.engine.errors import WaymarkError
+from waymark.engine.line_index import P6_SHIFT, quality_of
+from waymark.engine.text import TextFile, split_lines
+
+# Lines kept around the changes: the unified diff's three of context, above a line whose
+# terminator a splice just below it may change.
+_MARGIN = 4
+_TOKEN = re.compile(r"[0-9a-f]{6,16}")
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+class _Unknown(Exception):
+    """A question about a line the anchors did not name: the decoded file answers it."""
+
+
+class _Named(LineIndex):
+    """What the resolver asks of the lines the anchors name (the core found them): their
+    candidates, texts and qualities; any other question is :class:`_Unknown`."""
+
+    def __init__(self, count: int, found: dict[str, list[int]], texts: dict[int, tuple[str, int]]):
+        super().__init__(_Lines(count, texts))
+        self.found, self.texts = found, texts
+
+    def candidates(self, token: str) -> list[int]:
+        return self.found[token]
+
+    def quality(self, i: int) -> str:
+        if i not in self.texts:
+            raise _Unknown
+        return quality_of(*self.texts[i])
+
+    def display(self, i: int) -> str:
+        raise _Unknown
+
+
+class _Lines(Sequence[str]):
+    """The file's lines, of which only the named ones are known."""
+
+    def __init__(self, size: int, texts: dict[int, tuple[str, int]]):
+        self.size, self.texts = size, texts
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, i: Any) -> Any:
+        if i not in self.texts:
+            raise _Unknown
+        return self.texts[i][0]
+
+    def __iter__(self) -> Iterator[str]:
+        raise _Unknown
+
+
+@dataclass(frozen=True)
+class BytesEdit:
+    """A planned edit: the new bytes, what :class:`AnchoredEdit` reports of it, and the
+    stretch of both files around it (from line ``first_line``) for its unified diff."""
+
+    after: bytes
+    details: dict[str, Any]
+    diff: list[dict[str, Any]]
+    advisories: list[AdvisoryLineIgnored]
+    swapped: list[RangeSwapped]
+    untouched: tuple[int, int]
+    before_stretch: TextFile
+    after_stretch: TextFile
+    first_line: int
+    known: tuple[int, int]
+
+    def unified(self, display: str) -> FileDiff:
+        """:func:`diff_file` of the whole files, byte for byte."""
+        return diff_file(
+            display,
+            self.before_stretch,
+            self.after_stretch,
+            known=self.known,
+            first_line=self.first_line,
+        )
+
+
+def plan_from_bytes(
+    data: bytes,
+    declared: str | None,
+    operations: Sequence[Operation],
+    *,
+    swap_reversed_ranges: bool = True,
+) -> BytesEdit | None:
+    """:func:`plan_anchored_edit` of ``data`` decoded, planned on its bytes; None: plan it
+    on the decoded file instead (see the module's docstring)."""
+    native = core.native
+    if native is None:
+        return None
+    try:
+        decision, _ = decide_with_text(data, declared, text_wanted=False)
+    except WaymarkError:
+        return None
+    skip = len(_UTF8_BOM) if decision.bom else 0
+    if decision.encoding != "utf-8" or (decision.source != "utf-8" and not valid_utf8(data[skip:])):
+        return None
+    eol = _dominant_eol(data)
+    anchors = [a for op in operations for a in (op.target, op.start, op.end) if a is not None]
+    tokens = sorted({a.token for a in anchors})
+    if eol is None or not all(map(_TOKEN.fullmatch, tokens)):
+        return None
+    count, found, texts, counts = native.span_find(
+        data, skip, [(int(t, 16), len(t)) for t in tokens]
+    )
+    if not all(found):
+        return None  # a context hash's anchor, or a stale one
+    named = {
+        i: (text, n)
+        for at, t, c in zip(found, texts, counts, strict=True)
+        for i, text, n in zip(at, t, c, strict=True)
+    }
+    index = _Named(count, dict(zip(tokens, found, strict=True)), named)
+    resolver = Resolver(index.lines, swap_reversed_ranges, index)
+    try:
+        placed = resolver.place(operations)
+    except _Unknown:
+        return None
+    if resolver.failures:
+        return None
+    return _Stretch(native, data, skip, count, eol).plan(
+        [p.splice for p in placed], len(operations), resolver
+    )
+
+
+class _Stretch:
+    """The edit planned on the lines around it, then placed in the whole file."""
+
+    def __init__(self, native: core.Core, data: bytes, skip: int, count: int, eol: str):
+        self.native, self.data, self.skip, self.count, self.eol = native, data, skip, count, eol
+
+    def plan(self, splices: list[Splice], ops: int, resolver: Resolver) -> BytesEdit | None:
+        data, count, native, skip = self.data, self.count, self.native, self.skip
+        w0 = max(min(s.start for s in splices) - _MARGIN, 0)
+        w1 = min(max(s.end for s in splices) + _MARGIN, count)
+        a, b = native.span_starts(data, skip, [w0, w1])
+        lines, eols = split_lines(data[a:b].decode("utf-8"))
+        before = TextFile(tuple(lines), tuple(eols))
+        shifted = [Splice(s.start - w0, s.end - w0, s.lines) for s in splices]
+        after, _ = apply_splices(before, hash_lines(before.lines), shifted, self.eol)
+        changes = merged_changes(shifted)
+        fixed = kept_apart(after.lines, after.eols, changes, self.eol)
+        if fixed:
+            new_eols = list(after.eols)
+            for i, end in fixed.items():
+                new_eols[i] = end
+            after = TextFile(after.lines, tuple(new_eols))
+        if after == before:
+            return None  # nothing to do: refused the old way
+        try:
+            check_rereads(after.lines, after.eols, changes)
+        except EndingsWouldMerge:
+            return None
+        if check_safety(before, after, changes, self._balance):
+            return None
+        try:
+            middle = after.encode()
+        except UnicodeEncodeError:
+            return None
+        if not valid_utf8(middle):
+            return None  # a lone surrogate written as a byte: the decoded file's to index
+        view = memoryview(data)
+        new_data = b"".join((view[:a], middle, view[b:]))
+        first, last = changes[0], changes[-1]
+        # The diff's rows end here: the new file's columns up to it also cover every line
+        # above the edit.
+        rows_end = w0 + min(last.new_end + 2, len(after.lines))
+        new_cols = native.span_columns(new_data, skip, 0, rows_end)
+        if new_cols is None:
+            return None
+        valid = self._valid_through(first.old_start + w0, new_cols)
+        if valid is None:
+            return None
+        special, tokens, low, medium = new_cols
+        shown = dict(zip(special, tokens, strict=True))
+        quality = dict.fromkeys(medium, MEDIUM) | dict.fromkeys(low, LOW)
+        hunks = diff_hunks(
+            before.lines, after.lines, lambda i: quality.get(i + w0, HIGH), changes, w0
+        )
+        rows = {row["line"] - 1: row["text"] for h in hunks for row in h["lines"] if "line" in row}
+        if any(shown.get(i, "") is None for i in rows):
+            return None
+        hashes = hash_lines(list(rows.values()))
+        own = {i: f"{h >> P6_SHIFT:06x}" for i, h in zip(rows, hashes, strict=True)}
+        hunks = with_shown(hunks, lambda i: shown.get(i) or own[i])
+        lines_after = count + len(after.lines) - len(before.lines)
+        details = {
+            "operations_applied": ops,
+            "lines_before": count,
+            "lines_after": lines_after,
+            "net_change": lines_after - count,
+            "anchors_valid_through": valid,
+            "must_refresh_from_line": valid + 1,
+        }
+        known = max(first.old_start - 1, 0), len(before.lines) - last.old_end
+        return BytesEdit(
+            after=new_data,
+            details=details,
+            diff=hunks,
+            advisories=resolver.advisories,
+            swapped=resolver.swapped,
+            untouched=(known[0] + w0, known[1] + count - w1),
+            before_stretch=before,
+            after_stretch=after,
+            first_line=w0,
+            known=known,
+        )
+
+    def _balance(self, opening: str, closing: str) -> int:
+        # An ASCII byte of UTF-8 is that character and no part of another.
+        return self.data.count(opening.encode()) - self.data.count(closing.encode())
+
+    def _valid_through(self, first: int, new_cols: core.Columns) -> int | None:
+        """How many leading lines keep their displayed anchor: the first line above the edit
+        whose token differs, from the old and new columns; None where the ladder decides."""
+        if first == 0:
+            return first
+        old_cols = self.native.span_columns(self.data, self.skip, 0, first)
+        if old_cols is None:
+            return None
+        old = dict(zip(old_cols[0], old_cols[1], strict=True))
+        new = {i: t for i, t in zip(new_cols[0], new_cols[1], strict=True) if i < first}
+        for i in sorted(old.keys() | new.keys()):
+            was, now = old.get(i, ""), new.get(i, "")
+            if was is None or now is None:
+                return None
+            if (was or self._own(i)) != (now or self._own(i)):
+                return i
+        return first
+
+    def _own(self, i: int) -> str:
+        """Line ``i``'s own 6-char prefix (a line special in one file only)."""
+        a, b = self.native.span_starts(self.data, self.skip, [i, i + 1])
+        line = split_lines(self.data[a:b].decode("utf-8"))[0][0]
+        return f"{hash_lines([line])[0] >> P6_SHIFT:06x}"
+
+
+def _dominant_eol(data: bytes) -> str | None:
+    """:func:`~waymark.engine.text.dominant_eol` of the file's terminators, counted in its
+    bytes; None for a tie between two kinds (decided by which comes first)."""
+    if b"\r" not in data:
+        return "\n"
+    crlf = data.count(b"\r\n")
+    counts = {"\n": data.count(b"\n") - crlf, "\r\n": crlf, "\r": data.count(b"\r") - crlf}
+    best = max(counts.values())
+    tied = [eol for eol, n in counts.items() if n == best]
+    return tied[0] if len(tied) == 1 else None
