@@ -28,6 +28,7 @@ from bench.goals import Goal
 from waymark.commands.edit import plan_edit
 from waymark.commands.edit_ops import parse_operations
 from waymark.engine.anchors import LOW, AnchoredLine, annotate
+from waymark.engine.edits.from_bytes import plan_from_bytes
 from waymark.engine.errors import WaymarkError
 from waymark.engine.text import TextFile
 
@@ -122,7 +123,7 @@ def _operations(
 
 
 def replay(workdir: Path) -> dict[str, Any]:
-    tally: dict[str, Any] = {"files": 0, "exact": 0, "wrong": 0, "rejected": 0}
+    tally: dict[str, Any] = {"files": 0, "exact": 0, "wrong": 0, "rejected": 0, "from_bytes": 0}
     tally.update({"hunks": 0, "hunks_exact": 0, "operations": 0, "problems": [], "ops": {}})
     for package, v_old, v_new in PAIRS:
         before = _wheel_sources(package, v_old, workdir / f"{package}-{v_old}")
@@ -142,13 +143,17 @@ def replay(workdir: Path) -> dict[str, Any]:
             tally["operations"] += len(ops)
             for op in ops:
                 tally["ops"][op["op"]] = tally["ops"].get(op["op"], 0) + 1
+            # As the command plans it: from the bytes when that answers, else decoded.
+            quick = plan_from_bytes(before[name], None, parse_operations(ops))
+            tally["from_bytes"] += quick is not None
             try:
-                edit = plan_edit(old_tf, parse_operations(ops))
+                edit = None if quick is not None else plan_edit(old_tf, parse_operations(ops))
             except WaymarkError as exc:
                 tally["rejected"] += 1
                 tally["problems"].append(f"{package} {name}: {exc.code}: {exc.message}")
                 continue
-            if edit.encode(before[name]) == after[name]:
+            written = quick.after if quick is not None else edit.encode(before[name])
+            if written == after[name]:
                 tally["exact"] += 1
                 tally["hunks_exact"] += hunks
             else:
@@ -163,7 +168,8 @@ def figures() -> list[dict[str, Any]]:
         r = replay(Path(tmp))
     seconds = time.perf_counter() - started
     pairs = ", ".join(f"{p} {a}→{b}" for p, a, b in PAIRS)
-    extra = {k: r[k] for k in ("files", "exact", "wrong", "rejected", "hunks", "operations")}
+    kept = ("files", "exact", "wrong", "rejected", "hunks", "operations", "from_bytes")
+    extra = {k: r[k] for k in kept}
     extra.update(pairs=pairs, problems=r["problems"][:10], by_op=r["ops"])
     return [
         {
@@ -192,6 +198,7 @@ def main() -> None:
         f"{r['hunks']:6d} {pct:6.1f}%"
     )
     print("operations:", ", ".join(f"{k} {v}" for k, v in sorted(r["ops"].items())))
+    print(f"files planned from their bytes: {r['from_bytes']}")
     for problem in r["problems"]:
         print("  " + problem)
 

@@ -24,6 +24,7 @@ from bench.goals import Goal
 from waymark.commands.edit import plan_edit
 from waymark.commands.edit_ops import parse_operations
 from waymark.engine.anchors import annotate
+from waymark.engine.edits.from_bytes import plan_from_bytes
 from waymark.engine.errors import WaymarkError
 from waymark.engine.text import TextFile
 
@@ -110,31 +111,37 @@ def run_case(rng: random.Random, swap: bool) -> str:
     if not op.startswith("delete"):
         raw["content"] = "\n".join(NEW)
     mutated = _mutate(rng, lines, first)
-    try:
-        edit = plan_edit(
-            TextFile.from_text(_text(mutated)), parse_operations([raw]), swap_reversed_ranges=swap
-        )
-    except WaymarkError:
-        return "rejected"
-    after = list(edit.text_file.lines)
-    if _correct(op, lines, first, last, mutated, after):
-        return "applied"
+    tf = TextFile.from_text(_text(mutated))
+    # As the command plans it: from the bytes when that answers, else on the decoded file.
+    quick = plan_from_bytes(tf.encode(), None, parse_operations([raw]), swap_reversed_ranges=swap)
+    if quick is not None:
+        after, reported = list(TextFile.decode(quick.after).lines), bool(quick.swapped)
+    else:
+        try:
+            edit = plan_edit(tf, parse_operations([raw]), swap_reversed_ranges=swap)
+        except WaymarkError:
+            return "rejected"
+        after, reported = list(edit.text_file.lines), bool(edit.details["auto_corrections"])
+    outcome = "applied" if _correct(op, lines, first, last, mutated, after) else None
     # A moved block can reverse a range; the swap is reported in auto_corrections, so the
     # agent is told, but the swapped range covers other lines than it addressed.
-    swapped = edit.details["auto_corrections"] and _correct(op, lines, last, first, mutated, after)
-    return "swapped" if swapped else "wrong"
+    if outcome is None:
+        swapped = reported and _correct(op, lines, last, first, mutated, after)
+        outcome = "swapped" if swapped else "wrong"
+    return outcome if quick is None else f"{outcome} from bytes"
 
 
 def soak(cases: int = CASES, seed: int = 1, swap: bool = True) -> dict[str, Any]:
     """``swap``: plan as on a fresh read (reversed ranges swapped) or as the command layer
     should once it knows the file changed since the read (reversed ranges refused)."""
     rng = random.Random(seed)
-    tally = {"applied": 0, "rejected": 0, "wrong": 0, "swapped": 0, "skipped": 0}
+    tally = {"applied": 0, "rejected": 0, "wrong": 0, "swapped": 0, "skipped": 0, "bytes": 0}
     started = time.perf_counter()
     done = 0
     while done < cases:
         outcome = run_case(rng, swap)
-        tally[outcome] += 1
+        tally["bytes"] += outcome.endswith(" from bytes")
+        tally[outcome.removesuffix(" from bytes")] += 1
         done += outcome != "skipped"
     return {"cases": done, **tally, "seconds": time.perf_counter() - started}
 
@@ -160,6 +167,7 @@ def figures(cases: int = CASES, seed: int = 1) -> list[dict[str, Any]]:
                     "rejected": r["rejected"],
                     "applied": r["applied"],
                     "swapped_and_reported": r["swapped"],
+                    "planned_from_bytes": r["bytes"],
                 },
             }
         )
@@ -171,7 +179,7 @@ def main() -> None:
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     print(
         f"{'mode':10s} {'cases':>7s} {'silent mis-edits':>17s} {'swapped+reported':>17s} "
-        f"{'rejected':>9s} {'applied':>8s} {'seconds':>8s}"
+        f"{'rejected':>9s} {'applied':>8s} {'from bytes':>10s} {'seconds':>8s}"
     )
     wrong = 0
     for swap in (True, False):
@@ -179,7 +187,8 @@ def main() -> None:
         wrong += r["wrong"]
         print(
             f"{'swap on' if swap else 'swap off':10s} {r['cases']:7d} {r['wrong']:17d} "
-            f"{r['swapped']:17d} {r['rejected']:9d} {r['applied']:8d} {r['seconds']:8.1f}"
+            f"{r['swapped']:17d} {r['rejected']:9d} {r['applied']:8d} {r['bytes']:10d} "
+            f"{r['seconds']:8.1f}"
         )
     if wrong:
         sys.exit(1)
