@@ -1,0 +1,90 @@
+"""CPU ms (user + sys of the child) of ``waymark edit`` through the CLI, as
+``bench/anchors_speed.py``'s one-line edit row runs it (a ``read --limit 20`` first, the file
+put back each round, history on), the base tree's and this tree's interleaved: on the
+200k-line file and on its 100-line one, the edit's line near the top (the bench's) and in the
+middle of the file; each on the compiled core and the pure-Python path. The ratio is the big
+file's median over the small file's plus ``xxhsum`` of the big file, as the bench takes it.
+The base tree must have its compiled core built in place (see bench/compare/README.md).
+
+Usage: python bench/compare/edit_cpu.py BASE_TREE [RUNS]
+"""
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(HERE))
+from bench.anchors_speed import make_file  # noqa: E402
+
+runs = int(sys.argv[2]) if len(sys.argv) > 2 else 7
+trees = {"base": f"{sys.argv[1]}/language_server", "mine": str(HERE / "language_server")}
+root = Path(tempfile.mkdtemp())
+files = {"big.py": make_file(), "small.py": make_file(100, seed=8)}
+# Where the edited line is: the bench's (the first lines), and the middle of the file.
+WHERE = {"top": 0, "middle": 100_000}
+READ = [sys.executable, "-m", "waymark", "read"]
+
+
+def env_of(tree: str, pure: bool) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": tree, "WAYMARK_PURE_PYTHON": "1" if pure else ""}
+
+
+def cpu(command: list[str], env: dict[str, str]) -> float:
+    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    assert status == 0, command
+    return (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def edit(tree: str, pure: bool, name: str, where: str) -> float:
+    (root / name).write_bytes(files[name])
+    env = env_of(tree, pure)
+    offset = min(WHERE[where], 50) if name == "small.py" else WHERE[where]
+    shown = subprocess.run(
+        [*READ, name, "--hashes", "--limit", "20", "--offset", str(offset + 1), "--root", root],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    anchor = next(r.split("|")[0] for r in shown.splitlines() if "~|" not in r)
+    ops = json.dumps([{"op": "replace_line", "hash": anchor, "content": "x = 0"}])
+    command = [sys.executable, "-m", "waymark", "edit", name, "--ops", ops, "--root", str(root)]
+    return cpu(command, env)
+
+
+for side, tree in trees.items():
+    which = "from waymark.engine import core; print(core.BUILT is not None)"
+    built = subprocess.run(
+        [sys.executable, "-c", which], env=env_of(tree, False), text=True, capture_output=True
+    ).stdout.strip()
+    print(f"{side}: {tree}, compiled core built: {built}")
+xxhsum = shutil.which("xxhsum") or sys.exit("xxhsum is missing: apt-get install -y xxhash")
+times: dict[tuple[str, bool, str, str], list[float]] = {}
+floor: list[float] = []
+for _ in range(runs):
+    for side, tree in trees.items():
+        for pure in (False, True):
+            for where in WHERE:
+                for name in files:
+                    took = edit(tree, pure, name, where)
+                    times.setdefault((side, pure, where, name), []).append(took)
+    (root / "big.py").write_bytes(files["big.py"])
+    floor.append(cpu([xxhsum, str(root / "big.py")], dict(os.environ)))
+print(f"xxhsum of the big file: {statistics.median(floor):.1f} ms")
+for pure in (False, True):
+    for where in WHERE:
+        for side in trees:
+            big = statistics.median(times[(side, pure, where, "big.py")])
+            small = statistics.median(times[(side, pure, where, "small.py")])
+            ratio = big / (small + statistics.median(floor))
+            path = "pure" if pure else "core"
+            sizes = f"big {big:6.1f} ms, small {small:6.1f} ms"
+            print(f"{where:6s} {path} {side:4s} {sizes}: {ratio:.2f}x")
+shutil.rmtree(root)
