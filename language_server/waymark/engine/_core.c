@@ -26,6 +26,7 @@ static PyMethodDef methods[] = {
     {"span_find", wm_span_find, METH_VARARGS, "Lines of text bytes whose hash starts so."},
     {"span_starts", wm_span_starts, METH_VARARGS, "Where lines of text bytes start."},
     {"span_columns", wm_span_columns, METH_VARARGS, "annotate_columns of text bytes."},
+    {"brackets", wm_brackets, METH_O, "How many of each bracket bytes hold."},
     {NULL, NULL, 0, NULL},
 };
 

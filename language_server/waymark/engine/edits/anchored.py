@@ -66,33 +66,30 @@ def _with_anchors(index: LineIndex, hunks: list[dict[str, Any]]) -> list[dict[st
     rows = [row for hunk in hunks for row in hunk["lines"] if row["kind"] != "removed"]
     at = sorted({row["line"] - 1 for row in rows})
     shown = dict(zip(at, displays(index, at, one_off=True), strict=True))
-    return with_shown(hunks, shown.__getitem__)
+    return with_shown(hunks, lambda i: (shown[i], index.quality(i)))
 
 
-def with_shown(hunks: list[dict[str, Any]], shown: Callable[[int], str]) -> list[dict[str, Any]]:
-    """The rows' anchors filled in, ``shown(i)`` of new line ``i`` (0-based), before their
-    quality (the order a reader sees the keys in)."""
+def with_shown(
+    hunks: list[dict[str, Any]], shown: Callable[[int], tuple[str, str]]
+) -> list[dict[str, Any]]:
+    """The rows' display anchors and qualities filled in: ``shown(i)`` of new line ``i``
+    (0-based)."""
     for hunk in hunks:
         for row in hunk["lines"]:
             if row["kind"] != "removed":
-                quality = row.pop("quality")
-                row["hash"], row["quality"] = shown(row["line"] - 1), quality
+                row["hash"], row["quality"] = shown(row["line"] - 1)
     return hunks
 
 
 def diff_hunks(
-    before: Sequence[str],
-    new: Sequence[str],
-    quality: Callable[[int], str],
-    changes: list[Change],
-    offset: int = 0,
+    before: Sequence[str], new: Sequence[str], changes: list[Change], offset: int = 0
 ) -> list[dict[str, Any]]:
     """Hunks with ``_CONTEXT_LINES`` of context; nearby changes share a hunk. ``before`` and
     ``new`` may be a stretch of each file starting at line ``offset`` (the changes in its
     coordinates, every hunk inside it); the rows' anchors are left to :func:`with_shown`."""
 
     def row(kind: str, i: int) -> dict[str, Any]:
-        return {"kind": kind, "line": i + 1 + offset, "text": new[i], "quality": quality(i)}
+        return {"kind": kind, "line": i + 1 + offset, "text": new[i]}
 
     groups: list[list[Change]] = []
     for change in changes:
@@ -130,7 +127,7 @@ def diff_hunks(
 
 
 def _diff(before: TextFile, new: LineIndex, changes: list[Change]) -> list[dict[str, Any]]:
-    return _with_anchors(new, diff_hunks(before.lines, new.lines, new.quality, changes))
+    return _with_anchors(new, diff_hunks(before.lines, new.lines, changes))
 
 
 @gc_paused()

@@ -26,7 +26,7 @@ from waymark.engine.edits.anchored import diff_hunks, with_shown
 from waymark.engine.edits.line_ends import EndingsWouldMerge, check_rereads, kept_apart
 from waymark.engine.edits.operations import AdvisoryLineIgnored, Operation, RangeSwapped
 from waymark.engine.edits.resolve import Resolver
-from waymark.engine.edits.safety import check_safety
+from waymark.engine.edits.safety import BRACKETS, check_safety
 from waymark.engine.edits.splice import Splice, apply_splices, merged_changes
 from waymark.engine.encodings import decide_with_text, valid_utf8
 from waymark.engine.errors import WaymarkError
@@ -38,6 +38,11 @@ from waymark.engine.text import TextFile, split_lines
 _MARGIN = 4
 _TOKEN = re.compile(r"[0-9a-f]{6,16}")
 _UTF8_BOM = b"\xef\xbb\xbf"
+
+
+# span_find's answer: the line count, the lines each token names, their texts, how many
+# lines have each of those, and where the lines near them start.
+Found = tuple[int, list[list[int]], list[list[str]], list[list[int]], dict[int, int]]
 
 
 class _Unknown(Exception):
@@ -133,9 +138,8 @@ def plan_from_bytes(
     tokens = sorted({a.token for a in anchors})
     if eol is None or not all(map(_TOKEN.fullmatch, tokens)):
         return None
-    count, found, texts, counts = native.span_find(
-        data, skip, [(int(t, 16), len(t)) for t in tokens]
-    )
+    answer = native.span_find(data, skip, [(int(t, 16), len(t)) for t in tokens], _MARGIN + 1)
+    count, found, texts, counts, _ = answer
     if not all(found):
         return None  # a context hash's anchor, or a stale one
     named = {
@@ -151,7 +155,7 @@ def plan_from_bytes(
         return None
     if resolver.failures:
         return None
-    return _Stretch(native, data, skip, count, eol).plan(
+    return _Stretch(native, data, skip, answer, eol).plan(
         [p.splice for p in placed], len(operations), resolver
     )
 
@@ -159,14 +163,16 @@ def plan_from_bytes(
 class _Stretch:
     """The edit planned on the lines around it, then placed in the whole file."""
 
-    def __init__(self, native: core.Core, data: bytes, skip: int, count: int, eol: str):
-        self.native, self.data, self.skip, self.count, self.eol = native, data, skip, count, eol
+    def __init__(self, native: core.Core, data: bytes, skip: int, found: Found, eol: str) -> None:
+        self.native, self.data, self.skip, self.eol = native, data, skip, eol
+        self.count, self.starts = found[0], found[4]
+        self._brackets: dict[str, tuple[int, int]] | None = None
 
     def plan(self, splices: list[Splice], ops: int, resolver: Resolver) -> BytesEdit | None:
-        data, count, native, skip = self.data, self.count, self.native, self.skip
+        data, count, skip = self.data, self.count, self.skip
         w0 = max(min(s.start for s in splices) - _MARGIN, 0)
         w1 = min(max(s.end for s in splices) + _MARGIN, count)
-        a, b = native.span_starts(data, skip, [w0, w1])
+        a, b = skip if w0 == 0 else self.starts[w0], self.starts[w1]
         lines, eols = split_lines(data[a:b].decode("utf-8"))
         before = TextFile(tuple(lines), tuple(eols))
         shifted = [Splice(s.start - w0, s.end - w0, s.lines) for s in splices]
@@ -195,27 +201,13 @@ class _Stretch:
         view = memoryview(data)
         new_data = b"".join((view[:a], middle, view[b:]))
         first, last = changes[0], changes[-1]
-        # The diff's rows end here: the new file's columns up to it also cover every line
-        # above the edit.
-        rows_end = w0 + min(last.new_end + 2, len(after.lines))
-        new_cols = native.span_columns(new_data, skip, 0, rows_end)
-        if new_cols is None:
-            return None
-        valid = self._valid_through(first.old_start + w0, new_cols)
-        if valid is None:
-            return None
-        special, tokens, low, medium = new_cols
-        shown = dict(zip(special, tokens, strict=True))
-        quality = dict.fromkeys(medium, MEDIUM) | dict.fromkeys(low, LOW)
-        hunks = diff_hunks(
-            before.lines, after.lines, lambda i: quality.get(i + w0, HIGH), changes, w0
-        )
+        hunks = diff_hunks(before.lines, after.lines, changes, w0)
         rows = {row["line"] - 1: row["text"] for h in hunks for row in h["lines"] if "line" in row}
-        if any(shown.get(i, "") is None for i in rows):
+        anchors = self._columns(new_data, rows, first.old_start + w0)
+        if anchors is None:
             return None
-        hashes = hash_lines(list(rows.values()))
-        own = {i: f"{h >> P6_SHIFT:06x}" for i, h in zip(rows, hashes, strict=True)}
-        hunks = with_shown(hunks, lambda i: shown.get(i) or own[i])
+        shown, valid = anchors
+        hunks = with_shown(hunks, shown.__getitem__)
         lines_after = count + len(after.lines) - len(before.lines)
         details = {
             "operations_applied": ops,
@@ -239,9 +231,35 @@ class _Stretch:
             known=known,
         )
 
+    def _columns(
+        self, new_data: bytes, rows: dict[int, str], first: int
+    ) -> tuple[dict[int, tuple[str, str]], int] | None:
+        """The rows' anchors and qualities, and the leading lines that keep theirs, from the
+        core's columns of the new bytes up to the last row (and of the old above the edit);
+        None where the ladder decides one."""
+        stop = max(rows, default=-1) + 1  # no row: the new file is empty
+        new_cols = self.native.span_columns(new_data, self.skip, 0, stop)
+        if new_cols is None:
+            return None
+        valid = self._valid_through(first, new_cols)
+        special, tokens, low, medium = new_cols
+        tokens_of = dict(zip(special, tokens, strict=True))
+        if valid is None or any(tokens_of.get(i, "") is None for i in rows):
+            return None
+        quality = dict.fromkeys(medium, MEDIUM) | dict.fromkeys(low, LOW)
+        hashes = hash_lines(list(rows.values()))
+        shown = {
+            i: (tokens_of.get(i) or f"{h >> P6_SHIFT:06x}", quality.get(i, HIGH))
+            for i, h in zip(rows, hashes, strict=True)
+        }
+        return shown, valid
+
     def _balance(self, opening: str, closing: str) -> int:
-        # An ASCII byte of UTF-8 is that character and no part of another.
-        return self.data.count(opening.encode()) - self.data.count(closing.encode())
+        if self._brackets is None:
+            # One pass counts every pair: a pair's two counts are asked together.
+            self._brackets = dict(zip(BRACKETS, self.native.brackets(self.data), strict=True))
+        opened, closed = self._brackets[opening + closing]
+        return opened - closed
 
     def _valid_through(self, first: int, new_cols: core.Columns) -> int | None:
         """How many leading lines keep their displayed anchor: the first line above the edit
