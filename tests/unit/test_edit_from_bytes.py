@@ -133,6 +133,45 @@ def test_corpora_edits_plan_the_same(name: str) -> None:
         _check(data, _ops(rows, picks))
 
 
+_LINES = [*_CONTENTS[:3], "a", "value = 919", "value = 1993", "pass", "(", ")", "\t", "  "]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_files_and_batches_plan_the_same(seed: int) -> None:
+    """Files of up to 400 lines with every terminator, a BOM or not, no final newline or
+    one; batches of one to three operations. (Found here: a diff whose common ends run past
+    the changes, where lines are removed next to copies of them.)"""
+    rng = random.Random(seed)
+    answered = 0
+    for _ in range(400):
+        lines = [
+            rng.choice(_LINES) if rng.random() < 0.6 else f"v{rng.randint(0, 40)} = 1"
+            for _ in range(rng.randint(1, 400 if rng.random() < 0.3 else 60))
+        ]
+        eol = rng.choice(["\n", "\n", "\r\n", "\r"])
+        body = (eol.join(lines) + (eol if rng.random() < 0.8 else "")).encode()
+        data = (b"\xef\xbb\xbf" if rng.random() < 0.1 else b"") + body
+        rows = list(annotate(TextFile.decode(data)))
+        picks = [
+            (rng.randrange(6), rng.randrange(999), rng.randrange(999), rng.randrange(99))
+            for _ in range(rng.randint(1, 3))
+        ]
+        answered += bool(rows) and _check(data, _ops(rows, picks))
+    assert answered >= 60
+
+
+def test_a_block_removed_before_copies_of_its_first_lines_diffs_as_the_whole_file() -> None:
+    """The diff aligns ``a b c d a b c z`` less ``a b c d`` as ``a b c`` kept and ``d a b c``
+    removed: its context after the change reaches three lines past the stretch the edit
+    touched."""
+    block = ["a = 1", "b = 2", "c = 3"]
+    lines = [f"u{i} = {i}" for i in range(20)] + [*block, "d = 4", *block, "z = 9"]
+    data = "\n".join([*lines, *(f"w{i} = {i}" for i in range(20)), ""]).encode()
+    rows = list(annotate(TextFile.decode(data)))
+    ops = [{"op": "delete_range", "start_hash": rows[20].hash, "end_hash": rows[23].hash}]
+    _check(data, ops)
+
+
 def _code(lines: int, seed: int) -> bytes:
     """Code-like text: blank, brace and repeated lines among unique ones."""
     rng = random.Random(seed)

@@ -69,8 +69,8 @@ collided_token(const Cols *c, Py_ssize_t i)
 }
 
 /* The context hashes of the repeated lines (ascending) into ctx. */
-static int
-context_of(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, uint64_t *ctx)
+int
+wm_context_of(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, uint64_t *ctx)
 {
     XXH3_state_t *state = XXH3_createState();
     if (state == NULL) {
@@ -163,7 +163,7 @@ repeated_tokens(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, PyObject **o
         PyErr_NoMemory();
         goto done;
     }
-    if (context_of(c, rep, r, ctx) < 0)
+    if (wm_context_of(c, rep, r, ctx) < 0)
         goto done;
     for (Py_ssize_t k = 0; k < r; k++)
         by_c6[k] = (ctx[k] >> 40) << 32 | (uint64_t)k;

@@ -22,6 +22,7 @@ typedef struct {
 } Cols;
 
 PyObject *wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop);
+int wm_context_of(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, uint64_t *ctx);
 Py_ssize_t wm_split_spans(const char *buf, Py_ssize_t size, Py_ssize_t **off, Py_ssize_t **len,
                           int *kinds);
 

@@ -2,12 +2,13 @@
 
 :func:`~waymark.engine.edits.anchored.plan_anchored_edit` decodes the whole file and indexes
 every line. A UTF-8 file read by the compiled core needs neither: the core finds the lines
-the anchors name in one pass over the bytes (``span_find``), the edit is planned by the
+the anchors name in one pass over the bytes (``span_find``: by line hash, else by the
+context hashes of the repeated lines, as the ladder does), the edit is planned by the
 same code on the stretch of lines around it (decoded alone), its bytes are spliced into the
 file's once, and the displayed anchors it reports (its diff's rows, the lines above it that
 keep theirs) are the core's columns of the old and new bytes (``span_columns``), as a page
-of them shows them. Whatever that cannot answer exactly (an anchor only a context hash
-names, any refusal, a token the ladder decides, a file not in UTF-8) answers None, and the
+of them shows them. Whatever that cannot answer exactly (a stale anchor or any other
+refusal, a token the ladder decides, a file not in UTF-8) answers None, and the
 caller plans on the decoded file: the same answer, the old way
 (tests/unit/test_edit_from_bytes.py compares both).
 """
@@ -21,7 +22,7 @@ from typing import Any
 
 from waymark.engine import core
 from waymark.engine.anchors import HIGH, LOW, MEDIUM, LineIndex, hash_lines
-from waymark.engine.diff import FileDiff, diff_file
+from waymark.engine.diff import FileDiff, common_ends, diff_file
 from waymark.engine.edits.anchored import diff_hunks, with_shown
 from waymark.engine.edits.line_ends import EndingsWouldMerge, check_rereads, kept_apart
 from waymark.engine.edits.operations import AdvisoryLineIgnored, Operation, RangeSwapped
@@ -36,6 +37,7 @@ from waymark.engine.text import TextFile, split_lines
 # Lines kept around the changes: the unified diff's three of context, above a line whose
 # terminator a splice just below it may change.
 _MARGIN = 4
+_DIFF_CONTEXT = 3
 _TOKEN = re.compile(r"[0-9a-f]{6,16}")
 _UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -139,9 +141,11 @@ def plan_from_bytes(
     if eol is None or not all(map(_TOKEN.fullmatch, tokens)):
         return None
     answer = native.span_find(data, skip, [(int(t, 16), len(t)) for t in tokens], _MARGIN + 1)
+    if answer is None:
+        return None  # two texts with one hash: the decoded file's
     count, found, texts, counts, _ = answer
     if not all(found):
-        return None  # a context hash's anchor, or a stale one
+        return None  # a stale anchor: refused the old way
     named = {
         i: (text, n)
         for at, t, c in zip(found, texts, counts, strict=True)
@@ -191,6 +195,12 @@ class _Stretch:
         except EndingsWouldMerge:
             return None
         if check_safety(before, after, changes, self._balance):
+            return None
+        # The unified diff aligns the files by their common ends, which may reach past the
+        # changes (lines removed or added next to copies of them): the stretch must hold its
+        # context on both sides, unless it reaches the file's own end there.
+        head, tail = common_ends(before.lines_with_ends(), after.lines_with_ends())
+        if (w0 > 0 and head < _DIFF_CONTEXT) or (w1 < count and tail < _DIFF_CONTEXT):
             return None
         try:
             middle = after.encode()
