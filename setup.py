@@ -18,6 +18,7 @@ setup(
                     "_core_page",
                     "_core_edit",
                     "_core_span",
+                    "_core_respan",
                 )
             ],
             depends=[

@@ -1,7 +1,7 @@
 /* The compiled core of line anchors: the whole-file loops of engine/text.py and
  * engine/line_index.py, one pass in C each, without a Python object per step:
  * _core_text.c, _core_index.c, _core_annotate.c, _core_render.c, _core_page.c, _core_edit.c,
- * _core_span.c;
+ * _core_span.c, _core_respan.c;
  * helpers in _core.h (and _core_cols.h: the lines annotation reads).
  *
  * Pure computation, no I/O. Every function returns exactly what its pure-Python twin in
@@ -27,6 +27,7 @@ static PyMethodDef methods[] = {
     {"span_starts", wm_span_starts, METH_VARARGS, "Where lines of text bytes start."},
     {"span_columns", wm_span_columns, METH_VARARGS, "annotate_columns of text bytes."},
     {"brackets", wm_brackets, METH_O, "How many of each bracket bytes hold."},
+    {"span_columns_after", wm_span_columns_after, METH_VARARGS, "Columns of an edited file."},
     {NULL, NULL, 0, NULL},
 };
 

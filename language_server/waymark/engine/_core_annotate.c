@@ -238,7 +238,10 @@ wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop)
     Py_ssize_t *rep = malloc(sizeof(Py_ssize_t) * (size_t)m);
     uint64_t *pairs = malloc(sizeof(uint64_t) * 2 * (size_t)m);
     PyObject **out = calloc((size_t)m, sizeof(PyObject *));
-    c->hash = malloc(sizeof(uint64_t) * (size_t)m);
+    /* Hashes the caller made already (an edit's new file, from the old file's) are its own. */
+    int hashed = c->hash != NULL;
+    if (!hashed)
+        c->hash = malloc(sizeof(uint64_t) * (size_t)m);
     c->by_p6 = malloc(sizeof(uint64_t) * (size_t)m);
     c->start = malloc(sizeof(uint32_t) * (size_t)m);
     c->size = malloc(sizeof(uint32_t) * (size_t)m);
@@ -257,7 +260,7 @@ wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop)
     /* One visit per line object: each is a cache miss in a large file. Only the page's
      * qualities are asked, so only its lines are scanned for punctuation. */
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (line_hash(c, i, &c->hash[i]) < 0)
+        if (!hashed && line_hash(c, i, &c->hash[i]) < 0)
             goto done;
         if (i >= start && i < stop)
             c->punct[i] = (unsigned char)line_punct(c, i);
@@ -336,7 +339,8 @@ done:
     free(rep);
     free(pairs);
     free(out);
-    free(c->hash);
+    if (!hashed)
+        free(c->hash);
     free(c->by_p6);
     free(c->start);
     free(c->size);

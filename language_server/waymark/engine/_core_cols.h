@@ -22,6 +22,17 @@ typedef struct {
 } Cols;
 
 PyObject *wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop);
+/* A file's lines as span_find (_core_span.c) split and hashed them, kept in a capsule for
+ * the columns of the file an edit makes from it (span_columns_after, _core_respan.c), which
+ * moves them in place. */
+typedef struct {
+    Py_ssize_t n, size; /* lines, bytes of the text */
+    Py_ssize_t *off, *len;
+    uint64_t *hash;
+} Spans;
+
+#define SPANS "waymark.engine._core.Spans"
+
 int wm_context_of(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, uint64_t *ctx);
 Py_ssize_t wm_split_spans(const char *buf, Py_ssize_t size, Py_ssize_t **off, Py_ssize_t **len,
                           int *kinds);

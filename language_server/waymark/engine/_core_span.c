@@ -10,6 +10,18 @@ start_of(Py_ssize_t i, Py_ssize_t n, Py_ssize_t skip, const Py_ssize_t *off, Py_
     return PyLong_FromSsize_t(i < 0 ? skip : i >= n ? size : skip + off[i]);
 }
 
+static void
+spans_free(PyObject *capsule)
+{
+    Spans *sp = PyCapsule_GetPointer(capsule, SPANS);
+    if (sp != NULL) {
+        free(sp->off);
+        free(sp->len);
+        free(sp->hash);
+        free(sp);
+    }
+}
+
 /* Line i as one answer of a key: appended to its lines, texts and counts, and the starts of
  * the lines up to ``margin`` from it put in ``starts``. */
 static int
@@ -116,14 +128,14 @@ done:
     return result;
 }
 
-/* span_find(data, skip, keys, margin) -> (count, found, texts, counts, starts) or None:
+/* span_find(data, skip, keys, margin) -> (count, found, texts, counts, starts, spans) or None:
  * data[skip:] is valid UTF-8 text; ``keys``: (value, chars) pairs, a token of ``chars`` hex
  * digits (1 to 16) as an int. The file's line count; for each key, the lines (ascending)
  * whose xxh3_64 in hex starts with the token, else (6 chars or more) the repeated lines whose
  * context hash does, as LineIndex.candidates finds them; their texts, and how many lines
  * have each of those texts; and where in data each line up to ``margin`` lines from one
- * found starts ({line: offset}, the line past the last included). None: two different
- * texts have one hash. */
+ * found starts ({line: offset}, the line past the last included); and the lines' spans and
+ * hashes, for span_columns_after. None: two different texts have one hash. */
 PyObject *
 wm_span_find(PyObject *self, PyObject *args)
 {
@@ -208,7 +220,18 @@ wm_span_find(PyObject *self, PyObject *args)
             goto done;
         }
     }
-    result = Py_BuildValue("(nOOOO)", n, found, texts, counts, starts);
+    Spans *sp = malloc(sizeof(Spans));
+    PyObject *spans = sp == NULL ? NULL : PyCapsule_New(sp, SPANS, spans_free);
+    if (spans == NULL) {
+        free(sp);
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+    *sp = (Spans){n, view.len - skip, off, len, hash};
+    off = len = NULL;
+    hash = NULL;
+    result = Py_BuildValue("(nOOOON)", n, found, texts, counts, starts, spans);
 done:
     Py_XDECREF(keys);
     Py_XDECREF(found);
@@ -289,30 +312,4 @@ wm_span_columns(PyObject *self, PyObject *args)
     free(len);
     PyBuffer_Release(&view);
     return result;
-}
-
-/* brackets(data) -> (open, close) per pair of "()", "[]", "{}": how many of each byte data
- * holds (in UTF-8, an ASCII byte is that character and part of no other). Blocks of 8-bit
- * counts, which the compiler vectorizes, summed into wide ones. */
-PyObject *
-wm_brackets(PyObject *self, PyObject *arg)
-{
-    static const unsigned char BYTES[6] = {'(', ')', '[', ']', '{', '}'};
-    Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
-        return NULL;
-    const unsigned char *s = view.buf;
-    Py_ssize_t n = view.len, total[6] = {0, 0, 0, 0, 0, 0};
-    for (Py_ssize_t at = 0; at < n; at += 255) {
-        Py_ssize_t end = n - at < 255 ? n : at + 255;
-        for (int k = 0; k < 6; k++) {
-            unsigned char count = 0, want = BYTES[k];
-            for (Py_ssize_t i = at; i < end; i++)
-                count += s[i] == want;
-            total[k] += count;
-        }
-    }
-    PyBuffer_Release(&view);
-    return Py_BuildValue("((nn)(nn)(nn))", total[0], total[1], total[2], total[3], total[4],
-                         total[5]);
 }

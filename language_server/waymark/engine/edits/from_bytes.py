@@ -43,8 +43,9 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 
 
 # span_find's answer: the line count, the lines each token names, their texts, how many
-# lines have each of those, and where the lines near them start.
-Found = tuple[int, list[list[int]], list[list[str]], list[list[int]], dict[int, int]]
+# lines have each of those, where the lines near them start, and every line's span and hash
+# (for the new file's columns).
+Found = tuple[int, list[list[int]], list[list[str]], list[list[int]], dict[int, int], object]
 
 
 class _Unknown(Exception):
@@ -143,7 +144,7 @@ def plan_from_bytes(
     answer = native.span_find(data, skip, [(int(t, 16), len(t)) for t in tokens], _MARGIN + 1)
     if answer is None:
         return None  # two texts with one hash: the decoded file's
-    count, found, texts, counts, _ = answer
+    count, found, texts, counts, _, _ = answer
     if not all(found):
         return None  # a stale anchor: refused the old way
     named = {
@@ -169,7 +170,7 @@ class _Stretch:
 
     def __init__(self, native: core.Core, data: bytes, skip: int, found: Found, eol: str) -> None:
         self.native, self.data, self.skip, self.eol = native, data, skip, eol
-        self.count, self.starts = found[0], found[4]
+        self.count, self.starts, self.spans = found[0], found[4], found[5]
         self._brackets: dict[str, tuple[int, int]] | None = None
 
     def plan(self, splices: list[Splice], ops: int, resolver: Resolver) -> BytesEdit | None:
@@ -213,7 +214,7 @@ class _Stretch:
         first, last = changes[0], changes[-1]
         hunks = diff_hunks(before.lines, after.lines, changes, w0)
         rows = {row["line"] - 1: row["text"] for h in hunks for row in h["lines"] if "line" in row}
-        anchors = self._columns(new_data, rows, first.old_start + w0)
+        anchors = self._columns(new_data, rows, first.old_start + w0, (w0, w1))
         if anchors is None:
             return None
         shown, valid = anchors
@@ -242,13 +243,14 @@ class _Stretch:
         )
 
     def _columns(
-        self, new_data: bytes, rows: dict[int, str], first: int
+        self, new_data: bytes, rows: dict[int, str], first: int, replaced: tuple[int, int]
     ) -> tuple[dict[int, tuple[str, str]], int] | None:
         """The rows' anchors and qualities, and the leading lines that keep theirs, from the
-        core's columns of the new bytes up to the last row (and of the old above the edit);
-        None where the ladder decides one."""
+        core's columns of the new bytes up to the last row (the old file's lines but the
+        ``replaced`` ones split and hashed already), and of the old above the edit; None
+        where the ladder decides one."""
         stop = max(rows, default=-1) + 1  # no row: the new file is empty
-        new_cols = self.native.span_columns(new_data, self.skip, 0, stop)
+        new_cols = self.native.span_columns_after(self.spans, new_data, self.skip, *replaced, stop)
         if new_cols is None:
             return None
         valid = self._valid_through(first, new_cols)

@@ -1,0 +1,95 @@
+/* The columns of the file an anchored edit makes, from the old file's spans and hashes
+ * (span_find's), and the bracket balance the edit's safety check asks of the old bytes. */
+#include "_core_cols.h"
+
+/* brackets(data) -> (open, close) per pair of "()", "[]", "{}": how many of each byte data
+ * holds (in UTF-8, an ASCII byte is that character and part of no other). Blocks of 8-bit
+ * counts, which the compiler vectorizes, summed into wide ones. */
+PyObject *
+wm_brackets(PyObject *self, PyObject *arg)
+{
+    static const unsigned char BYTES[6] = {'(', ')', '[', ']', '{', '}'};
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *s = view.buf;
+    Py_ssize_t n = view.len, total[6] = {0, 0, 0, 0, 0, 0};
+    for (Py_ssize_t at = 0; at < n; at += 255) {
+        Py_ssize_t end = n - at < 255 ? n : at + 255;
+        for (int k = 0; k < 6; k++) {
+            unsigned char count = 0, want = BYTES[k];
+            for (Py_ssize_t i = at; i < end; i++)
+                count += s[i] == want;
+            total[k] += count;
+        }
+    }
+    PyBuffer_Release(&view);
+    return Py_BuildValue("((nn)(nn)(nn))", total[0], total[1], total[2], total[3], total[4],
+                         total[5]);
+}
+
+/* span_columns_after(spans, data, skip, w0, w1, stop) -> columns or None: annotate_columns
+ * of lines [0, stop) of the text data[skip:], which is the text of ``spans`` (span_find's)
+ * with its lines [w0, w1) replaced: only the new lines are split and hashed, the others'
+ * spans and hashes are moved (``spans`` then holds the new file's). */
+PyObject *
+wm_span_columns_after(PyObject *self, PyObject *args)
+{
+    Py_buffer view;
+    PyObject *capsule;
+    Py_ssize_t skip, w0, w1, stop, *mo = NULL, *ml = NULL;
+    int kinds;
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "Oy*nnnn", &capsule, &view, &skip, &w0, &w1, &stop))
+        return NULL;
+    Spans *sp = PyCapsule_GetPointer(capsule, SPANS);
+    if (sp == NULL)
+        goto done;
+    skip = skip < 0 ? 0 : skip > view.len ? view.len : skip;
+    if (w0 < 0 || w1 < w0 || w1 > sp->n) {
+        PyErr_SetString(PyExc_IndexError, "the replaced lines are not the file's");
+        goto done;
+    }
+    const char *buf = (const char *)view.buf + skip;
+    Py_ssize_t size = view.len - skip, delta = size - sp->size;
+    Py_ssize_t a = w0 < sp->n ? sp->off[w0] : sp->size, b = w1 < sp->n ? sp->off[w1] : sp->size;
+    if (b + delta < a) {
+        PyErr_SetString(PyExc_ValueError, "the bytes are not the file's with those lines replaced");
+        goto done;
+    }
+    Py_ssize_t k = wm_split_spans(buf + a, b + delta - a, &mo, &ml, &kinds);
+    if (k < 0)
+        goto done;
+    Py_ssize_t tail = sp->n - w1, n = w0 + k + tail, m = n ? n : 1;
+    if (n > sp->n) {
+        Py_ssize_t *off = realloc(sp->off, sizeof(Py_ssize_t) * (size_t)m);
+        sp->off = off != NULL ? off : sp->off;
+        Py_ssize_t *len = realloc(sp->len, sizeof(Py_ssize_t) * (size_t)m);
+        sp->len = len != NULL ? len : sp->len;
+        uint64_t *hash = realloc(sp->hash, sizeof(uint64_t) * (size_t)m);
+        sp->hash = hash != NULL ? hash : sp->hash;
+        if (off == NULL || len == NULL || hash == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    memmove(sp->off + w0 + k, sp->off + w1, sizeof(Py_ssize_t) * (size_t)tail);
+    memmove(sp->len + w0 + k, sp->len + w1, sizeof(Py_ssize_t) * (size_t)tail);
+    memmove(sp->hash + w0 + k, sp->hash + w1, sizeof(uint64_t) * (size_t)tail);
+    for (Py_ssize_t i = w0 + k; i < n; i++)
+        sp->off[i] += delta;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        sp->off[w0 + j] = a + mo[j];
+        sp->len[w0 + j] = ml[j];
+        sp->hash[w0 + j] = XXH3_64bits(buf + a + mo[j], (size_t)ml[j]);
+    }
+    sp->n = n;
+    sp->size = size;
+    Cols c = {n, NULL, buf, sp->off, sp->len, sp->hash};
+    result = wm_columns(&c, 0, stop);
+done:
+    free(mo);
+    free(ml);
+    PyBuffer_Release(&view);
+    return result;
+}
