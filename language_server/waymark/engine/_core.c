@@ -25,7 +25,6 @@ static PyMethodDef methods[] = {
     {"context_keys_in", wm_context_keys_in, METH_VARARGS, "Lines whose context prefix is asked."},
     {"span_find", wm_span_find, METH_VARARGS, "Lines of text bytes whose hash starts so."},
     {"span_starts", wm_span_starts, METH_VARARGS, "Where lines of text bytes start."},
-    {"span_columns", wm_span_columns, METH_VARARGS, "annotate_columns of text bytes."},
     {"brackets", wm_brackets, METH_O, "How many of each bracket bytes hold."},
     {"span_columns_after", wm_span_columns_after, METH_VARARGS, "Columns of an edited file."},
     {NULL, NULL, 0, NULL},

@@ -209,7 +209,6 @@ PyObject *wm_repeated_displays(PyObject *self, PyObject *arg);
 PyObject *wm_context_keys_in(PyObject *self, PyObject *arg);
 PyObject *wm_span_find(PyObject *self, PyObject *arg);
 PyObject *wm_span_starts(PyObject *self, PyObject *arg);
-PyObject *wm_span_columns(PyObject *self, PyObject *arg);
 PyObject *wm_brackets(PyObject *self, PyObject *arg);
 PyObject *wm_span_columns_after(PyObject *self, PyObject *arg);
 

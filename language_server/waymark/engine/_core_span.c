@@ -289,27 +289,3 @@ done:
     PyBuffer_Release(&view);
     return result;
 }
-
-/* span_columns(data, skip, start, stop) -> columns or None: annotate_columns of lines
- * [start, stop) of the text data[skip:] (valid UTF-8), no line decoded. */
-PyObject *
-wm_span_columns(PyObject *self, PyObject *args)
-{
-    Py_buffer view;
-    Py_ssize_t skip, start, stop, *off = NULL, *len = NULL;
-    PyObject *result = NULL;
-    int kinds;
-    if (!PyArg_ParseTuple(args, "y*nnn", &view, &skip, &start, &stop))
-        return NULL;
-    skip = skip < 0 ? 0 : skip > view.len ? view.len : skip;
-    const char *buf = (const char *)view.buf + skip;
-    Py_ssize_t n = wm_split_spans(buf, view.len - skip, &off, &len, &kinds);
-    if (n >= 0) {
-        Cols c = {n, NULL, buf, off, len};
-        result = wm_columns(&c, start, stop);
-    }
-    free(off);
-    free(len);
-    PyBuffer_Release(&view);
-    return result;
-}

@@ -6,11 +6,11 @@ the anchors name in one pass over the bytes (``span_find``: by line hash, else b
 context hashes of the repeated lines, as the ladder does), the edit is planned by the
 same code on the stretch of lines around it (decoded alone), its bytes are spliced into the
 file's once, and the displayed anchors it reports (its diff's rows, the lines above it that
-keep theirs) are the core's columns of the old and new bytes (``span_columns``), as a page
-of them shows them. Whatever that cannot answer exactly (a stale anchor or any other
-refusal, a token the ladder decides, a file not in UTF-8) answers None, and the
-caller plans on the decoded file: the same answer, the old way
-(tests/unit/test_edit_from_bytes.py compares both).
+keep theirs) are the core's columns of the old and new files (``span_columns_after``, from
+the old file's spans and hashes), as a page of them shows them. Whatever that cannot
+answer exactly (a stale anchor or any other refusal, a token the ladder decides, a file not
+in UTF-8) answers None, and the caller plans on the decoded file: the same answer, the old
+way (tests/unit/test_edit_from_bytes.py compares both).
 """
 
 from __future__ import annotations
@@ -250,10 +250,13 @@ class _Stretch:
         ``replaced`` ones split and hashed already), and of the old above the edit; None
         where the ladder decides one."""
         stop = max(rows, default=-1) + 1  # no row: the new file is empty
-        new_cols = self.native.span_columns_after(self.spans, new_data, self.skip, *replaced, stop)
-        if new_cols is None:
+        native, spans, skip = self.native, self.spans, self.skip
+        # The old file's columns first: the new file's move its spans (nothing replaced here).
+        old_cols = native.span_columns_after(spans, self.data, skip, 0, 0, first) if first else None
+        new_cols = native.span_columns_after(spans, new_data, skip, *replaced, stop)
+        if new_cols is None or (first and old_cols is None):
             return None
-        valid = self._valid_through(first, new_cols)
+        valid = self._valid_through(first, old_cols, new_cols)
         special, tokens, low, medium = new_cols
         tokens_of = dict(zip(special, tokens, strict=True))
         if valid is None or any(tokens_of.get(i, "") is None for i in rows):
@@ -273,14 +276,13 @@ class _Stretch:
         opened, closed = self._brackets[opening + closing]
         return opened - closed
 
-    def _valid_through(self, first: int, new_cols: core.Columns) -> int | None:
+    def _valid_through(
+        self, first: int, old_cols: core.Columns | None, new_cols: core.Columns
+    ) -> int | None:
         """How many leading lines keep their displayed anchor: the first line above the edit
         whose token differs, from the old and new columns; None where the ladder decides."""
-        if first == 0:
-            return first
-        old_cols = self.native.span_columns(self.data, self.skip, 0, first)
         if old_cols is None:
-            return None
+            return first  # none above the edit
         old = dict(zip(old_cols[0], old_cols[1], strict=True))
         new = {i: t for i, t in zip(new_cols[0], new_cols[1], strict=True) if i < first}
         for i in sorted(old.keys() | new.keys()):
