@@ -31,7 +31,7 @@ from pathlib import Path
 import xxhash
 
 from waymark.engine.errors import FileChangedSinceRead, FileNotFound, IoError
-from waymark.store import flush
+from waymark.store import flush, spare
 from waymark.store.walk import (
     SKIP_DIRS,
     lstat_at,
@@ -169,6 +169,7 @@ def atomic_write(
             flush.hand_directory(dir_fd)
     except OSError as exc:
         raise os_error(exc, "write", path) from exc
+    spare.wake()
 
 
 def _temp_name(name: str) -> str:
@@ -193,6 +194,18 @@ def _replace_at(
 def _write_temp(
     dir_fd: int, tmp: str, data: bytes, old: os.stat_result | None, mode: int | None
 ) -> None:
+    fd = spare.take(dir_fd)
+    if fd is not None:
+        try:
+            _fill_temp(fd, data, old, mode)
+            linked = spare.link(fd, tmp, dir_fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        if linked:
+            flush.hand(fd)
+            return
+        os.close(fd)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
     try:

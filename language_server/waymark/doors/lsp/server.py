@@ -38,6 +38,7 @@ from waymark.doors.lsp.wire import Protocol, WholeMessages, raw_arguments
 from waymark.doors.wire_guard import REJECTED_METHOD, NestingGuard
 from waymark.engine.diff import EditTarget
 from waymark.engine.errors import InternalError, InvalidParams
+from waymark.store import spare
 from waymark.store.files import sweep_temp_files
 
 log = logging.getLogger("waymark")
@@ -278,6 +279,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="waymark-ls", description="Waymark language server")
     parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP (for debugging)")
     args = parser.parse_args(argv)
+    # A resident process: its next write into a directory may take a temp file made ahead.
+    spare.enable()
     server = create_server()
     handler = ClientLogHandler(server)
     handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
