@@ -53,6 +53,7 @@ def made_for(spares: spare.Spares, directory: Path) -> int:
     """Wait (bounded) until the thread has made the spare the last write asked for; its
     inode number."""
     key = spare._key(os.stat(directory))
+    spares.wake()  # as the language server does once its reply has left
     deadline = time.monotonic() + 10
     while key not in spares._ready:
         assert time.monotonic() < deadline, "no spare was made"

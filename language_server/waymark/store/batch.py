@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from waymark.engine.errors import IoError, WaymarkError
-from waymark.store import flush, spare
+from waymark.store import flush
 from waymark.store.files import (
     _check_expected,
     _replace_at,
@@ -88,7 +88,6 @@ def write_batch(writes: Sequence[BatchWrite]) -> None:
         # The old files of deletes: the batch is in, nothing will be put back now.
         with contextlib.suppress(OSError):
             _discard(item)
-    spare.wake()
 
 
 def remove_dirs(created: Sequence[Path]) -> None:

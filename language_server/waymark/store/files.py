@@ -169,7 +169,6 @@ def atomic_write(
             flush.hand_directory(dir_fd)
     except OSError as exc:
         raise os_error(exc, "write", path) from exc
-    spare.wake()
 
 
 def _temp_name(name: str) -> str:

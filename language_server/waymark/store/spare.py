@@ -7,8 +7,9 @@ table block is dirty) before it picks one (``recently_deleted`` in fs/ext4/iallo
 every replaced file frees one. Where files are replaced often the create took 0.1-0.9 ms,
 several times the rest of an edit (bench/results.md, h44lsp and h45lsp3).
 
-A resident door calls :func:`enable`. Each write into a directory then asks a thread to make
-an unnamed file there (``O_TMPFILE``) for the next one; the next write takes it, fills it,
+A resident door calls :func:`enable`, and :func:`wake` whenever a reply has left. Each write
+into a directory then asks for an unnamed file there (``O_TMPFILE``), which a thread makes
+once woken, for the next write; the next write takes it, fills it,
 gives it the temp name (:func:`link`, through ``/proc/self/fd``) and renames it over the
 target exactly as a file created by name. Until it is linked the file has no name: nothing
 can open it, a killed process leaves nothing behind (the kernel frees it), and a file system
@@ -22,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections import deque
 
 # Directories a spare is kept for: a turn writes into a few at a time.
 MAX_SPARES = 8
@@ -46,7 +46,8 @@ class Spares:
         self._enabled = False
         self._cond = threading.Condition()
         self._ready: dict[Key, int] = {}
-        self._wanted: deque[tuple[Key, int]] = deque()
+        # Directories asked for, not made yet: the descriptor of each (a duplicate).
+        self._wanted: dict[Key, int] = {}
         self._refused: set[int] = set()  # devices that cannot make or link one
         self._thread: threading.Thread | None = None
 
@@ -63,12 +64,14 @@ class Spares:
             return None
         with self._cond:
             fd = self._ready.pop(key, None)
-            self._wanted.append((key, os.dup(dir_fd)))
+            if key not in self._wanted:
+                self._wanted[key] = os.dup(dir_fd)
         return fd
 
     def wake(self) -> None:
-        """Make the files asked for: called once a write is done, so the making (the slow
-        create) does not compete with the write for the directory and the interpreter."""
+        """Make the files asked for. The door calls it once its reply has left: the thread
+        then runs while the process waits for the next request, not in the middle of one
+        (where it would take the interpreter's lock between the write's system calls)."""
         if not self._wanted:
             return
         with self._cond:
@@ -95,7 +98,8 @@ class Spares:
             with self._cond:
                 while not self._wanted:
                     self._cond.wait()
-                key, dir_fd = self._wanted.popleft()
+                key = next(iter(self._wanted))
+                dir_fd = self._wanted.pop(key)
                 made = key in self._ready or key[0] in self._refused
             if not made:
                 self._make(key, dir_fd)
@@ -119,7 +123,7 @@ class Spares:
     def _forked(self) -> None:
         """A forked child holds copies of the parent's spares, and no thread: it starts
         over, disabled (a child is no resident door)."""
-        for fd in [*self._ready.values(), *(d for _, d in self._wanted)]:
+        for fd in [*self._ready.values(), *self._wanted.values()]:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._reset()

@@ -279,8 +279,6 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="waymark-ls", description="Waymark language server")
     parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP (for debugging)")
     args = parser.parse_args(argv)
-    # A resident process: its next write into a directory may take a temp file made ahead.
-    spare.enable()
     server = create_server()
     handler = ClientLogHandler(server)
     handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
@@ -290,11 +288,14 @@ def main(argv: list[str] | None = None) -> None:
         host, _, port = args.tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
+        # A resident process: its next write into a directory takes a temp file made ahead,
+        # made once the reply of the write that asked for it has left (store/spare.py).
+        spare.enable()
         # NestingGuard offers the two calls pygls' reader makes (readline, read), and
         # WholeMessages the two its writer makes (write, flush).
         server.start_io(
             stdin=cast(BinaryIO, NestingGuard(sys.stdin.buffer)),
-            stdout=cast(BinaryIO, WholeMessages(sys.stdout.buffer)),
+            stdout=cast(BinaryIO, WholeMessages(sys.stdout.buffer, spare.wake)),
         )
 
 
