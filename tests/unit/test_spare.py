@@ -178,3 +178,14 @@ def test_a_forked_child_holds_no_spares(tmp_path: Path) -> None:
         assert spares._ready  # the parent keeps its own
     finally:
         idle(spares)  # back to disabled, for the tests after this one
+
+
+def test_the_spares_thread_runs_ten_steps_nicer_than_the_process(
+    tmp_path: Path, spares: Recorded
+) -> None:
+    files.atomic_write(tmp_path / "a.txt", b"x\n")
+    made_for(spares, tmp_path)
+    thread = spares._thread
+    assert thread is not None and thread.native_id is not None
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    assert os.getpriority(os.PRIO_PROCESS, thread.native_id) == min(19, own + 10)
