@@ -23,6 +23,7 @@ from waymark.engine.errors import (
     IsDirectory,
     WaymarkError,
 )
+from waymark.store.batch import replace_checked
 from waymark.store.files import atomic_write, create_parents, delete_file
 from waymark.store.history.backups import error_errno, read_tracked
 from waymark.store.history.budget import evict
@@ -30,11 +31,11 @@ from waymark.store.history.capture import note_writes
 from waymark.store.history.errors import PlanMismatch, RewindRunning, UnknownOption
 from waymark.store.history.parts import Parts
 from waymark.store.history.plan import FilePlan, RewindPlan, chosen, failure, plan_file
-from waymark.store.history.pool import IO_WORKERS, bounded_map
+from waymark.store.history.pool import bounded_map, io_workers
 from waymark.store.history.snapshots import FileEntry
 from waymark.store.history.sync import FileLocks, write_locks
 from waymark.store.history.turns import open_turn, require
-from waymark.store.walk import lstat_at, split_path, walk
+from waymark.store.walk import Walks, lstat_at, split_path, walk
 
 # What a rewind may do: restore files, drop the later turns, or both.
 OPTIONS: Final = ("code", "conversation", "both")
@@ -123,27 +124,33 @@ def _rewind(
     result = RewindResult(prompt_id, option, undo.prompt_id, warnings=warnings)
     if option != "conversation":
         planned = {f.key: f for f in plan.files} if plan is not None else None
-
-        def step(key: str) -> FileOutcome:
-            fresh = plan_file(h, key, target, force, blocked)
-            if planned is not None:
-                fresh = _against_preview(planned.get(key), fresh)
-            return _carry_out(files, fresh, undo.files.get(key))
-
-        writes: dict[str, str | None] = {}
         keys = chosen(ledger.model, only)
-        # Deletions first: a file a command put where a directory was must be gone before
-        # the files under that directory come back (and a directory made where a file was
-        # must be empty before the file does).
-        gone = [k for k in keys if ledger.model.target(target, k).state == "absent"]
-        rest = [k for k in keys if ledger.model.target(target, k).state != "absent"]
-        for batch in (gone, rest):
-            # A restore waits on the disk even with its fsync behind (ext4 starts writing a
-            # file renamed over another at once): a few in flight keep the disk busy.
-            for done in bounded_map(step, batch, IO_WORKERS):
-                result.add(done)
-                if done.kind in ("restored", "deleted"):
-                    writes[done.key] = done.digest
+        # A restore waits on the disk even with its fsync behind (ext4 starts writing a file
+        # renamed over another at once): with many bytes, a few in flight keep the disk busy.
+        # Below that, threads cost more than they save (the GIL handed back and forth), and
+        # one thread walks each directory once (:class:`~waymark.store.walk.Walks`).
+        size = sum(_size(ledger.model.target(target, k)) + _size(undo.files.get(k)) for k in keys)
+        workers = io_workers(size)
+        with Walks() as walks:
+            shared = walks if workers == 1 else None
+
+            def step(key: str) -> FileOutcome:
+                fresh = plan_file(h, key, target, force, blocked, shared)
+                if planned is not None:
+                    fresh = _against_preview(planned.get(key), fresh)
+                return _carry_out(files, fresh, undo.files.get(key), shared)
+
+            writes: dict[str, str | None] = {}
+            # Deletions first: a file a command put where a directory was must be gone
+            # before the files under that directory come back (and a directory made where a
+            # file was must be empty before the file does).
+            gone = [k for k in keys if ledger.model.target(target, k).state == "absent"]
+            rest = [k for k in keys if ledger.model.target(target, k).state != "absent"]
+            for batch in (gone, rest):
+                for done in bounded_map(step, batch, workers):
+                    result.add(done)
+                    if done.kind in ("restored", "deleted"):
+                        writes[done.key] = done.digest
         result.outcomes.sort(key=lambda done: done.key)
         if writes:
             note_writes(ledger, backups, h.session, writes)
@@ -156,8 +163,16 @@ def _rewind(
     return result
 
 
-def _carry_out(files: FileLocks, plan: FilePlan, undo: FileEntry | None) -> FileOutcome:
-    """Do what the plan says for one file, unless the undo snapshot cannot cover it."""
+def _size(entry: FileEntry | None) -> int:
+    return 0 if entry is None else entry.size or 0
+
+
+def _carry_out(
+    files: FileLocks, plan: FilePlan, undo: FileEntry | None, walks: Walks | None
+) -> FileOutcome:
+    """Do what the plan says for one file, unless the undo snapshot cannot cover it.
+
+    ``walks``: the rewind's directories already reached (``None``: each step walks anew)."""
     if plan.outcome == "unchanged":
         return FileOutcome(plan.key, plan.path, "unchanged")
     if plan.outcome == "conflict":
@@ -174,7 +189,8 @@ def _carry_out(files: FileLocks, plan: FilePlan, undo: FileEntry | None) -> File
             return FileOutcome(plan.key, plan.path, "conflict", "changed_during_rewind")
     changed = FileOutcome(plan.key, plan.path, "conflict", "changed_during_rewind")
     try:
-        if plan.outcome == "restore":
+        # A file there now has its directory: only one absent may need it made again.
+        if plan.outcome == "restore" and (walks is None or plan.current_digest is None):
             create_parents(plan.real)
         # Under the file's lock no other Waymark process writes it: re-read, compare, and
         # replace only exactly the bytes planned (which the undo turn holds). Every step
@@ -182,11 +198,17 @@ def _carry_out(files: FileLocks, plan: FilePlan, undo: FileEntry | None) -> File
         with files.hold(plan.real, timeout=_LOCK_TIMEOUT):
             # Planned from a read of the whole file: a file grown past it changed.
             size = len(plan.current or b"")
-            if read_tracked(plan.real, limit=size).digest != plan.current_digest:
+            if read_tracked(plan.real, limit=size, walks=walks).digest != plan.current_digest:
                 return changed
             if plan.outcome == "restore" and plan.target is not None:
-                _remove_empty_tree(plan.real)
-                atomic_write(plan.real, plan.target, expected=plan.current_digest)
+                if _remove_empty_tree(plan.real) and walks is not None:
+                    # A directory held on the way to later files may be the one removed.
+                    walks.forget()
+                if walks is None:
+                    atomic_write(plan.real, plan.target, expected=plan.current_digest)
+                else:
+                    # Compared just above, under the same lock and in the same directory.
+                    replace_checked(walks, plan.real, plan.target)
                 return FileOutcome(plan.key, plan.path, "restored", digest=plan.target_digest)
             delete_file(plan.real, expected=plan.current_digest)
             return FileOutcome(plan.key, plan.path, "deleted")
@@ -199,17 +221,18 @@ def _carry_out(files: FileLocks, plan: FilePlan, undo: FileEntry | None) -> File
         return FileOutcome(plan.key, plan.path, "failed", failure(exc), error_errno(exc))
 
 
-def _remove_empty_tree(path: Path) -> None:
+def _remove_empty_tree(path: Path) -> bool:
     """Remove the directory a command made where the file goes back, if it holds only
     directories (its files were tracked and deleted first); anything else in it stays and
-    the restore fails with ``is_directory``."""
+    the restore fails with ``is_directory``. Whether there was one to remove."""
     absolute, dirs, name = split_path(path, False)
     try:
         with walk(absolute, dirs) as parent:
             st = lstat_at(name, parent)
             if st is None or not stat.S_ISDIR(st.st_mode):
-                return
+                return False
             _remove_dir(name, parent)
+            return True
     except OSError as exc:
         raise IsDirectory(
             f"{path} is a directory with files in it; move them away and rewind again.",
