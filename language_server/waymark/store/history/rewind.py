@@ -7,6 +7,7 @@ only if it still holds exactly the bytes planned, which the undo turn holds.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import uuid
@@ -201,7 +202,7 @@ def _carry_out(
             if read_tracked(plan.real, limit=size, walks=walks).digest != plan.current_digest:
                 return changed
             if plan.outcome == "restore" and plan.target is not None:
-                if _remove_empty_tree(plan.real) and walks is not None:
+                if _remove_empty_tree(plan.real, walks) and walks is not None:
                     # A directory held on the way to later files may be the one removed.
                     walks.forget()
                 if walks is None:
@@ -221,13 +222,17 @@ def _carry_out(
         return FileOutcome(plan.key, plan.path, "failed", failure(exc), error_errno(exc))
 
 
-def _remove_empty_tree(path: Path) -> bool:
+def _remove_empty_tree(path: Path, walks: Walks | None) -> bool:
     """Remove the directory a command made where the file goes back, if it holds only
     directories (its files were tracked and deleted first); anything else in it stays and
     the restore fails with ``is_directory``. Whether there was one to remove."""
     absolute, dirs, name = split_path(path, False)
     try:
-        with walk(absolute, dirs) as parent:
+        with contextlib.ExitStack() as stack:
+            if walks is None:
+                parent = stack.enter_context(walk(absolute, dirs))
+            else:
+                parent = walks.directory(absolute, dirs)
             st = lstat_at(name, parent)
             if st is None or not stat.S_ISDIR(st.st_mode):
                 return False
