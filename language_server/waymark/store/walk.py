@@ -14,6 +14,7 @@ import contextlib
 import errno
 import os
 import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -174,6 +175,34 @@ class Walks:
             fds.append(child)
             names.append(name)
         return fds[-1]
+
+
+class ThreadWalks:
+    """A :class:`Walks` per thread of a pool working through one operation (each thread's
+    files reach their directories through its own stack); all closed at the end."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self._made: list[Walks] = []
+        self._guard = threading.Lock()
+
+    def __enter__(self) -> ThreadWalks:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._guard:
+            made, self._made = self._made, []
+        for walks in made:
+            walks.forget()
+
+    def get(self) -> Walks:
+        """This thread's :class:`Walks`."""
+        walks: Walks | None = getattr(self._local, "walks", None)
+        if walks is None:
+            walks = self._local.walks = Walks()
+            with self._guard:
+                self._made.append(walks)
+        return walks
 
 
 def _so_far(dirs: list[str], index: int) -> Path:

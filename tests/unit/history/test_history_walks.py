@@ -20,9 +20,9 @@ from waymark.store.walk import Walks, split_path
 
 
 @contextmanager
-def counting(monkeypatch: pytest.MonkeyPatch, name: str, keep: Callable[..., bool]) -> Iterator[
-    list[Any]
-]:
+def counting(
+    monkeypatch: pytest.MonkeyPatch, name: str, keep: Callable[..., bool]
+) -> Iterator[list[Any]]:
     """Count the calls of ``os.<name>`` that ``keep`` selects while the block runs."""
     calls: list[Any] = []
     real = getattr(os, name)

@@ -36,7 +36,7 @@ from waymark.store.history.pool import bounded_map, io_workers
 from waymark.store.history.snapshots import FileEntry
 from waymark.store.history.sync import FileLocks, write_locks
 from waymark.store.history.turns import open_turn, require
-from waymark.store.walk import Walks, lstat_at, split_path, walk
+from waymark.store.walk import ThreadWalks, Walks, lstat_at, split_path, walk
 
 # What a rewind may do: restore files, drop the later turns, or both.
 OPTIONS: Final = ("code", "conversation", "both")
@@ -128,18 +128,19 @@ def _rewind(
         keys = chosen(ledger.model, only)
         # A restore waits on the disk even with its fsync behind (ext4 starts writing a file
         # renamed over another at once): with many bytes, a few in flight keep the disk busy.
-        # Below that, threads cost more than they save (the GIL handed back and forth), and
-        # one thread walks each directory once (:class:`~waymark.store.walk.Walks`).
+        # Below that, threads cost more than they save (the GIL handed back and forth: 50
+        # files of 40 KB took more CPU and longer on four threads than on one). Each thread
+        # walks each directory once for its files (:class:`~waymark.store.walk.Walks`).
         size = sum(_size(ledger.model.target(target, k)) + _size(undo.files.get(k)) for k in keys)
         workers = io_workers(size)
-        with Walks() as walks:
-            shared = walks if workers == 1 else None
+        with ThreadWalks() as walks:
 
             def step(key: str) -> FileOutcome:
-                fresh = plan_file(h, key, target, force, blocked, shared)
+                mine = walks.get()
+                fresh = plan_file(h, key, target, force, blocked, mine)
                 if planned is not None:
                     fresh = _against_preview(planned.get(key), fresh)
-                return _carry_out(files, fresh, undo.files.get(key), shared)
+                return _carry_out(files, fresh, undo.files.get(key), mine)
 
             writes: dict[str, str | None] = {}
             # Deletions first: a file a command put where a directory was must be gone
