@@ -40,6 +40,7 @@ from waymark.store.walk import (
     os_error,
     read_at,
     split_path,
+    split_text,
     symlink_refused,
     walk,
 )
@@ -119,7 +120,7 @@ def read_state(
     workspace's ``max_file_size``. ``walks``: the operation's directories already reached
     (:class:`~waymark.store.walk.Walks`), for a caller reading many files.
     """
-    absolute, dirs, name = split_path(path, follow_links)
+    absolute, dirs, name = split_text(path, follow_links)
     try:
         if walks is not None:
             found = read_at(absolute, name, walks.directory(absolute, dirs), limit)

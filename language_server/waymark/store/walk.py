@@ -39,13 +39,20 @@ _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 def split_path(path: Path, follow_links: bool) -> tuple[Path, list[str], str]:
     """The absolute path to walk, its directory components and its final name."""
+    text, dirs, name = split_text(path, follow_links)
+    return Path(text), dirs, name
+
+
+def split_text(path: Path | str, follow_links: bool) -> tuple[str, list[str], str]:
+    """:func:`split_path` with the absolute path as a string (what errors name), for readers
+    of many files: building a ``Path`` per file was a good part of a small read's cost."""
     text = os.path.realpath(path) if follow_links else os.path.abspath(path)
     # Normalized and absolute: its components are what lies between slashes (split as
     # strings, pathlib's parsing is a good part of a small read's cost).
     parts = [part for part in text.split("/") if part]
     if not parts:
         raise IsDirectory(f"{path} is a directory; pass a file path.", {"path": str(path)})
-    return Path(text), parts[:-1], parts[-1]
+    return text, parts[:-1], parts[-1]
 
 
 def symlink_refused(path: Path | str, where: str) -> PathOutsideWorkspace:
@@ -80,7 +87,7 @@ def not_regular(path: Path | str, mode: int) -> WaymarkError:
 
 @contextlib.contextmanager
 def walk(
-    path: Path,
+    path: Path | str,
     dirs: list[str],
     *,
     create: bool = False,
@@ -170,7 +177,7 @@ class Walks:
                 child = os.open(name, _DIR_FLAGS, dir_fd=fds[-1])
             except OSError as exc:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    raise _component_error(Path(path), _so_far(dirs, index), name, fds[-1]) from exc
+                    raise _component_error(path, _so_far(dirs, index), name, fds[-1]) from exc
                 raise
             fds.append(child)
             names.append(name)
@@ -211,7 +218,7 @@ def _so_far(dirs: list[str], index: int) -> Path:
     return Path("/", *dirs[: index + 1])
 
 
-def _open_dir(path: Path, so_far: Path, name: str, parent: int) -> int:
+def _open_dir(path: Path | str, so_far: Path, name: str, parent: int) -> int:
     try:
         return os.open(name, _DIR_FLAGS, dir_fd=parent)
     except OSError as exc:
