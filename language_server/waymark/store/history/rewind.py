@@ -197,7 +197,7 @@ def _carry_out(
         # Under the file's lock no other Waymark process writes it: re-read, compare, and
         # replace only exactly the bytes planned (which the undo turn holds). Every step
         # walks the path without following symlinks.
-        with files.hold(plan.real, timeout=_LOCK_TIMEOUT):
+        with files.hold(plan.real, timeout=_LOCK_TIMEOUT, walks=walks):
             # Planned from a read of the whole file: a file grown past it changed.
             size = len(plan.current or b"")
             if read_tracked(plan.real, limit=size, walks=walks).digest != plan.current_digest:
