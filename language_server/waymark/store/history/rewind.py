@@ -3,11 +3,16 @@
 A rewind first opens an undo turn (so it can itself be rewound), then restores file by file
 under the history's lock and each file's own (:func:`~.sync.write_locks`): a file is replaced
 only if it still holds exactly the bytes planned, which the undo turn holds.
+
+Each thread reaches each directory once for the whole rewind
+(:class:`~waymark.store.walk.Walks`): the file's lock, its re-read and its replace all go
+through the descriptor of the directory walked without following symlinks, so the
+comparison made under the lock is the last one before the rename (no second read of the
+file, as ``expected=`` made).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 import uuid
@@ -25,7 +30,7 @@ from waymark.engine.errors import (
     WaymarkError,
 )
 from waymark.store.batch import replace_checked
-from waymark.store.files import atomic_write, create_parents, delete_file
+from waymark.store.files import create_parents, delete_file
 from waymark.store.history.backups import error_errno, read_tracked
 from waymark.store.history.budget import evict
 from waymark.store.history.capture import note_writes
@@ -36,7 +41,7 @@ from waymark.store.history.pool import bounded_map, io_workers
 from waymark.store.history.snapshots import FileEntry
 from waymark.store.history.sync import FileLocks, write_locks
 from waymark.store.history.turns import open_turn, require
-from waymark.store.walk import ThreadWalks, Walks, lstat_at, split_path, walk
+from waymark.store.walk import ThreadWalks, Walks, lstat_at, split_path
 
 # What a rewind may do: restore files, drop the later turns, or both.
 OPTIONS: Final = ("code", "conversation", "both")
@@ -170,11 +175,11 @@ def _size(entry: FileEntry | None) -> int:
 
 
 def _carry_out(
-    files: FileLocks, plan: FilePlan, undo: FileEntry | None, walks: Walks | None
+    files: FileLocks, plan: FilePlan, undo: FileEntry | None, walks: Walks
 ) -> FileOutcome:
     """Do what the plan says for one file, unless the undo snapshot cannot cover it.
 
-    ``walks``: the rewind's directories already reached (``None``: each step walks anew)."""
+    ``walks``: the directories this thread of the rewind already reached."""
     if plan.outcome == "unchanged":
         return FileOutcome(plan.key, plan.path, "unchanged")
     if plan.outcome == "conflict":
@@ -192,25 +197,22 @@ def _carry_out(
     changed = FileOutcome(plan.key, plan.path, "conflict", "changed_during_rewind")
     try:
         # A file there now has its directory: only one absent may need it made again.
-        if plan.outcome == "restore" and (walks is None or plan.current_digest is None):
+        if plan.outcome == "restore" and plan.current_digest is None:
             create_parents(plan.real)
         # Under the file's lock no other Waymark process writes it: re-read, compare, and
         # replace only exactly the bytes planned (which the undo turn holds). Every step
-        # walks the path without following symlinks.
+        # goes through the directory this rewind reached without following symlinks.
         with files.hold(plan.real, timeout=_LOCK_TIMEOUT, walks=walks):
             # Planned from a read of the whole file: a file grown past it changed.
             size = len(plan.current or b"")
             if read_tracked(plan.real, limit=size, walks=walks).digest != plan.current_digest:
                 return changed
             if plan.outcome == "restore" and plan.target is not None:
-                if _remove_empty_tree(plan.real, walks) and walks is not None:
+                if _remove_empty_tree(plan.real, walks):
                     # A directory held on the way to later files may be the one removed.
                     walks.forget()
-                if walks is None:
-                    atomic_write(plan.real, plan.target, expected=plan.current_digest)
-                else:
-                    # Compared just above, under the same lock and in the same directory.
-                    replace_checked(walks, plan.real, plan.target)
+                # Compared just above, under the same lock and in the same directory.
+                replace_checked(walks, plan.real, plan.target)
                 return FileOutcome(plan.key, plan.path, "restored", digest=plan.target_digest)
             delete_file(plan.real, expected=plan.current_digest)
             return FileOutcome(plan.key, plan.path, "deleted")
@@ -223,22 +225,18 @@ def _carry_out(
         return FileOutcome(plan.key, plan.path, "failed", failure(exc), error_errno(exc))
 
 
-def _remove_empty_tree(path: Path, walks: Walks | None) -> bool:
+def _remove_empty_tree(path: Path, walks: Walks) -> bool:
     """Remove the directory a command made where the file goes back, if it holds only
     directories (its files were tracked and deleted first); anything else in it stays and
     the restore fails with ``is_directory``. Whether there was one to remove."""
     absolute, dirs, name = split_path(path, False)
     try:
-        with contextlib.ExitStack() as stack:
-            if walks is None:
-                parent = stack.enter_context(walk(absolute, dirs))
-            else:
-                parent = walks.directory(absolute, dirs)
-            st = lstat_at(name, parent)
-            if st is None or not stat.S_ISDIR(st.st_mode):
-                return False
-            _remove_dir(name, parent)
-            return True
+        parent = walks.directory(absolute, dirs)
+        st = lstat_at(name, parent)
+        if st is None or not stat.S_ISDIR(st.st_mode):
+            return False
+        _remove_dir(name, parent)
+        return True
     except OSError as exc:
         raise IsDirectory(
             f"{path} is a directory with files in it; move them away and rewind again.",
