@@ -177,7 +177,7 @@ def test_second_rewind_while_one_runs(agent: Agent, monkeypatch: pytest.MonkeyPa
     agent.history.make_snapshot("t1")
     agent.write("a.txt", b"b\n")
     inside, release = threading.Event(), threading.Event()
-    # A small rewind writes through its walked directories (one thread).
+    # The rewind replaces files through the directories it walked.
     real_write = __import__("waymark.store.history.rewind", fromlist=["x"]).replace_checked
 
     def slow_write(walks: Any, path: Path, data: bytes) -> None:
