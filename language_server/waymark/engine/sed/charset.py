@@ -115,6 +115,11 @@ class CharSet:
         return "[" + _class_body(ranges) + "]"
 
 
+def spelled(text: str) -> str:
+    """How the emitted source spells ``text`` as a run of single characters."""
+    return "".join(_escape(ord(char)) for char in text)
+
+
 def _escape(code: int) -> str:
     char = chr(code)
     if char.isascii() and char.isalnum():
