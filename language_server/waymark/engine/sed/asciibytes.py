@@ -57,17 +57,21 @@ def fixed_string(regex: CompiledRegex) -> str | None:
     return literal if pattern.pattern in (spelled(literal), re.escape(literal)) else None
 
 
-def replaces_everywhere(command: SubstCommand) -> bool:
-    """``s/string/text/g``: every occurrence of a fixed string becomes a fixed text, one
-    ``bytes.replace`` (leftmost first, never overlapping, as GNU and ``re`` match it)."""
+def fixed_replacement(command: SubstCommand) -> tuple[str, str, int] | None:
+    """``(string, text, count)`` when the command replaces a fixed string by a fixed ASCII
+    text: its first occurrence in the pattern space (count 1) or every one (count -1), as
+    ``replace`` does it (leftmost first, never overlapping, as GNU and ``re`` match it)."""
     literal = command.replacement.literal
-    return (
-        command.nth == 1
-        and command.glob
-        and literal is not None
-        and literal.isascii()
-        and fixed_string(command.regex) is not None
-    )
+    fixed = fixed_string(command.regex)
+    if command.nth != 1 or literal is None or not literal.isascii() or fixed is None:
+        return None
+    return fixed, literal, -1 if command.glob else 1
+
+
+def replaces_everywhere(command: SubstCommand) -> bool:
+    """``s/string/text/g``: one ``replace`` of whole lines, or of the whole file."""
+    fixed = fixed_replacement(command)
+    return fixed is not None and fixed[2] < 0
 
 
 def subst_ascii(command: SubstCommand, text: bytes) -> bytes:
