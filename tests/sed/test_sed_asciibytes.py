@@ -1,8 +1,7 @@
 """Unaddressed ``s`` scripts on an ASCII file: indenting, appending, stripping trailing runs
-and replacing a fixed string everywhere run on its bytes (``asciibytes.py``; the last on the
-whole file at once), the rest on the decoded text. Each shape runs against
-the real GNU sed, and against the ``str`` path, whole and in pieces of a few bytes (a piece
-boundary at nearly every line)."""
+and replacing a fixed string everywhere run on its bytes (``asciibytes.py``), the rest on the
+decoded text. Each shape runs against the real GNU sed, and against the ``str`` path, whole
+and in pieces of a few bytes (a piece boundary at nearly every line)."""
 
 from __future__ import annotations
 
@@ -35,7 +34,7 @@ SCRIPTS = [
     "s/a/é/g",
     "s/\\./!/g",
     "s/a\\*/X/g",
-    # Fixed strings everywhere: one bytes.replace of the whole file.
+    # Fixed strings everywhere: the bytes pattern's sub.
     "s/aa/b/g",
     "s/ab/ba/g;s/ba/x/g",
     "s/a\\.b/X/g;s/1\\.2/one.two/g",
