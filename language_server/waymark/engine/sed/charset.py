@@ -115,8 +115,10 @@ class CharSet:
         return "[" + _class_body(ranges) + "]"
 
 
+@lru_cache(maxsize=256)
 def spelled(text: str) -> str:
-    """How the emitted source spells ``text`` as a run of single characters."""
+    """How the emitted source spells ``text`` as a run of single characters (asked once per
+    piece of a file: cached)."""
     return "".join(_escape(ord(char)) for char in text)
 
 
