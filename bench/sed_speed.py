@@ -13,7 +13,8 @@ time is kept: ours is ``time.process_time`` in this process, GNU's the child's u
 from ``os.wait4``; on a shared machine the CPU ratio moves far less from round to round. So
 are the minor page faults of each of our runs: an 8 MB buffer on fresh pages costs about
 2,000 of them (≈ 3.5 ms here), and whether glibc gave the previous run's memory back to the
-kernel decides how many a run takes.
+kernel decides how many a run takes (the engine keeps it since ``engine/sed/heap.py``: a
+run after the first should show none).
 """
 
 from __future__ import annotations

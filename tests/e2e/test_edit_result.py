@@ -152,3 +152,22 @@ async def test_a_range_replaced_in_a_file_of_mixed_ends(auto: Session) -> None:
     op = {"op": "replace_range", "start_hash": start, "end_hash": end, "content": "B\nC"}
     assert await _edit(auto, "range.txt", op) == RANGED
     assert path.read_bytes() == b"a\nB\r\nC\n\n\nlast"
+
+
+async def test_edits_in_a_row_land_whole_and_leave_only_the_file(auto: Session) -> None:
+    # From the second edit into a folder on, the server writes into a temp file it made
+    # ahead (store/spare.py): the same bytes, the file's mode, no other name left behind.
+    (auto.root / "row").mkdir()
+    path = auto.put("row/big.py", BIG)
+    path.chmod(0o640)
+    lines = [b"value_0500 = 500\n", b"value_0500 = 501\n"]
+    for i in range(6):
+        anchor = await _hash(auto, "row/big.py", 500)
+        content = lines[(i + 1) % 2].decode().rstrip("\n")
+        result = await _edit(
+            auto, "row/big.py", {"op": "replace_line", "hash": anchor, "content": content}
+        )
+        assert result["ok"] is True
+        assert path.read_bytes() == BIG.replace(lines[0], lines[(i + 1) % 2])
+        assert path.stat().st_mode & 0o7777 == 0o640
+        assert sorted(p.name for p in path.parent.iterdir()) == ["big.py"]

@@ -1,7 +1,7 @@
-"""Unaddressed ``s`` scripts on an ASCII file: indenting, appending and stripping trailing runs
-run on its bytes (``asciibytes.py``), the rest on the decoded text. Each shape runs against
-the real GNU sed, and against the ``str`` path, whole and in pieces of a few bytes (a piece
-boundary at nearly every line)."""
+"""Unaddressed ``s`` scripts on an ASCII file: indenting, appending, stripping trailing runs
+and replacing a fixed string everywhere run on its bytes (``asciibytes.py``), the rest on the
+decoded text. Each shape runs against the real GNU sed, and against the ``str`` path, whole
+and in pieces of a few bytes (a piece boundary at nearly every line)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,15 @@ SCRIPTS = [
     "s/a/é/g",
     "s/\\./!/g",
     "s/a\\*/X/g",
+    # Fixed strings everywhere: the bytes pattern's sub.
+    "s/aa/b/g",
+    "s/ab/ba/g;s/ba/x/g",
+    "s/a\\.b/X/g;s/1\\.2/one.two/g",
+    "s/\\//|/g;s/ /\\//g",
+    "s/o/\\n/g;s/s/S/g",
+    "s|os|&&|g",
+    "s/user/u\\tv/g",
+    "s/sys/é/g",
     # First match per line (the greedy two-matches check).
     "s/getUserById/fetch/",
     "s/version/v/",
@@ -107,7 +116,10 @@ def test_line_shaped_scripts_run_on_bytes() -> None:
         assert commands is not None
         return all(runs_on_ascii(c) for c in commands)
 
-    for shaped in ("s/^/    /", "s/$/;/", "s/^/> /;s/$/ </", "s/[[:space:]]*$//", "s/ *$/!/"):
-        assert on_bytes(shaped), shaped
-    for other in ("s/a/b/g", "s/^/é/", "s/$/&/", "s/^/x/2", "s/^a/b/", "s/x*$//;s/a/b/"):
-        assert not on_bytes(other), other
+    shaped = ("s/^/    /", "s/$/;/", "s/^/> /;s/$/ </", "s/[[:space:]]*$//", "s/ *$/!/")
+    fixed = ("s/a/b/g", "s/a\\.b/c/g", "s/a/b\\nc/g;s/c/d/g", "s/^/x/;s/os/pathlib/g")
+    for script in shaped + fixed:
+        assert on_bytes(script), script
+    others = ("s/a/b/", "s/a./b/g", "s/a/b/Ig", "s/a/&/g", "s/a/b/2g", "s/a/é/g", "s/é/a/g")
+    for script in ("s/^/é/", "s/$/&/", "s/^/x/2", "s/^a/b/", "s/x*$//;s/a/b/", *others):
+        assert not on_bytes(script), script

@@ -147,6 +147,13 @@ FAST = [
     "sed -i '/\\w/s/\\w\\+/W/g' f",
     "sed -i '3,1s/./X/' f",
     "sed -i '0,/o/{s/o/0/g}' f",
+    # /^literal/ and fixed strings: one replace per selected line, newlines written too.
+    "sed -i '/^import/{s/o/0/g;s/s/S/}' f",
+    "sed -i '/^import/s/o/\\n/g' f",
+    "sed -i '/^import/{s/o/\\n/;s/s/S/g}' f",
+    "sed -i '/^fo/s/fo/FO/' f",
+    "sed -i '/^foo/s/o b/X/g' f",
+    "sed -i '/^x/s/x/y/2' f",
     # i, a and c on one line per selection.
     "sed -i '1i\\# header' f",
     "sed -i '$a\\# footer' f",

@@ -15,6 +15,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -268,3 +269,41 @@ def test_a_filesystem_that_does_not_fsync_is_not_an_error(
     flush.drain()
     assert (tmp_path / "a.txt").read_bytes() == b"new\n"
     assert capsys.readouterr().err == ""
+
+
+def test_a_file_replaced_before_the_flush_is_not_synced_and_its_directory_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, synced: tuple[list[Synced], list[Path]]
+) -> None:
+    calls, _ = synced
+    monkeypatch.delenv("WAYMARK_DURABILITY", raising=False)
+    _patient(monkeypatch)
+    target, other = tmp_path / "a.txt", tmp_path / "b.txt"
+    for n in range(3):
+        files.atomic_write(target, b"%d\n" % n)
+    files.atomic_write(other, b"b\n")
+    flush.drain()
+    # The two replaced versions of a.txt have no name left: nothing of them to keep.
+    assert [(c.inode, c.directory) for c in calls] == [
+        (target.stat().st_ino, False),
+        (other.stat().st_ino, False),
+        (tmp_path.stat().st_ino, True),
+    ]
+    assert (target.read_bytes(), other.read_bytes()) == (b"2\n", b"b\n")
+
+
+def test_a_long_burst_of_writes_is_synced_by_the_flusher_without_a_pause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, synced: tuple[list[Synced], list[Path]]
+) -> None:
+    calls, _ = synced
+    monkeypatch.delenv("WAYMARK_DURABILITY", raising=False)
+    _patient(monkeypatch)  # writes never pause long enough, as in a burst
+    monkeypatch.setattr(flush, "MAX_PENDING", 8)
+    monkeypatch.setattr(flush, "EARLY_PENDING", 4, raising=False)
+    targets = [tmp_path / f"f{n}.txt" for n in range(3)]  # 6 descriptors: early, not full
+    for target in targets:
+        files.atomic_write(target, b"x\n")
+    deadline = time.monotonic() + 10
+    while len({c.inode for c in calls} & {t.stat().st_ino for t in targets}) < 2:
+        assert time.monotonic() < deadline, "the flusher waited for a pause"
+        time.sleep(0.005)
+    assert _on_this_thread(calls) == []  # no write stalled on the others' fsyncs

@@ -39,7 +39,15 @@ from waymark.store.files import (
     _write_temp,
     digest,
 )
-from waymark.store.walk import lstat_at, not_regular, os_error, split_path, symlink_refused, walk
+from waymark.store.walk import (
+    Walks,
+    lstat_at,
+    not_regular,
+    os_error,
+    split_path,
+    symlink_refused,
+    walk,
+)
 
 
 @dataclass(frozen=True)
@@ -88,6 +96,21 @@ def write_batch(writes: Sequence[BatchWrite]) -> None:
         # The old files of deletes: the batch is in, nothing will be put back now.
         with contextlib.suppress(OSError):
             _discard(item)
+
+
+def replace_checked(walks: Walks, path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically (a temp file renamed over it), in the
+    directory ``walks`` holds: for a rewind that has just compared the file's bytes there,
+    under its lock, so no second read. A symlink or special file found there is refused."""
+    absolute, dirs, name = split_path(path, False)
+    try:
+        dir_fd = walks.directory(absolute, dirs)
+        old = lstat_at(name, dir_fd)
+        _refuse_special(absolute, old)
+        _replace_at(dir_fd, name, data, old, None)
+        flush.hand_directory(dir_fd)
+    except OSError as exc:
+        raise os_error(exc, "write", absolute) from exc
 
 
 def remove_dirs(created: Sequence[Path]) -> None:

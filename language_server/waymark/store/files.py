@@ -31,14 +31,16 @@ from pathlib import Path
 import xxhash
 
 from waymark.engine.errors import FileChangedSinceRead, FileNotFound, IoError
-from waymark.store import flush
+from waymark.store import flush, spare
 from waymark.store.walk import (
     SKIP_DIRS,
+    Walks,
     lstat_at,
     not_regular,
     os_error,
     read_at,
     split_path,
+    split_text,
     symlink_refused,
     walk,
 )
@@ -103,18 +105,28 @@ def read_bytes(path: Path, *, follow_links: bool = False, limit: int | None = No
     return state.data
 
 
-def read_state(path: Path, *, follow_links: bool = False, limit: int | None = None) -> FileState:
+def read_state(
+    path: Path,
+    *,
+    follow_links: bool = False,
+    limit: int | None = None,
+    walks: Walks | None = None,
+) -> FileState:
     """Read a file that may be absent (also when a directory on the way is); others raise.
 
     With ``follow_links`` a final symlink is resolved first (the caller polices the target);
     without it a symlink anywhere on the path is refused. A file over ``limit`` bytes raises
     ``file_too_large`` before any of it is read: every reader of workspace files passes the
-    workspace's ``max_file_size``.
+    workspace's ``max_file_size``. ``walks``: the operation's directories already reached
+    (:class:`~waymark.store.walk.Walks`), for a caller reading many files.
     """
-    absolute, dirs, name = split_path(path, follow_links)
+    absolute, dirs, name = split_text(path, follow_links)
     try:
-        with walk(absolute, dirs) as dir_fd:
-            found = read_at(absolute, name, dir_fd, limit)
+        if walks is not None:
+            found = read_at(absolute, name, walks.directory(absolute, dirs), limit)
+        else:
+            with walk(absolute, dirs) as dir_fd:
+                found = read_at(absolute, name, dir_fd, limit)
     except FileNotFoundError:
         return FileState(path, None, None, None)
     except OSError as exc:
@@ -193,6 +205,18 @@ def _replace_at(
 def _write_temp(
     dir_fd: int, tmp: str, data: bytes, old: os.stat_result | None, mode: int | None
 ) -> None:
+    fd = spare.take(dir_fd)
+    if fd is not None:
+        try:
+            _fill_temp(fd, data, old, mode)
+            linked = spare.link(fd, tmp, dir_fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        if linked:
+            flush.hand(fd)
+            return
+        os.close(fd)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
     try:

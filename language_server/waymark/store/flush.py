@@ -6,9 +6,10 @@ the writes (a pre-image and its journal record before the file is replaced; a te
 renamed over the target, never a torn file) is kept by the callers. What ``fsync`` adds is
 surviving a power cut or a kernel crash, and that is what is deferred: a writer hands over
 the descriptors of what it wrote (the temp file now renamed, then its directory) and one
-thread of the process fsyncs them in that order, several writes of a turn in one go. The
-process drains what is left when it exits (``atexit``), and :func:`drain` does it for a
-caller that needs its writes on disk now.
+thread of the process fsyncs them, several writes of a turn in one go: the files in order,
+then each directory once, skipping a file replaced again since (nothing names it: a power
+cut cannot lose it). The process drains what is left when it exits (``atexit``), and
+:func:`drain` does it for a caller that needs its writes on disk now.
 
 ``WAYMARK_DURABILITY=sync`` fsyncs each descriptor before the write returns. See
 docs/files-and-encodings.md §2 for what a power cut may cost.
@@ -20,6 +21,7 @@ import atexit
 import contextlib
 import errno
 import os
+import stat
 import sys
 import threading
 import time
@@ -27,6 +29,9 @@ import time
 # Past this many descriptors waiting, a writer fsyncs its own: a rewind of thousands of files
 # must not hold thousands of descriptors open.
 MAX_PENDING = 256
+# Past this many, the flusher goes without waiting for a pause, so a long burst of writes (a
+# hundred edits in a row) does not reach MAX_PENDING and stall one of its writes on the lot.
+EARLY_PENDING = MAX_PENDING // 2
 # The flusher waits for writes to pause this long, so it does not fsync in the middle of a
 # burst (a turn's edits and snapshot, a rewind): an fsync makes the filesystem commit its
 # journal, and every file created or renamed meanwhile waits for that commit (ext4: a burst
@@ -64,6 +69,31 @@ def _fsync_close(fd: int) -> None:
         os.close(fd)
 
 
+def _sync_batch(fds: list[int]) -> None:
+    """Fsync and close ``fds``: the files in the order handed, then each directory once
+    (its last descriptor: every rename it was handed for had happened by then), so a file
+    always reaches the disk before the directory entry naming it. A file no name leads to
+    any more (replaced or deleted since) is only closed: a power cut cannot lose it."""
+    directories: dict[tuple[int, int], int] = {}
+    for fd in fds:
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            _fsync_close(fd)
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            earlier = directories.pop((st.st_dev, st.st_ino), None)
+            directories[st.st_dev, st.st_ino] = fd
+            if earlier is not None:
+                os.close(earlier)
+        elif st.st_nlink == 0:
+            os.close(fd)
+        else:
+            _fsync_close(fd)
+    for fd in directories.values():
+        _fsync_close(fd)
+
+
 def _name_of(fd: int) -> str:
     try:
         return os.readlink(f"/proc/self/fd/{fd}")
@@ -87,6 +117,8 @@ class Flusher:
         self._last = 0.0
         # Whether the thread waits for a first descriptor (then a hand wakes it).
         self._idle = False
+        # Whether it should go now, without waiting for writes to pause.
+        self._now = False
 
     def hand(self, fd: int) -> None:
         """Take ``fd`` (the caller no longer closes it): fsynced and closed soon after, in
@@ -108,6 +140,9 @@ class Flusher:
                     )
                     self._thread.start()
                 elif self._idle:
+                    self._cond.notify_all()
+                elif len(self._pending) >= EARLY_PENDING and not self._now:
+                    self._now = True
                     self._cond.notify_all()
                 return
         self.drain()
@@ -131,8 +166,7 @@ class Flusher:
         with self._flushing:
             with self._cond:
                 batch, self._pending = self._pending, []
-            for fd in batch:
-                _fsync_close(fd)
+            _sync_batch(batch)
 
     def _run(self) -> None:
         while True:
@@ -142,12 +176,13 @@ class Flusher:
                     self._cond.wait()
                 self._idle = False
                 first = time.monotonic()
-                while self._pending:
+                while self._pending and not self._now:
                     now = time.monotonic()
                     until = min(self._last + QUIET_S, first + LATEST_S)
                     if now >= until:
                         break
                     self._cond.wait(until - now)
+                self._now = False
             self.drain()
 
     def _forked(self) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from waymark.engine.errors import IoError
 from waymark.store import callbound
-from waymark.store.walk import os_error, split_path, walk
+from waymark.store.walk import Walks, os_error, split_path, walk
 
 DEFAULT_LOCK_TIMEOUT = 10.0
 
@@ -37,7 +37,9 @@ _held_guard = threading.Lock()
 
 
 @contextlib.contextmanager
-def locked(*paths: Path, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[None]:
+def locked(
+    *paths: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, walks: Walks | None = None
+) -> Iterator[None]:
     """Hold an exclusive advisory lock on each path's directory (``flock``), in a fixed order.
 
     Every Waymark process writing a file takes this lock around re-read → compare →
@@ -45,13 +47,18 @@ def locked(*paths: Path, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[None
     process; threads of one process wait for each other. Parents must exist (see
     :func:`create_parents`); the lock never follows a symlink. Raises ``io_error`` (EAGAIN)
     after ``timeout`` seconds, or earlier at a hook call's bound (:mod:`.callbound`).
+    ``walks``: the caller's directories already reached (the lock is then on the very
+    directory its reads and writes go through).
     """
     opened: list[tuple[tuple[int, int], int]] = []
     try:
         for path in paths:
             absolute, dirs, _ = split_path(path, False)
-            with walk(absolute, dirs) as dir_fd:
-                fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=dir_fd)
+            if walks is not None:
+                fd = _open_lock(walks.directory(absolute, dirs))
+            else:
+                with walk(absolute, dirs) as dir_fd:
+                    fd = _open_lock(dir_fd)
             st = os.fstat(fd)
             opened.append(((st.st_dev, st.st_ino), fd))
     except OSError as exc:
@@ -80,6 +87,11 @@ def locked(*paths: Path, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[None
             os.close(fd)
         for key in reversed(acquired):
             _release(key)
+
+
+def _open_lock(dir_fd: int) -> int:
+    # The walk's descriptor may be O_PATH, which flock refuses: the directory opened anew.
+    return os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=dir_fd)
 
 
 def _acquire(key: tuple[int, int], fd: int, deadline: float, paths: tuple[Path, ...]) -> None:

@@ -14,6 +14,7 @@ import contextlib
 import errno
 import os
 import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,16 +39,23 @@ _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 def split_path(path: Path, follow_links: bool) -> tuple[Path, list[str], str]:
     """The absolute path to walk, its directory components and its final name."""
+    text, dirs, name = split_text(path, follow_links)
+    return Path(text), dirs, name
+
+
+def split_text(path: Path | str, follow_links: bool) -> tuple[str, list[str], str]:
+    """:func:`split_path` with the absolute path as a string (what errors name), for readers
+    of many files: building a ``Path`` per file was a good part of a small read's cost."""
     text = os.path.realpath(path) if follow_links else os.path.abspath(path)
     # Normalized and absolute: its components are what lies between slashes (split as
     # strings, pathlib's parsing is a good part of a small read's cost).
     parts = [part for part in text.split("/") if part]
     if not parts:
         raise IsDirectory(f"{path} is a directory; pass a file path.", {"path": str(path)})
-    return Path(text), parts[:-1], parts[-1]
+    return text, parts[:-1], parts[-1]
 
 
-def symlink_refused(path: Path, where: str) -> PathOutsideWorkspace:
+def symlink_refused(path: Path | str, where: str) -> PathOutsideWorkspace:
     named = f"{where} (on the way to {path})" if where != str(path) else str(path)
     return PathOutsideWorkspace(
         f"{named} is a symbolic link that appeared after the path was checked; Waymark "
@@ -56,7 +64,7 @@ def symlink_refused(path: Path, where: str) -> PathOutsideWorkspace:
     )
 
 
-def not_regular(path: Path, mode: int) -> WaymarkError:
+def not_regular(path: Path | str, mode: int) -> WaymarkError:
     if stat.S_ISDIR(mode):
         return IsDirectory(f"{path} is a directory; pass a file path.", {"path": str(path)})
     kind = (
@@ -79,7 +87,7 @@ def not_regular(path: Path, mode: int) -> WaymarkError:
 
 @contextlib.contextmanager
 def walk(
-    path: Path,
+    path: Path | str,
     dirs: list[str],
     *,
     create: bool = False,
@@ -118,13 +126,99 @@ def walk(
         os.close(fd)
 
 
+class Walks:
+    """One operation's walks: each directory reached once, its files opened relative to it.
+
+    A backup or rewind of many files (a turn's snapshot, a rewind's reads and writes) walks
+    each directory once instead of once per file, and its files are opened relative to that
+    descriptor (``O_NOFOLLOW``). Each directory is opened exactly as :func:`walk` opens it,
+    component by component from ``/`` without following a symlink, so a descriptor pins the
+    directory actually walked, as :func:`walk`'s does for the length of one file's operation.
+    Descriptors live for one operation (a ``with`` block under the caller's locks), never
+    across calls: a directory swapped for a symlink later is walked anew next time, and
+    refused. They are held as the stack of directories on the way to the last file, so files
+    visited in sorted order reach each directory once, with one descriptor per level at most.
+    A caller that creates or removes directories calls :meth:`forget` after.
+    """
+
+    def __init__(self) -> None:
+        self._names: list[str] = []
+        # ``_fds[0]`` is ``/``; ``_fds[i + 1]`` is the directory ``/_names[0]/.../_names[i]``.
+        self._fds: list[int] = []
+
+    def __enter__(self) -> Walks:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.forget()
+
+    def forget(self) -> None:
+        """Close every descriptor held: the next file walks from ``/`` again."""
+        fds, self._fds, self._names = self._fds, [], []
+        for fd in fds:
+            os.close(fd)
+
+    def directory(self, path: Path | str, dirs: list[str]) -> int:
+        """An fd of the directory ``/dirs...`` (held by this object), reached as :func:`walk`
+        reaches it; ``path`` names the file it is for, in errors."""
+        names, fds = self._names, self._fds
+        if not fds:
+            fds.append(os.open("/", _DIR_FLAGS))
+        same = 0
+        common = min(len(names), len(dirs))
+        while same < common and names[same] == dirs[same]:
+            same += 1
+        while len(names) > same:
+            names.pop()
+            os.close(fds.pop())
+        for index in range(same, len(dirs)):
+            name = dirs[index]
+            try:
+                child = os.open(name, _DIR_FLAGS, dir_fd=fds[-1])
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise _component_error(path, _so_far(dirs, index), name, fds[-1]) from exc
+                raise
+            fds.append(child)
+            names.append(name)
+        return fds[-1]
+
+
+class ThreadWalks:
+    """A :class:`Walks` per thread of a pool working through one operation (each thread's
+    files reach their directories through its own stack); all closed at the end."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self._made: list[Walks] = []
+        self._guard = threading.Lock()
+
+    def __enter__(self) -> ThreadWalks:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._guard:
+            made, self._made = self._made, []
+        for walks in made:
+            walks.forget()
+
+    def get(self) -> Walks:
+        """This thread's :class:`Walks`."""
+        walks: Walks | None = getattr(self._local, "walks", None)
+        if walks is None:
+            walks = self._local.walks = Walks()
+            with self._guard:
+                self._made.append(walks)
+        return walks
+
+
 def _so_far(dirs: list[str], index: int) -> Path:
     """The directory reached at ``dirs[index]``, named only for an error or a directory made
     (a path built per component would cost every walk)."""
     return Path("/", *dirs[: index + 1])
 
 
-def _open_dir(path: Path, so_far: Path, name: str, parent: int) -> int:
+def _open_dir(path: Path | str, so_far: Path, name: str, parent: int) -> int:
     try:
         return os.open(name, _DIR_FLAGS, dir_fd=parent)
     except OSError as exc:
@@ -133,7 +227,7 @@ def _open_dir(path: Path, so_far: Path, name: str, parent: int) -> int:
         raise
 
 
-def _component_error(path: Path, so_far: Path, name: str, parent: int) -> WaymarkError:
+def _component_error(path: Path | str, so_far: Path, name: str, parent: int) -> WaymarkError:
     try:
         mode = os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode
     except OSError:
@@ -154,7 +248,7 @@ def lstat_at(name: str, dir_fd: int) -> os.stat_result | None:
 
 
 def read_at(
-    path: Path, name: str, dir_fd: int, limit: int | None = None
+    path: Path | str, name: str, dir_fd: int, limit: int | None = None
 ) -> tuple[bytes, os.stat_result] | None:
     """Read the regular file ``name`` in ``dir_fd``; ``None`` when absent. Never blocks.
 
@@ -183,19 +277,27 @@ def read_at(
             raise not_regular(path, st.st_mode)
         if limit is not None and st.st_size > limit:
             raise _too_large(path, st.st_size, limit)
-        chunks = []
-        total = 0
-        while chunk := os.read(fd, max(st.st_size + 1, 1 << 16)):
-            chunks.append(chunk)
-            total += len(chunk)
+        want = max(st.st_size + 1, 1 << 16)
+        first = os.read(fd, want)
+        if len(first) == st.st_size:
+            # All the bytes its fstat counted, short of what was asked: the end, with no
+            # second read to be told so (a short read of fewer, on some filesystems, is not).
+            return first, st
+        chunks = [first]
+        total = len(first)
+        while True:
             if limit is not None and total > limit:
                 raise _too_large(path, total, limit)
-        return b"".join(chunks), st
+            chunk = os.read(fd, want)
+            if not chunk:
+                return b"".join(chunks), st
+            chunks.append(chunk)
+            total += len(chunk)
     finally:
         os.close(fd)
 
 
-def _too_large(path: Path, size: int, limit: int) -> FileTooLarge:
+def _too_large(path: Path | str, size: int, limit: int) -> FileTooLarge:
     return FileTooLarge(
         f"{path} is {size} bytes, over the {limit}-byte limit; edit a smaller file or raise "
         "maxFileSize.",

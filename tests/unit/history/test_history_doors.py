@@ -316,9 +316,9 @@ def test_a_write_between_plan_and_restore_is_a_conflict(
         history.record_write(path, read_state(path).digest)
     real_locked = sync.locked
 
-    def locked_after_a_race(*paths: Path, timeout: float) -> Any:
+    def locked_after_a_race(*paths: Path, **options: Any) -> Any:
         path.write_bytes(b"another process\n")  # lands after the plan, before the lock
-        return real_locked(*paths, timeout=timeout)
+        return real_locked(*paths, **options)
 
     monkeypatch.setattr(sync, "locked", locked_after_a_race)
     result = history.rewind("t0")

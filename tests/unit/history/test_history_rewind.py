@@ -177,14 +177,15 @@ def test_second_rewind_while_one_runs(agent: Agent, monkeypatch: pytest.MonkeyPa
     agent.history.make_snapshot("t1")
     agent.write("a.txt", b"b\n")
     inside, release = threading.Event(), threading.Event()
-    real_write = __import__("waymark.store.history.rewind", fromlist=["x"]).atomic_write
+    # The rewind replaces files through the directories it walked.
+    real_write = __import__("waymark.store.history.rewind", fromlist=["x"]).replace_checked
 
-    def slow_write(path: Path, data: bytes, **kwargs: Any) -> None:
+    def slow_write(walks: Any, path: Path, data: bytes) -> None:
         inside.set()
         release.wait(10)
-        real_write(path, data, **kwargs)
+        real_write(walks, path, data)
 
-    monkeypatch.setattr("waymark.store.history.rewind.atomic_write", slow_write)
+    monkeypatch.setattr("waymark.store.history.rewind.replace_checked", slow_write)
     results: list[dict[str, Any]] = []
     worker = threading.Thread(target=lambda: results.append(agent.history.rewind("t1")))
     worker.start()

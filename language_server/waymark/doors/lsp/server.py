@@ -38,6 +38,7 @@ from waymark.doors.lsp.wire import Protocol, WholeMessages, raw_arguments
 from waymark.doors.wire_guard import REJECTED_METHOD, NestingGuard
 from waymark.engine.diff import EditTarget
 from waymark.engine.errors import InternalError, InvalidParams
+from waymark.store import spare
 from waymark.store.files import sweep_temp_files
 
 log = logging.getLogger("waymark")
@@ -287,11 +288,14 @@ def main(argv: list[str] | None = None) -> None:
         host, _, port = args.tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
+        # A resident process: its next write into a directory takes a temp file made ahead,
+        # made once the reply of the write that asked for it has left (store/spare.py).
+        spare.enable()
         # NestingGuard offers the two calls pygls' reader makes (readline, read), and
         # WholeMessages the two its writer makes (write, flush).
         server.start_io(
             stdin=cast(BinaryIO, NestingGuard(sys.stdin.buffer)),
-            stdout=cast(BinaryIO, WholeMessages(sys.stdout.buffer)),
+            stdout=cast(BinaryIO, WholeMessages(sys.stdout.buffer, spare.wake)),
         )
 
 

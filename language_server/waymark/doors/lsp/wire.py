@@ -54,11 +54,13 @@ class Protocol(LanguageServerProtocol):
 
 
 class WholeMessages:
-    """A binary stream for pygls' writer that writes each message whole, one at a time."""
+    """A binary stream for pygls' writer that writes each message whole, one at a time, and
+    calls ``written`` after each (the reply has left: time for work kept off the reply)."""
 
-    def __init__(self, stream: BinaryIO) -> None:
+    def __init__(self, stream: BinaryIO, written: Callable[[], None] = lambda: None) -> None:
         self._stream = stream
         self._lock = threading.Lock()
+        self._written = written
 
     def write(self, data: bytes) -> int:
         with self._lock:
@@ -67,6 +69,7 @@ class WholeMessages:
                 written = self._stream.write(view)
                 view = view[written:]
             self._stream.flush()
+        self._written()
         return len(data)
 
     def flush(self) -> None:

@@ -11,6 +11,7 @@ from waymark.engine.sed.decline import SedDecline
 from waymark.engine.sed.execute import run_file
 from waymark.engine.sed.fastpath import run_fast
 from waymark.engine.sed.fastprogram import FastProgram, fast_program
+from waymark.engine.sed.heap import keep_heap
 from waymark.engine.sed.pieces import by_pieces
 from waymark.engine.sed.script import SedScript
 from waymark.engine.sed.simulate import apply_buffer_script, decode
@@ -33,6 +34,7 @@ def apply_files(script: SedScript, files: list[bytes]) -> list[bytes | None]:
     hold_chomped = True
     fast = fast_program(script)
     for data in files:
+        keep_heap(len(data))
         if script.commands is not None:
             results.append(apply_buffer_script(script.commands, data))
             continue

@@ -115,6 +115,13 @@ class CharSet:
         return "[" + _class_body(ranges) + "]"
 
 
+@lru_cache(maxsize=256)
+def spelled(text: str) -> str:
+    """How the emitted source spells ``text`` as a run of single characters (asked once per
+    piece of a file: cached)."""
+    return "".join(_escape(ord(char)) for char in text)
+
+
 def _escape(code: int) -> str:
     char = chr(code)
     if char.isascii() and char.isalnum():

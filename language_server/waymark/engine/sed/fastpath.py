@@ -29,6 +29,7 @@ from typing import AnyStr
 
 from waymark.engine.sed import pieces as file_pieces
 from waymark.engine.sed.decline import SedDecline
+from waymark.engine.sed.fastfixed import replace_in_lines
 from waymark.engine.sed.fastlines import (
     PLUS_ONE,
     Lines,
@@ -64,7 +65,7 @@ def run_fast(program: FastProgram, text: AnyStr) -> AnyStr | None:
     for number, step in enumerate(program.steps):
         if not result:
             return result
-        if isinstance(result, bytes) and not result.isascii():
+        if number and isinstance(result, bytes) and not result.isascii():
             # An earlier step wrote non-ASCII text: the rest runs on it decoded.
             rest = FastProgram(program.steps[number:])
             decoded = run_fast(rest, result.decode("utf-8"))
@@ -183,6 +184,10 @@ def _line_splitter(literal: AnyStr) -> re.Pattern[AnyStr]:
 def _run_line_start_literal(step: FastStep, text: AnyStr, literal: AnyStr) -> AnyStr | None:
     """``/^literal/``: one re.split of the text finds every selected line and the text
     between them, in C (a pattern opening with a literal scans fast)."""
+    if step.action == "subst":
+        replaced = replace_in_lines(step.commands, text, literal)
+        if replaced is not None:
+            return replaced
     empty = text[:0]
     newline = like(text, "\n")
     parts = _line_splitter(literal).split(text)

@@ -19,6 +19,7 @@ from waymark.store.files import FileState, StatKey, read_state
 from waymark.store.files import digest as content_digest
 from waymark.store.history.blobs import BlobCorrupt, BlobMissing, BlobStore
 from waymark.store.history.snapshots import FileEntry
+from waymark.store.walk import Walks
 from waymark.store.workspace import Workspace
 
 # A stat only stands for "unchanged" if the file was already this much older than our read.
@@ -36,16 +37,19 @@ def error_errno(exc: WaymarkError) -> str:
     return value if isinstance(value, str) else exc.code
 
 
-def read_tracked(path: Path, *, any_directory: bool = False, limit: int | None = None) -> FileState:
+def read_tracked(
+    path: Path, *, any_directory: bool = False, limit: int | None = None, walks: Walks | None = None
+) -> FileState:
     """A tracked file's state, absent also when a file stands where one of its directories
     was, or a directory where it was (a shell command swapped the one for the other; what
     the directory holds is tracked file by file).
 
     Without ``any_directory`` only a directory holding nothing but directories is absent:
     a rewind may remove it to put the file back, but never one holding anything else.
+    ``walks``: the operation's directories already reached, when it reads many files.
     """
     try:
-        return read_state(path, limit=limit)
+        return read_state(path, limit=limit, walks=walks)
     except IsDirectory:
         if any_directory or _only_directories(path):
             return FileState(path, None, None, None)
@@ -135,11 +139,17 @@ class Backups:
         return shown
 
     def capture(
-        self, key: str, *, reuse: bool = False, before: os.stat_result | None = None
+        self,
+        key: str,
+        *,
+        reuse: bool = False,
+        before: os.stat_result | None = None,
+        walks: Walks | None = None,
     ) -> tuple[FileEntry, list[str]]:
         """Back up the file's current state; a failure becomes a ``failed`` entry + warning.
 
-        ``before``: the file's ``os.stat`` the caller just took, if any."""
+        ``before``: the file's ``os.stat`` the caller just took, if any; ``walks``: the
+        operation's directories already reached (a turn backing many files up)."""
         shown = self.display(key)
         now = time.time()
         if reuse:
@@ -152,7 +162,9 @@ class Backups:
             except OSError:
                 before = None
         try:
-            state = read_tracked(Path(key), any_directory=True, limit=self.workspace.max_file_size)
+            state = read_tracked(
+                Path(key), any_directory=True, limit=self.workspace.max_file_size, walks=walks
+            )
         except WaymarkError as exc:
             name = error_errno(exc)
             return FileEntry(shown, "failed", None, now, name), [no_rewind(shown, name)]

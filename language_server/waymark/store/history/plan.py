@@ -27,6 +27,7 @@ from waymark.store.history.model import Model
 from waymark.store.history.parts import Parts
 from waymark.store.history.snapshots import Snapshot
 from waymark.store.history.turns import require
+from waymark.store.walk import Walks
 from waymark.store.workspace import Workspace
 
 Outcome = Literal["restore", "delete", "unchanged", "conflict", "failed"]
@@ -126,17 +127,23 @@ def chosen(model: Model, only: AbstractSet[str] | None) -> list[str]:
 
 
 def plan_file(
-    h: Parts, key: str, snap: Snapshot, force: bool, blocked: Mapping[str, str]
+    h: Parts,
+    key: str,
+    snap: Snapshot,
+    force: bool,
+    blocked: Mapping[str, str],
+    walks: Walks | None = None,
 ) -> FilePlan:
     """What a rewind to ``snap`` would do to the file ``key`` (``blocked``: the files held
-    elsewhere, with why; ``force``: over the agent's and other sessions' writes too)."""
+    elsewhere, with why; ``force``: over the agent's and other sessions' writes too;
+    ``walks``: the rewind's directories already reached)."""
     shown = h.display(key)
     target = h.ledger.model.target(snap, key)
     refused = _refusal(h.workspace, key)
     if refused is not None:
         return FilePlan(key, shown, "failed", reason=refused)
     try:
-        current = read_tracked(Path(key), limit=h.workspace.max_file_size)
+        current = read_tracked(Path(key), limit=h.workspace.max_file_size, walks=walks)
     except WaymarkError as exc:
         return FilePlan(
             key, shown, "failed", reason=failure(exc, "unreadable"), errno=error_errno(exc)

@@ -3,6 +3,12 @@
 A rewind first opens an undo turn (so it can itself be rewound), then restores file by file
 under the history's lock and each file's own (:func:`~.sync.write_locks`): a file is replaced
 only if it still holds exactly the bytes planned, which the undo turn holds.
+
+Each thread reaches each directory once for the whole rewind
+(:class:`~waymark.store.walk.Walks`): the file's lock, its re-read and its replace all go
+through the descriptor of the directory walked without following symlinks, so the
+comparison made under the lock is the last one before the rename (no second read of the
+file, as ``expected=`` made).
 """
 
 from __future__ import annotations
@@ -23,18 +29,19 @@ from waymark.engine.errors import (
     IsDirectory,
     WaymarkError,
 )
-from waymark.store.files import atomic_write, create_parents, delete_file
+from waymark.store.batch import replace_checked
+from waymark.store.files import create_parents, delete_file
 from waymark.store.history.backups import error_errno, read_tracked
 from waymark.store.history.budget import evict
 from waymark.store.history.capture import note_writes
 from waymark.store.history.errors import PlanMismatch, RewindRunning, UnknownOption
 from waymark.store.history.parts import Parts
 from waymark.store.history.plan import FilePlan, RewindPlan, chosen, failure, plan_file
-from waymark.store.history.pool import IO_WORKERS, bounded_map
+from waymark.store.history.pool import bounded_map, io_workers
 from waymark.store.history.snapshots import FileEntry
 from waymark.store.history.sync import FileLocks, write_locks
 from waymark.store.history.turns import open_turn, require
-from waymark.store.walk import lstat_at, split_path, walk
+from waymark.store.walk import ThreadWalks, Walks, lstat_at, split_path
 
 # What a rewind may do: restore files, drop the later turns, or both.
 OPTIONS: Final = ("code", "conversation", "both")
@@ -123,27 +130,34 @@ def _rewind(
     result = RewindResult(prompt_id, option, undo.prompt_id, warnings=warnings)
     if option != "conversation":
         planned = {f.key: f for f in plan.files} if plan is not None else None
-
-        def step(key: str) -> FileOutcome:
-            fresh = plan_file(h, key, target, force, blocked)
-            if planned is not None:
-                fresh = _against_preview(planned.get(key), fresh)
-            return _carry_out(files, fresh, undo.files.get(key))
-
-        writes: dict[str, str | None] = {}
         keys = chosen(ledger.model, only)
-        # Deletions first: a file a command put where a directory was must be gone before
-        # the files under that directory come back (and a directory made where a file was
-        # must be empty before the file does).
-        gone = [k for k in keys if ledger.model.target(target, k).state == "absent"]
-        rest = [k for k in keys if ledger.model.target(target, k).state != "absent"]
-        for batch in (gone, rest):
-            # A restore waits on the disk even with its fsync behind (ext4 starts writing a
-            # file renamed over another at once): a few in flight keep the disk busy.
-            for done in bounded_map(step, batch, IO_WORKERS):
-                result.add(done)
-                if done.kind in ("restored", "deleted"):
-                    writes[done.key] = done.digest
+        # A restore waits on the disk even with its fsync behind (ext4 starts writing a file
+        # renamed over another at once): with many bytes, a few in flight keep the disk busy.
+        # Below that, threads cost more than they save (the GIL handed back and forth: 50
+        # files of 40 KB took more CPU and longer on four threads than on one). Each thread
+        # walks each directory once for its files (:class:`~waymark.store.walk.Walks`).
+        size = sum(_size(ledger.model.target(target, k)) + _size(undo.files.get(k)) for k in keys)
+        workers = io_workers(size)
+        with ThreadWalks() as walks:
+
+            def step(key: str) -> FileOutcome:
+                mine = walks.get()
+                fresh = plan_file(h, key, target, force, blocked, mine)
+                if planned is not None:
+                    fresh = _against_preview(planned.get(key), fresh)
+                return _carry_out(files, fresh, undo.files.get(key), mine)
+
+            writes: dict[str, str | None] = {}
+            # Deletions first: a file a command put where a directory was must be gone
+            # before the files under that directory come back (and a directory made where a
+            # file was must be empty before the file does).
+            gone = [k for k in keys if ledger.model.target(target, k).state == "absent"]
+            rest = [k for k in keys if ledger.model.target(target, k).state != "absent"]
+            for batch in (gone, rest):
+                for done in bounded_map(step, batch, workers):
+                    result.add(done)
+                    if done.kind in ("restored", "deleted"):
+                        writes[done.key] = done.digest
         result.outcomes.sort(key=lambda done: done.key)
         if writes:
             note_writes(ledger, backups, h.session, writes)
@@ -156,8 +170,16 @@ def _rewind(
     return result
 
 
-def _carry_out(files: FileLocks, plan: FilePlan, undo: FileEntry | None) -> FileOutcome:
-    """Do what the plan says for one file, unless the undo snapshot cannot cover it."""
+def _size(entry: FileEntry | None) -> int:
+    return 0 if entry is None else entry.size or 0
+
+
+def _carry_out(
+    files: FileLocks, plan: FilePlan, undo: FileEntry | None, walks: Walks
+) -> FileOutcome:
+    """Do what the plan says for one file, unless the undo snapshot cannot cover it.
+
+    ``walks``: the directories this thread of the rewind already reached."""
     if plan.outcome == "unchanged":
         return FileOutcome(plan.key, plan.path, "unchanged")
     if plan.outcome == "conflict":
@@ -174,19 +196,23 @@ def _carry_out(files: FileLocks, plan: FilePlan, undo: FileEntry | None) -> File
             return FileOutcome(plan.key, plan.path, "conflict", "changed_during_rewind")
     changed = FileOutcome(plan.key, plan.path, "conflict", "changed_during_rewind")
     try:
-        if plan.outcome == "restore":
+        # A file there now has its directory: only one absent may need it made again.
+        if plan.outcome == "restore" and plan.current_digest is None:
             create_parents(plan.real)
         # Under the file's lock no other Waymark process writes it: re-read, compare, and
         # replace only exactly the bytes planned (which the undo turn holds). Every step
-        # walks the path without following symlinks.
-        with files.hold(plan.real, timeout=_LOCK_TIMEOUT):
+        # goes through the directory this rewind reached without following symlinks.
+        with files.hold(plan.real, timeout=_LOCK_TIMEOUT, walks=walks):
             # Planned from a read of the whole file: a file grown past it changed.
             size = len(plan.current or b"")
-            if read_tracked(plan.real, limit=size).digest != plan.current_digest:
+            if read_tracked(plan.real, limit=size, walks=walks).digest != plan.current_digest:
                 return changed
             if plan.outcome == "restore" and plan.target is not None:
-                _remove_empty_tree(plan.real)
-                atomic_write(plan.real, plan.target, expected=plan.current_digest)
+                if _remove_empty_tree(plan.real, walks):
+                    # A directory held on the way to later files may be the one removed.
+                    walks.forget()
+                # Compared just above, under the same lock and in the same directory.
+                replace_checked(walks, plan.real, plan.target)
                 return FileOutcome(plan.key, plan.path, "restored", digest=plan.target_digest)
             delete_file(plan.real, expected=plan.current_digest)
             return FileOutcome(plan.key, plan.path, "deleted")
@@ -199,17 +225,18 @@ def _carry_out(files: FileLocks, plan: FilePlan, undo: FileEntry | None) -> File
         return FileOutcome(plan.key, plan.path, "failed", failure(exc), error_errno(exc))
 
 
-def _remove_empty_tree(path: Path) -> None:
+def _remove_empty_tree(path: Path, walks: Walks) -> bool:
     """Remove the directory a command made where the file goes back, if it holds only
     directories (its files were tracked and deleted first); anything else in it stays and
-    the restore fails with ``is_directory``."""
+    the restore fails with ``is_directory``. Whether there was one to remove."""
     absolute, dirs, name = split_path(path, False)
     try:
-        with walk(absolute, dirs) as parent:
-            st = lstat_at(name, parent)
-            if st is None or not stat.S_ISDIR(st.st_mode):
-                return
-            _remove_dir(name, parent)
+        parent = walks.directory(absolute, dirs)
+        st = lstat_at(name, parent)
+        if st is None or not stat.S_ISDIR(st.st_mode):
+            return False
+        _remove_dir(name, parent)
+        return True
     except OSError as exc:
         raise IsDirectory(
             f"{path} is a directory with files in it; move them away and rewind again.",

@@ -33,6 +33,7 @@ from waymark.store.history.model import Model
 from waymark.store.history.snapshots import SnapshotRecord, record_json
 from waymark.store.locks import DEFAULT_LOCK_TIMEOUT, locked
 from waymark.store.private import make_private_dir, open_private
+from waymark.store.walk import Walks
 
 
 class Ledger:
@@ -367,9 +368,9 @@ class FileLocks:
     """
 
     def hold(
-        self, *paths: Path, timeout: float = DEFAULT_LOCK_TIMEOUT
+        self, *paths: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, walks: Walks | None = None
     ) -> contextlib.AbstractContextManager[None]:
-        return locked(*paths, timeout=timeout)
+        return locked(*paths, timeout=timeout, walks=walks)
 
 
 class Locked(Protocol):

@@ -13,6 +13,7 @@ from waymark.store.history.model import Model, delta, same
 from waymark.store.history.pool import bounded_map, io_workers
 from waymark.store.history.snapshots import FileEntry, Snapshot, SnapshotRecord
 from waymark.store.history.sync import Ledger
+from waymark.store.walk import Walks
 
 
 @dataclass(frozen=True)
@@ -62,13 +63,19 @@ def open_turn(
     # The base its entries are told apart from: any newest turn, other programs' included.
     parent = model.newest()
     inherited = parent.files if parent is not None else {}
-    # Backups of big files wait on the filesystem, not the CPU: a few in parallel.
+    # Backups of big files wait on the filesystem, not the CPU: a few in parallel. Small ones
+    # are read one after another, in sorted order, each directory walked once.
     size = sum(entry.size or 0 for entry in inherited.values())
-    captured = bounded_map(lambda key: backups.capture(key, reuse=True), keys, io_workers(size))
-    for key, (entry, failures) in zip(keys, captured, strict=True):
-        previous = inherited.get(key)
-        files[key] = previous if previous is not None and same(previous, entry) else entry
-        warnings.extend(failures)
+    workers = io_workers(size)
+    with Walks() as walks:
+        shared = walks if workers == 1 else None
+        captured = bounded_map(
+            lambda key: backups.capture(key, reuse=True, walks=shared), keys, workers
+        )
+        for key, (entry, failures) in zip(keys, captured, strict=True):
+            previous = inherited.get(key)
+            files[key] = previous if previous is not None and same(previous, entry) else entry
+            warnings.extend(failures)
     if parent is not None and parent.files.keys() <= files.keys():
         record = SnapshotRecord(
             prompt_id,
