@@ -87,8 +87,8 @@ def test_resolve_answers_as_the_path_based_resolution(
         want = _answer(lambda: _path_based(ws, path, base))  # noqa: B023
         if isinstance(want, str):  # a refusal: the same kind, the contract's own wording
             assert isinstance(got, tuple), (path, got)
-            assert got[0] == {"outside": "path_outside_workspace", "protected": "protected_path"}[
-                want
-            ], (path, got)
+            assert (
+                got[0] == {"outside": "path_outside_workspace", "protected": "protected_path"}[want]
+            ), (path, got)
         else:
             assert got == want, path
