@@ -14,6 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from waymark.commands import line_indexes
 from waymark.commands.context import CommandContext
 from waymark.commands.encoding import buffer_bytes, declared_for, encode_as
 from waymark.engine.anchors import changed_anchors, render
@@ -54,7 +55,10 @@ class Loaded:
 
     @cached_property
     def decoded(self) -> TextFile | None:
-        return None if self.data is None else TextFile.decode(self.data, self.declared)
+        if self.data is None:
+            return None
+        known = line_indexes.known(self.resolved.real, self.digest, self.data)
+        return TextFile.decode(self.data, self.declared, known=known)
 
     def text_file(self) -> TextFile:
         assert self.decoded is not None

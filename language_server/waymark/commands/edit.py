@@ -258,10 +258,11 @@ def edit(ctx: CommandContext, params: EditParams) -> Proposal:
     }
     after = encoded_input(lambda: plan.encode(data), plan.text_file.encoding, "operations")
     plan.index.release()
-    line_indexes.keep(real, digest(after), plan.index)
-    return Proposal(
-        "edit",
-        "Waymark: anchored edit",
-        [FileChange(loaded, after, plan.untouched, plan.text_file)],
-        result,
-    )
+    change = FileChange(loaded, after, plan.untouched, plan.text_file)
+    # The new file as the diff decodes it (made here, not there): the next edit reads these
+    # bytes back.
+    written = None
+    if change.changed and change.after_file is not None:
+        written = (after, change.after_file)
+    line_indexes.keep(real, digest(after), plan.index, written)
+    return Proposal("edit", "Waymark: anchored edit", [change], result)

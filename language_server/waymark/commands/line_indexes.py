@@ -9,6 +9,10 @@ foreign entry is a miss, never a wrong answer.
 
 An index is lent to one plan at a time: :func:`take` removes it (a plan changes an index's
 lazily built tables, and plans run on worker threads), the plan's new index is put back.
+
+An edit also keeps the bytes it wrote and their decoded file (:func:`known`): the next edit
+reads those bytes back, and takes the lines from there instead of splitting the text again,
+but only when the bytes it read are the very same (compared, not trusted to the digest).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ MAX_LINES = 400_000
 
 _Key = tuple[Path, str]
 _indexes: OrderedDict[_Key, LineIndex] = OrderedDict()
+# The bytes an edit wrote and its file decoded from them, by the same key as its index.
+_written: dict[_Key, tuple[bytes, TextFile]] = {}
 _lines = 0
 _guard = threading.Lock()
 
@@ -37,11 +43,25 @@ def take(real: Path, digest: str | None, tf: TextFile) -> LineIndex | None:
         return None
     with _guard:
         index = _indexes.pop((real, digest), None)
+        _written.pop((real, digest), None)
         if index is not None:
             _lines -= len(index.lines)
-    if index is None or index.lines != tf.lines:
+    # The same tuple when the file's lines were taken from what the last edit wrote.
+    if index is None or (index.lines is not tf.lines and index.lines != tf.lines):
         return None
     return index
+
+
+def known(real: Path, digest: str | None, data: bytes) -> TextFile | None:
+    """The file an edit wrote as ``data`` to ``real``, as it decoded it; ``None`` unless
+    ``data`` are those very bytes."""
+    if digest is None:
+        return None
+    with _guard:
+        written = _written.get((real, digest))
+    if written is None or written[0] != data:
+        return None
+    return written[1]
 
 
 def holds(real: Path, digest: str) -> bool:
@@ -51,9 +71,12 @@ def holds(real: Path, digest: str) -> bool:
         return (real, digest) in _indexes
 
 
-def keep(real: Path, digest: str, index: LineIndex) -> None:
+def keep(
+    real: Path, digest: str, index: LineIndex, written: tuple[bytes, TextFile] | None = None
+) -> None:
     """Keep ``index``, the index of ``real`` holding the bytes of ``digest``; its planner
-    must not use it any more."""
+    must not use it any more. ``written``: those bytes, as the edit that wrote them decoded
+    them (its lines are the index's)."""
     global _lines
     size = len(index.lines)
     if size > MAX_LINES:
@@ -62,8 +85,12 @@ def keep(real: Path, digest: str, index: LineIndex) -> None:
         old = _indexes.pop((real, digest), None)
         if old is not None:
             _lines -= len(old.lines)
+        _written.pop((real, digest), None)
         _indexes[(real, digest)] = index
+        if written is not None:
+            _written[real, digest] = written
         _lines += size
         while len(_indexes) > MAX_ENTRIES or _lines > MAX_LINES:
-            _, dropped = _indexes.popitem(last=False)
+            key, dropped = _indexes.popitem(last=False)
+            _written.pop(key, None)
             _lines -= len(dropped.lines)

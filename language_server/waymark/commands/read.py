@@ -78,8 +78,10 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
         shown = annotate_range(tf, start, stop, index)
         lines = as_json(shown)
         text = render(shown)
-        # Done with it: the next edit of these bytes starts from it.
-        line_indexes.keep(real, loaded.digest, index)
+        # Done with it: the next edit of these bytes starts from it (and from their lines,
+        # when the index holds these very ones).
+        written = (loaded.data, tf) if index.lines is tf.lines else None
+        line_indexes.keep(real, loaded.digest, index, written)
     else:
         lines = [{"line": i + 1, "text": tf.lines[i]} for i in range(start, stop)]
         text = _numbered(params.offset, list(tf.lines[start:stop]))

@@ -112,11 +112,17 @@ class TextFile:
     decision: Decision | None = field(default=None, compare=False)
 
     @classmethod
-    def decode(cls, data: bytes, declared: str | None = None) -> TextFile:
+    def decode(
+        cls, data: bytes, declared: str | None = None, *, known: TextFile | None = None
+    ) -> TextFile:
         """Decode ``data`` in the encoding :func:`decide` finds (``declared``: the encoding
-        declared for the file, if any)."""
+        declared for the file, if any). ``known``: these very bytes as decoded before in some
+        encoding (an edit's new file, read back by the next edit): when they are decided in
+        the same one, its lines are those of the text, and splitting it again is skipped."""
         decision, text = decide_with_text(data, declared)
         encoding, bom = decision.encoding, decision.bom
+        if known is not None and (known.encoding, known.bom) == (encoding, bom):
+            return cls(known.lines, known.eols, encoding, bom, decision)
         body = data[len(_BOM_OF[encoding]) :] if bom else data
         try:
             if text is None:

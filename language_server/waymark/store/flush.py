@@ -91,7 +91,21 @@ def _sync_batch(fds: list[int]) -> None:
         else:
             _fsync_close(fd)
     for fd in directories.values():
-        _fsync_close(fd)
+        _fsync_directory(fd)
+
+
+def _fsync_directory(fd: int) -> None:
+    """Fsync the directory ``fd`` names and close ``fd``; an ``O_PATH`` descriptor (what a
+    writer hands) cannot be fsynced itself, so the directory is opened through it."""
+    try:
+        readable = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=fd)
+    except OSError:
+        # Some filesystems refuse to open a directory; the rename has happened anyway.
+        readable = -1
+    finally:
+        os.close(fd)
+    if readable >= 0:
+        _fsync_close(readable)
 
 
 def _name_of(fd: int) -> str:
@@ -146,18 +160,19 @@ class Flusher:
                     self._cond.notify_all()
                 return
         self.drain()
-        _fsync_close(fd)
+        _sync_batch([fd])
 
     def hand_directory(self, dir_fd: int) -> None:
         """Have the directory ``dir_fd`` fsynced after a rename or unlink in it; the caller
         keeps ``dir_fd`` (which may be an ``O_PATH`` descriptor, which cannot be fsynced)."""
-        # Some filesystems refuse to open or fsync a directory; the rename has happened anyway.
+        # A copy of the descriptor, not the directory opened for reading: that open is a
+        # lookup the reply need not wait for, and the flusher makes it once per directory.
         try:
-            fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=dir_fd)
+            fd = os.dup(dir_fd)
         except OSError:
-            return
+            return  # out of descriptors: the rename has happened anyway
         if synchronous():
-            _fsync_close(fd)
+            _fsync_directory(fd)
         else:
             self.hand(fd)
 

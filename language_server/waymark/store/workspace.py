@@ -146,13 +146,14 @@ class ResolvedPath:
 @lru_cache(maxsize=1024)
 def _police(
     path: str,
-    lexical: Path,
-    real: Path,
+    lexical_path: str,
+    real_path: str,
     folders: tuple[Path, ...],
     protected: tuple[str, ...],
     protected_dirs: tuple[Path, ...],
 ) -> ResolvedPath:
-    """``real`` (what ``path`` names) if it lies in a folder and is not protected."""
+    """``real_path`` (what ``path`` names) if it lies in a folder and is not protected."""
+    lexical, real = Path(lexical_path), Path(real_path)
     folder = _folder_of(real, folders)
     if folder is None:
         raise PathOutsideWorkspace(
@@ -258,15 +259,18 @@ class Workspace:
                 "send the file name as valid Unicode.",
                 {"field": "path"},
             )
-        candidate = Path(os.path.expanduser(path) if path.startswith("~") else path)
-        if not candidate.is_absolute():
-            candidate = (base or self.folders[0]) / candidate
-        lexical = _as_the_kernel_walks(candidate, path)
-        real = Path(os.path.realpath(lexical))
+        spelled = os.path.expanduser(path) if path.startswith("~") else path
+        # Strings until the policy's kept answer: an edit resolves its path on every call,
+        # and making Path objects was half of that (only a `..` needs them).
+        candidate = os.path.join(base or self.folders[0], spelled)
+        if ".." in candidate.split("/"):
+            lexical = os.fspath(_as_the_kernel_walks(Path(candidate), path))
+        else:
+            lexical = os.path.normpath(candidate)
         return _police(
             path,
             lexical,
-            real,
+            os.path.realpath(lexical),
             tuple(self.folders),
             tuple(self.protected),
             tuple(self.protected_dirs),

@@ -1,0 +1,112 @@
+"""The next edit of a file reads back the bytes the last edit wrote and takes their lines
+from that edit (commands/line_indexes.py ``known``) instead of splitting the text again
+(issue 43): the file it sees must be exactly the one a fresh decode gives, in every encoding
+and line-end mix, and bytes changed by anyone else are decoded afresh."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from waymark.commands import line_indexes, registry
+from waymark.commands.changes import load_path
+from waymark.commands.context import load_options
+from waymark.doors.entry import open_context
+from waymark.engine.text import TextFile
+
+CASES = {
+    "utf-8": (b"alpha = 1\nbeta = 2\ngamma = 3\n", None),
+    "crlf, no final newline": (b"alpha = 1\r\nbeta = 2\r\ngamma = 3", None),
+    "mixed ends": (b"alpha = 1\r\nbeta = 2\ngamma = 3\rdelta = 4\n", None),
+    "utf-8 bom": (b"\xef\xbb\xbfalpha = 1\nbeta = 2\ngamma = 3\n", None),
+    "utf-16 bom": ("\ufeffalpha = 1\nbeta = 2\ngamma = 3\n".encode("utf-16-le"), None),
+    "latin-1 bytes": ("alpha = 'é'\nbeta = 2\ngamma = 3\n".encode("latin-1"), None),
+    "declared": ("alpha = 'é'\nbeta = 2\ngamma = 3\n".encode("latin-1"), "latin-1"),
+}
+
+
+def _run(ctx: Any, command: str, params: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = asyncio.run(registry.execute(ctx, command, params))
+    assert result.get("ok", True), result
+    return result
+
+
+def _same_file(seen: TextFile, fresh: TextFile) -> None:
+    assert (seen.lines, seen.eols, seen.encoding, seen.bom, seen.decision) == (
+        fresh.lines,
+        fresh.eols,
+        fresh.encoding,
+        fresh.bom,
+        fresh.decision,
+    )
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_next_edit_sees_what_a_fresh_decode_sees(tmp_path: Path, case: str) -> None:
+    data, declared = CASES[case]
+    root = tmp_path / "ws"
+    root.mkdir()
+    target = root / "f.py"
+    target.write_bytes(data)
+    options, _ = load_options({"sessionId": "t", "historyDir": str(tmp_path / "history")})
+    ctx = open_context([root], options)
+    extra = {} if declared is None else {"encoding": declared}
+    for n in range(3):
+        read = _run(ctx, "waymark.read", {"path": "f.py", "hashes": True, **extra})
+        anchor = read["lines"][1]["hash"]
+        _run(
+            ctx,
+            "waymark.edit",
+            {
+                "path": "f.py",
+                "operations": [{"op": "replace_line", "hash": anchor, "content": f"beta = {n}"}],
+                **extra,
+            },
+        )
+        loaded = load_path(ctx, "f.py", encoding=declared)
+        assert loaded.data == target.read_bytes()
+        known = line_indexes.known(loaded.resolved.real, loaded.digest, target.read_bytes())
+        assert loaded.decoded is not None and known is not None
+        assert loaded.decoded.lines is known.lines
+        _same_file(loaded.decoded, TextFile.decode(target.read_bytes(), declared))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_an_edit_after_a_read_sees_what_a_fresh_decode_sees(tmp_path: Path, case: str) -> None:
+    data, declared = CASES[case]
+    root = tmp_path / "ws"
+    root.mkdir()
+    target = root / "f.py"
+    target.write_bytes(data)
+    options, _ = load_options({"sessionId": "t", "historyDir": str(tmp_path / "history")})
+    ctx = open_context([root], options)
+    extra = {} if declared is None else {"encoding": declared}
+    _run(ctx, "waymark.read", {"path": "f.py", "hashes": True, **extra})
+    loaded = load_path(ctx, "f.py", encoding=declared)
+    known = line_indexes.known(loaded.resolved.real, loaded.digest, data)
+    assert loaded.decoded is not None and known is not None
+    assert loaded.decoded.lines is known.lines
+    _same_file(loaded.decoded, TextFile.decode(data, declared))
+
+
+def test_bytes_someone_else_wrote_are_decoded_afresh(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    target = root / "f.py"
+    target.write_bytes(b"alpha = 1\nbeta = 2\n")
+    options, _ = load_options({"sessionId": "t", "historyDir": str(tmp_path / "history")})
+    ctx = open_context([root], options)
+    anchor = _run(ctx, "waymark.read", {"path": "f.py", "hashes": True})["lines"][1]["hash"]
+    edit = {"op": "replace_line", "hash": anchor, "content": "beta = 3"}
+    _run(ctx, "waymark.edit", {"path": "f.py", "operations": [edit]})
+    written = target.read_bytes()
+    target.write_bytes(written.replace(b"\n", b"\r\n"))
+    loaded = load_path(ctx, "f.py")
+    assert line_indexes.known(loaded.resolved.real, loaded.digest, loaded.data or b"") is None
+    assert line_indexes.known(loaded.resolved.real, loaded.digest, written) is None
+    assert loaded.decoded is not None
+    _same_file(loaded.decoded, TextFile.decode(target.read_bytes()))
+    assert loaded.decoded.eols == ("\r\n", "\r\n")
