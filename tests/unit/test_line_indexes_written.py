@@ -15,6 +15,7 @@ from waymark.commands import line_indexes, registry
 from waymark.commands.changes import load_path
 from waymark.commands.context import load_options
 from waymark.doors.entry import open_context
+from waymark.engine.anchors import LineIndex
 from waymark.engine.text import TextFile
 
 CASES = {
@@ -110,3 +111,16 @@ def test_bytes_someone_else_wrote_are_decoded_afresh(tmp_path: Path) -> None:
     assert loaded.decoded is not None
     _same_file(loaded.decoded, TextFile.decode(target.read_bytes()))
     assert loaded.decoded.eols == ("\r\n", "\r\n")
+
+
+def test_large_written_bytes_are_not_kept(tmp_path: Path) -> None:
+    """A large file's written bytes would hold its size again beside its index: only small
+    files' bytes are kept, and a large file's next edit decodes afresh."""
+    big = b"x = 1\n" * (line_indexes.MAX_WRITTEN_BYTES // 6 + 1)
+    small = b"x = 1\n"
+    for name, data in (("big", big), ("small", small)):
+        tf = TextFile.decode(data)
+        index = LineIndex(tf.lines)
+        line_indexes.keep(tmp_path / name, name, index, (data, tf))
+    assert line_indexes.known(tmp_path / "big", "big", big) is None
+    assert line_indexes.known(tmp_path / "small", "small", small) is not None

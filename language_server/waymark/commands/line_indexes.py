@@ -27,6 +27,10 @@ from waymark.engine.text import TextFile
 # Bounds: a few files at once, and no more lines than a handful of large files hold.
 MAX_ENTRIES = 8
 MAX_LINES = 400_000
+# The written bytes are kept only for files this small: what they save (a split of the text,
+# ~20 µs on 1,000 lines) matters beside a small edit's cost, and a large file's bytes would
+# hold as much memory again as its index.
+MAX_WRITTEN_BYTES = 1 << 20
 
 _Key = tuple[Path, str]
 _indexes: OrderedDict[_Key, LineIndex] = OrderedDict()
@@ -87,7 +91,7 @@ def keep(
             _lines -= len(old.lines)
         _written.pop((real, digest), None)
         _indexes[(real, digest)] = index
-        if written is not None:
+        if written is not None and len(written[0]) <= MAX_WRITTEN_BYTES:
             _written[real, digest] = written
         _lines += size
         while len(_indexes) > MAX_ENTRIES or _lines > MAX_LINES:
