@@ -17,6 +17,7 @@ setup(
                     "_core_render",
                     "_core_page",
                     "_core_edit",
+                    "_core_sed",
                 )
             ],
             depends=[

@@ -1,7 +1,8 @@
 /* The compiled core of line anchors: the whole-file loops of engine/text.py and
  * engine/line_index.py, one pass in C each, without a Python object per step:
  * _core_text.c, _core_index.c, _core_annotate.c, _core_render.c, _core_page.c, _core_edit.c;
- * helpers in _core.h (and _core_cols.h: the lines annotation reads).
+ * and one of sed's, _core_sed.c; helpers in _core.h (and _core_cols.h: the lines annotation
+ * reads).
  *
  * Pure computation, no I/O. Every function returns exactly what its pure-Python twin in
  * waymark.engine returns (tests/unit/test_core_differential.py); engine/core.py decides
@@ -22,6 +23,7 @@ static PyMethodDef methods[] = {
     {"own_displays", wm_own_displays, METH_VARARGS, "Own prefixes, and where they are not."},
     {"repeated_displays", wm_repeated_displays, METH_VARARGS, "Context prefixes of repeats."},
     {"context_keys_in", wm_context_keys_in, METH_VARARGS, "Lines whose context prefix is asked."},
+    {"append_after", wm_append_after, METH_VARARGS, "sed's a after fixed-string lines."},
     {NULL, NULL, 0, NULL},
 };
 

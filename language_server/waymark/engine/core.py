@@ -63,6 +63,9 @@ class Core(Protocol):
         p6_count: Counter[int],
         /,
     ) -> list[int]: ...
+    def append_after(
+        self, text: bytes, separator: bytes, at_start: bool, written: bytes, /
+    ) -> bytes: ...
 
 
 def _load() -> Core | None:

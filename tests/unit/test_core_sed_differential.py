@@ -1,0 +1,48 @@
+"""sed's compiled loop (``_core_sed.c``) against its pure twin (``engine/sed/fasttext.py``):
+``/literal/a`` and ``/^literal/a`` give the same bytes on both paths, on texts generated from
+the bytes that make the shapes hard (the literal repeated, on line 1, on consecutive lines,
+twice on a line, at the end without a newline)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from waymark.engine import core
+from waymark.engine.sed import apply_script, parse_command_line
+from waymark.engine.sed.fasttext import append_after
+
+_text = st.lists(st.sampled_from(["\n", "im", "p", "import", "x", " ", "\n\n"]), max_size=30)
+_separators = st.sampled_from([b"import", b"im", b"p", b"\nimport", b"\nim", b"\np"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(_text.map("".join), _separators, st.sampled_from([b"W\n", b"\n", b"two\nlines\n"]))
+def test_append_after_gives_the_pure_bytes(text: str, separator: bytes, written: bytes) -> None:
+    assert core.BUILT is not None
+    data = text.encode()
+    at_start = separator.startswith(b"\n")
+    native = core.BUILT.append_after(data, separator, at_start, written)
+    assert native == append_after(data, separator, at_start, written)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"import os\nimport sys\nx = 1\nimport re",
+        b"x\nimport os\n\nimport sys\n",
+        b"import a import b\nimport\nimportimport",
+        b"no match here\n",
+        b"import",
+        b"\nimport\n",
+    ],
+)
+@pytest.mark.parametrize("script", ["/^import/a\\import re", "/import/a\\# seen", "/^im/a\\"])
+def test_sed_append_is_the_same_on_both_paths(data: bytes, script: str) -> None:
+    invocation = parse_command_line(f"sed -i '{script}' f")
+    with core.using(None):
+        pure = apply_script(invocation.script, data)
+    with core.using(core.BUILT):
+        native = apply_script(invocation.script, data)
+    assert native == pure
