@@ -46,3 +46,33 @@ def test_sed_append_is_the_same_on_both_paths(data: bytes, script: str) -> None:
     with core.using(core.BUILT):
         native = apply_script(invocation.script, data)
     assert native == pure
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from(["\n", "a", "line of forty bytes, longer than a block", "\n\n"]))
+    .map("".join)
+    .map(str.encode),
+    st.sampled_from([b"", b"    ", b"#", b"x" * 40, b"\n"]),
+    st.sampled_from([b"", b";", b" \\", b"y" * 33]),
+)
+def test_around_lines_gives_the_lines_joined(data: bytes, before: bytes, after: bytes) -> None:
+    assert core.BUILT is not None
+    body = data[:-1] if data.endswith(b"\n") else data
+    lines = [before + line + after for line in body.split(b"\n")] if data else []
+    expected = b"\n".join(lines) + (b"\n" if data.endswith(b"\n") else b"")
+    assert core.BUILT.around_lines(data, before, after) == expected
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"\n", b"\n\n", b"a", b"a\nb", b"a\nb\n", b"x" * 70 + b"\n\ny\n" * 40, "é\n".encode()],
+)
+@pytest.mark.parametrize("script", ["s/^/    /", "s/$/;/", "s/^/# /g", "s/$/\\n/", "s/^/&&/"])
+def test_sed_every_line_is_the_same_on_both_paths(data: bytes, script: str) -> None:
+    invocation = parse_command_line(f"sed -i '{script}' f")
+    with core.using(None):
+        pure = apply_script(invocation.script, data)
+    with core.using(core.BUILT):
+        native = apply_script(invocation.script, data)
+    assert native == pure

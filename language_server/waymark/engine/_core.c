@@ -24,6 +24,7 @@ static PyMethodDef methods[] = {
     {"repeated_displays", wm_repeated_displays, METH_VARARGS, "Context prefixes of repeats."},
     {"context_keys_in", wm_context_keys_in, METH_VARARGS, "Lines whose context prefix is asked."},
     {"append_after", wm_append_after, METH_VARARGS, "sed's a after fixed-string lines."},
+    {"around_lines", wm_around_lines, METH_VARARGS, "Text before and after every line."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -208,5 +208,6 @@ PyObject *wm_own_displays(PyObject *self, PyObject *arg);
 PyObject *wm_repeated_displays(PyObject *self, PyObject *arg);
 PyObject *wm_context_keys_in(PyObject *self, PyObject *arg);
 PyObject *wm_append_after(PyObject *self, PyObject *args);
+PyObject *wm_around_lines(PyObject *self, PyObject *args);
 
 #endif

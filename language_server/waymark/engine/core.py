@@ -66,6 +66,7 @@ class Core(Protocol):
     def append_after(
         self, text: bytes, separator: bytes, at_start: bool, written: bytes, /
     ) -> bytes: ...
+    def around_lines(self, text: bytes, before: bytes, after: bytes, /) -> bytes: ...
 
 
 def _load() -> Core | None:

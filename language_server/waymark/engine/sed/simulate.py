@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache, partial
 
-from waymark.engine.sed.asciibytes import runs_on_ascii, subst_ascii
+from waymark.engine.sed.asciibytes import around_every_line, runs_on_ascii, subst_ascii
 from waymark.engine.sed.ctype import has_unassigned
 from waymark.engine.sed.decline import SedDecline
 from waymark.engine.sed.pieces import by_pieces
@@ -246,6 +246,9 @@ def decode(data: bytes | memoryview, offset: int = 0) -> str:
 
 def apply_buffer_script(commands: tuple[SubstCommand, ...], data: bytes) -> bytes:
     """The bytes GNU ``sed -i`` leaves after unaddressed ``s`` commands, or SedDecline."""
+    around = around_every_line(commands, data)
+    if around is not None:
+        return around
     # Each line's output depends on that line alone.
     new = by_pieces(partial(_apply_to_piece, commands), data)
     assert new is not None
