@@ -1,12 +1,59 @@
-/* The compiled core's sed loops: GNU's output of ``/literal/a TEXT`` and ``/^literal/a TEXT``
- * on an ASCII file's bytes, found with memmem and written into one bytes object.
- *
- * The pure twin (engine/sed/fasttext.py append_after) splits the text at the separator,
- * replaces a newline in each part and joins them back: the file copied three times, and a
- * bytes.split whose search stops at every newline (CPython's fastsearch takes each first
- * byte of "\nimport" as a candidate). glibc's memmem skips by a hash of byte pairs instead.
+/* The compiled core's sed loops on an ASCII file's bytes, each the output of one shape of
+ * program written into one bytes object: ``/literal/a TEXT`` and ``/^literal/a TEXT``,
+ * ``c`` and ``d`` on such lines, ``s/fixed/text/g``, and ``s/^/TEXT/`` or ``s/$/TEXT/`` on
+ * every line. Their pure twins (engine/sed/fasttext.py, fastpath.py, asciibytes.py) split
+ * the text, work on the parts and join them back: the file copied three times, with
+ * searches whose cost is per occurrence (CPython's fastsearch takes each first byte of
+ * "\nimport" as a candidate; re.sub makes a match per "user"). Here a search looks at 8
+ * bytes a word, and most copies are inlined.
  */
 #include "_core.h"
+
+static const uint64_t ONES = 0x0101010101010101ULL;
+
+/* One bit (the top of its byte) for each byte of the 8 at ``at`` equal to the byte
+ * repeated in ``pattern``: exact, no borrow between bytes, so both tests and counts hold. */
+static inline uint64_t
+equal_bits(const char *at, uint64_t pattern)
+{
+    const uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL;
+    uint64_t word;
+    memcpy(&word, at, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    /* The first byte in the lowest bits, where counting trailing zeros finds it. */
+    word = __builtin_bswap64(word);
+#endif
+    word ^= pattern;
+    return ~(((word & low7) + low7) | word | low7);
+}
+
+#define NEWLINES (ONES * '\n')
+#define FIRST_OF(bits) (__builtin_ctzll(bits) >> 3)
+
+/* The first occurrence of ``needle`` (``length`` ≥ 1) in [from, stop), or NULL: words
+ * whose bytes could start one (its first byte there and its last where it would end) are
+ * the candidates. No set-up per call, unlike memmem's, and calls are per occurrence. */
+static const char *
+find(const char *from, const char *stop, const char *needle, Py_ssize_t length)
+{
+    if (length == 1)
+        return memchr(from, needle[0], (size_t)(stop - from));
+    uint64_t first = ONES * (unsigned char)needle[0];
+    uint64_t last = ONES * (unsigned char)needle[length - 1];
+    const char *p = from;
+    for (; stop - p >= length - 1 + 8; p += 8) {
+        uint64_t bits = equal_bits(p, first) & equal_bits(p + length - 1, last);
+        for (; bits != 0; bits &= bits - 1) {
+            const char *at = p + FIRST_OF(bits);
+            if (memcmp(at + 1, needle + 1, (size_t)length - 2) == 0)
+                return at;
+        }
+    }
+    for (; stop - p >= length; p++)
+        if (p[0] == needle[0] && memcmp(p, needle, (size_t)length) == 0)
+            return p;
+    return NULL;
+}
 
 /* Offsets in the text after which the written text goes, in order. */
 typedef struct {
@@ -55,8 +102,7 @@ selected_line_ends(const char *text, Py_ssize_t size, const char *separator,
                 return -1;
             search = at_start ? end - 1 : end;
         }
-        const char *hit = memmem(text + search, (size_t)(size - search), separator,
-                                 (size_t)length);
+        const char *hit = find(text + search, text + size, separator, length);
         if (hit == NULL)
             return 0;
         line_from = hit - text + length;
@@ -113,29 +159,12 @@ done:
     return out;
 }
 
-/* One bit (the top of its byte) for each newline in the 8 bytes: exact, no borrow between
- * bytes, so both tests and counts hold. A word at a time, since lines of code are short: a
- * memchr call per newline cost as much as the whole copy. */
-static inline uint64_t
-newline_bits(const char *at)
-{
-    const uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL;
-    uint64_t word;
-    memcpy(&word, at, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    /* The first byte in the lowest bits, where counting trailing zeros finds it. */
-    word = __builtin_bswap64(word);
-#endif
-    word ^= 0x0a0a0a0a0a0a0a0aULL;
-    return ~(((word & low7) + low7) | word | low7);
-}
-
 static Py_ssize_t
 count_newlines(const char *data, Py_ssize_t size)
 {
     Py_ssize_t count = 0, i = 0;
     for (; i + 8 <= size; i += 8)
-        count += (Py_ssize_t)(((newline_bits(data + i) >> 7) * 0x0101010101010101ULL) >> 56);
+        count += (Py_ssize_t)(((equal_bits(data + i, NEWLINES) >> 7) * ONES) >> 56);
     for (; i < size; i++)
         count += data[i] == '\n';
     return count;
@@ -205,14 +234,14 @@ wm_around_lines(PyObject *self, PyObject *args)
     for (;; i += 8) {
         uint64_t bits;
         if (i + 8 <= body)
-            bits = newline_bits(data + i);
+            bits = equal_bits(data + i, NEWLINES);
         else {
             bits = 0;
             for (Py_ssize_t k = i; k < body; k++)
                 bits |= (uint64_t)(data[k] == '\n') << (8 * (k - i) + 7);
         }
         for (; bits != 0; bits &= bits - 1) {
-            Py_ssize_t at = i + (__builtin_ctzll(bits) >> 3);
+            Py_ssize_t at = i + FIRST_OF(bits);
             write = copy(write, end, (Span){data + line, at - line, data + size});
             write = copy(write, end, back);
             *write++ = '\n';
