@@ -1,7 +1,8 @@
-"""sed's compiled loop (``_core_sed.c``) against its pure twin (``engine/sed/fasttext.py``):
-``/literal/a`` and ``/^literal/a`` give the same bytes on both paths, on texts generated from
-the bytes that make the shapes hard (the literal repeated, on line 1, on consecutive lines,
-twice on a line, at the end without a newline)."""
+"""sed's compiled loops (``_core_sed.c``) against the pure path: ``/literal/a``,
+``/^literal/a``, ``c`` and ``d`` on such lines, ``s/fixed/text/g`` and ``s/^/TEXT/`` give the
+same bytes on both, on texts generated from the bytes that make the shapes hard (the literal
+repeated, on line 1, on consecutive lines, twice on a line, overlapping itself, at the end
+without a newline)."""
 
 from __future__ import annotations
 
@@ -70,6 +71,53 @@ def test_around_lines_gives_the_lines_joined(data: bytes, before: bytes, after: 
 )
 @pytest.mark.parametrize("script", ["s/^/    /", "s/$/;/", "s/^/# /g", "s/$/\\n/", "s/^/&&/"])
 def test_sed_every_line_is_the_same_on_both_paths(data: bytes, script: str) -> None:
+    invocation = parse_command_line(f"sed -i '{script}' f")
+    with core.using(None):
+        pure = apply_script(invocation.script, data)
+    with core.using(core.BUILT):
+        native = apply_script(invocation.script, data)
+    assert native == pure
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from(["\n", "a", "aa", "ab", "b", "user", "x" * 20])).map("".join),
+    st.sampled_from(["a", "aa", "aba", "user", "b\n"]),
+    st.sampled_from(["", "A", "account", "aa"]),
+)
+def test_replace_all_is_bytes_replace(text: str, old: str, new: str) -> None:
+    assert core.BUILT is not None
+    data = text.encode()
+    assert core.BUILT.replace_all(data, old.encode(), new.encode()) == data.replace(
+        old.encode(), new.encode()
+    )
+
+
+_program_text = st.lists(
+    st.sampled_from(["\n", "TODO", "im", "import", " ", "x", "user", "\n\n", "import TODO"]),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    _program_text,
+    st.sampled_from(
+        [
+            "/TODO/d",
+            "/^import/d",
+            "/TODO/c\\# done",
+            "/^im/c\\changed",
+            "/TODO/d;s/user/account/g",
+            "s/user/account/g",
+            "2,$s/im/IM/g",
+            "/^import/a\\import re",
+            "/TODO/a\\seen",
+        ]
+    ),
+)
+def test_programs_are_the_same_on_both_paths(text: str, script: str) -> None:
+    data = text.encode()
     invocation = parse_command_line(f"sed -i '{script}' f")
     with core.using(None):
         pure = apply_script(invocation.script, data)

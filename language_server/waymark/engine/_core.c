@@ -25,6 +25,8 @@ static PyMethodDef methods[] = {
     {"context_keys_in", wm_context_keys_in, METH_VARARGS, "Lines whose context prefix is asked."},
     {"append_after", wm_append_after, METH_VARARGS, "sed's a after fixed-string lines."},
     {"around_lines", wm_around_lines, METH_VARARGS, "Text before and after every line."},
+    {"replace_lines", wm_replace_lines, METH_VARARGS, "sed's c and d on fixed-string lines."},
+    {"replace_all", wm_replace_all, METH_VARARGS, "Every occurrence of a string replaced."},
     {NULL, NULL, 0, NULL},
 };
 

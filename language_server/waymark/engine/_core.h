@@ -209,5 +209,7 @@ PyObject *wm_repeated_displays(PyObject *self, PyObject *arg);
 PyObject *wm_context_keys_in(PyObject *self, PyObject *arg);
 PyObject *wm_append_after(PyObject *self, PyObject *args);
 PyObject *wm_around_lines(PyObject *self, PyObject *args);
+PyObject *wm_replace_lines(PyObject *self, PyObject *args);
+PyObject *wm_replace_all(PyObject *self, PyObject *args);
 
 #endif

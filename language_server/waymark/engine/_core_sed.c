@@ -79,19 +79,22 @@ offsets_add(Offsets *offsets, Py_ssize_t value)
     return 0;
 }
 
-/* The end of every selected line, its newline included (``size`` for a last line without
- * one). A line is selected when it holds the separator or, ``at_start``, when the separator
- * (a newline, then the literal) ends the line before it or the text starts with the
- * literal. The newline that ends a selected line may then open the next one's separator,
- * so the search goes on from it. */
+/* The start and the end (its newline included: ``size`` for a last line without one) of
+ * every selected line; ``starts`` may be NULL. A line is selected when it holds the
+ * separator or, ``at_start``, when the separator (a newline, then the literal) ends the line
+ * before it or the text starts with the literal. The newline that ends a selected line may
+ * then open the next one's separator, so the search goes on from it. */
 static int
-selected_line_ends(const char *text, Py_ssize_t size, const char *separator,
-                   Py_ssize_t length, int at_start, Offsets *ends)
+selected_lines(const char *text, Py_ssize_t size, const char *separator, Py_ssize_t length,
+               int at_start, Offsets *starts, Offsets *ends)
 {
     Py_ssize_t search = 0;
     Py_ssize_t line_from = -1;
-    if (at_start && size >= length - 1 && memcmp(text, separator + 1, (size_t)length - 1) == 0)
+    if (at_start && size >= length - 1 && memcmp(text, separator + 1, (size_t)length - 1) == 0) {
         line_from = length - 1;
+        if (starts != NULL && offsets_add(starts, 0) < 0)
+            return -1;
+    }
     for (;;) {
         if (line_from >= 0) {
             const char *newline = memchr(text + line_from, '\n', (size_t)(size - line_from));
@@ -106,7 +109,45 @@ selected_line_ends(const char *text, Py_ssize_t size, const char *separator,
         if (hit == NULL)
             return 0;
         line_from = hit - text + length;
+        if (starts == NULL)
+            continue;
+        /* Unanchored, the line starts after the search's start: that is a line start. */
+        const char *before = at_start ? hit : memrchr(text + search, '\n', hit - (text + search));
+        Py_ssize_t start = before == NULL ? search : before - text + 1;
+        if (offsets_add(starts, start) < 0)
+            return -1;
     }
+}
+
+/* The text with each span [starts[k], ends[k]) replaced by ``written``, and a newline
+ * before the last one when ``unterminated``; the text itself when there are no spans. */
+static PyObject *
+splice(PyObject *text, const Offsets *starts, const Offsets *ends, const Py_buffer *written,
+       int unterminated)
+{
+    const char *data = PyBytes_AS_STRING(text);
+    Py_ssize_t size = PyBytes_GET_SIZE(text), cut = 0;
+    if (ends->size == 0)
+        return Py_NewRef(text);
+    for (Py_ssize_t k = 0; k < ends->size; k++)
+        cut += ends->at[k] - starts->at[k];
+    PyObject *out =
+        PyBytes_FromStringAndSize(NULL, size - cut + ends->size * written->len + unterminated);
+    if (out == NULL)
+        return NULL;
+    char *write = PyBytes_AS_STRING(out);
+    Py_ssize_t previous = 0;
+    for (Py_ssize_t k = 0; k < ends->size; k++) {
+        memcpy(write, data + previous, (size_t)(starts->at[k] - previous));
+        write += starts->at[k] - previous;
+        if (unterminated && k == ends->size - 1)
+            *write++ = '\n';
+        memcpy(write, written->buf, (size_t)written->len);
+        write += written->len;
+        previous = ends->at[k];
+    }
+    memcpy(write, data + previous, (size_t)(size - previous));
+    return out;
 }
 
 /* append_after(text, separator, at_start, written) -> bytes: ``written`` (ending with a
@@ -125,37 +166,71 @@ wm_append_after(PyObject *self, PyObject *args)
     Offsets ends = {NULL, 0, 0};
     const char *data = PyBytes_AS_STRING(text);
     Py_ssize_t size = PyBytes_GET_SIZE(text);
-    if (separator.len < 1 + at_start) {
+    if (separator.len < 1 + at_start)
         PyErr_SetString(PyExc_ValueError, "the separator must hold the literal");
-        goto done;
+    else if (selected_lines(data, size, separator.buf, separator.len, at_start, NULL, &ends) == 0) {
+        int unterminated = ends.size && ends.at[ends.size - 1] == size && data[size - 1] != '\n';
+        /* Empty spans at the ends: the text goes in after each line. */
+        out = splice(text, &ends, &ends, &written, unterminated);
     }
-    if (selected_line_ends(data, size, separator.buf, separator.len, at_start, &ends) < 0)
-        goto done;
-    if (ends.size == 0) {
-        out = Py_NewRef(text);
-        goto done;
-    }
-    int unterminated = ends.at[ends.size - 1] == size && (size == 0 || data[size - 1] != '\n');
-    out = PyBytes_FromStringAndSize(NULL, size + ends.size * written.len + unterminated);
-    if (out == NULL)
-        goto done;
-    char *write = PyBytes_AS_STRING(out);
-    Py_ssize_t previous = 0;
-    for (Py_ssize_t k = 0; k < ends.size; k++) {
-        Py_ssize_t end = ends.at[k];
-        memcpy(write, data + previous, (size_t)(end - previous));
-        write += end - previous;
-        if (end == size && unterminated)
-            *write++ = '\n';
-        memcpy(write, written.buf, (size_t)written.len);
-        write += written.len;
-        previous = end;
-    }
-    memcpy(write, data + previous, (size_t)(size - previous));
-done:
     PyMem_Free(ends.at);
     PyBuffer_Release(&separator);
     PyBuffer_Release(&written);
+    return out;
+}
+
+/* replace_lines(text, separator, at_start, written) -> bytes: every selected line, its
+ * newline included, replaced by ``written`` (``c``; ``d`` when empty). */
+PyObject *
+wm_replace_lines(PyObject *self, PyObject *args)
+{
+    PyObject *text;
+    Py_buffer separator, written;
+    int at_start;
+    if (!PyArg_ParseTuple(args, "O!y*py*", &PyBytes_Type, &text, &separator, &at_start,
+                          &written))
+        return NULL;
+    PyObject *out = NULL;
+    Offsets starts = {NULL, 0, 0}, ends = {NULL, 0, 0};
+    if (separator.len < 1 + at_start)
+        PyErr_SetString(PyExc_ValueError, "the separator must hold the literal");
+    else if (selected_lines(PyBytes_AS_STRING(text), PyBytes_GET_SIZE(text), separator.buf,
+                            separator.len, at_start, &starts, &ends) == 0)
+        out = splice(text, &starts, &ends, &written, 0);
+    PyMem_Free(starts.at);
+    PyMem_Free(ends.at);
+    PyBuffer_Release(&separator);
+    PyBuffer_Release(&written);
+    return out;
+}
+
+/* replace_all(text, old, new) -> bytes: every occurrence of ``old`` (not empty), leftmost
+ * first and never overlapping, replaced by ``new``: ``s/old/new/g``. */
+PyObject *
+wm_replace_all(PyObject *self, PyObject *args)
+{
+    PyObject *text;
+    Py_buffer old, new;
+    if (!PyArg_ParseTuple(args, "O!y*y*", &PyBytes_Type, &text, &old, &new))
+        return NULL;
+    PyObject *out = NULL;
+    Offsets starts = {NULL, 0, 0}, ends = {NULL, 0, 0};
+    const char *data = PyBytes_AS_STRING(text), *stop = data + PyBytes_GET_SIZE(text);
+    if (old.len < 1) {
+        PyErr_SetString(PyExc_ValueError, "the string to replace must not be empty");
+        goto done;
+    }
+    for (const char *hit = data; (hit = find(hit, stop, old.buf, old.len)) != NULL;) {
+        if (offsets_add(&starts, hit - data) < 0 || offsets_add(&ends, hit - data + old.len) < 0)
+            goto done;
+        hit += old.len;
+    }
+    out = splice(text, &starts, &ends, &new, 0);
+done:
+    PyMem_Free(starts.at);
+    PyMem_Free(ends.at);
+    PyBuffer_Release(&old);
+    PyBuffer_Release(&new);
     return out;
 }
 

@@ -84,6 +84,9 @@ def subst_ascii(command: SubstCommand, text: bytes) -> bytes:
     literal = command.replacement.literal
     assert literal is not None
     written = literal.encode("ascii")
+    fixed = fixed_replacement(command)
+    if fixed is not None and fixed[2] < 0 and core.native is not None:
+        return core.native.replace_all(text, fixed[0].encode("ascii"), written)
     if replaces_everywhere(command):
         pattern = bytes_pattern(regex.ascii_buffer_pattern)
         assert pattern is not None

@@ -66,6 +66,21 @@ def write_at_literal(step: FastStep, text: AnyStr) -> AnyStr | None:
     return append_after(text, separator, at_start, written)
 
 
+def cut_at_literal(step: FastStep, text: AnyStr) -> AnyStr | None:
+    """GNU's output of ``d`` or ``c`` with a fixed-string address on an ASCII file's bytes,
+    by the compiled core: each selected line, its newline included, replaced by the text
+    (``fastpath.py`` runs it otherwise, on both paths the same bytes); None for any other
+    shape, or without the core."""
+    found = literal_of(step)
+    if found is None or not isinstance(text, bytes) or core.native is None:
+        return None
+    if step.action not in ("delete", "change"):
+        return None
+    literal, at_start = like(text, found[0]), found[1]
+    separator = b"\n" + literal if at_start else literal
+    return core.native.replace_lines(text, separator, at_start, like(text, step.text))
+
+
 def append_after(text: AnyStr, separator: AnyStr, at_start: bool, written: AnyStr) -> AnyStr:
     """``written`` (ending with a newline) after every line holding ``separator`` or, when
     ``at_start``, every line the separator (a newline, then the literal) opens, and line 1
