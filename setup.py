@@ -18,11 +18,13 @@ setup(
                     "_core_page",
                     "_core_edit",
                     "_core_sed",
+                    "_core_sed_lines",
                 )
             ],
             depends=[
                 "language_server/waymark/engine/_core.h",
                 "language_server/waymark/engine/_core_cols.h",
+                "language_server/waymark/engine/_core_sed.h",
             ],
             optional=True,
         )

@@ -1,5 +1,6 @@
 """sed's compiled loops (``_core_sed.c``) against the pure path: ``/literal/a``,
-``/^literal/a``, ``c`` and ``d`` on such lines, ``s/fixed/text/g`` and ``s/^/TEXT/`` give the
+``/^literal/a``, ``c`` and ``d`` on such lines, ``/^literal/{s/a/b/;s/c/d/g}``,
+``s/fixed/text/g`` and ``s/^/TEXT/`` give the
 same bytes on both, on texts generated from the bytes that make the shapes hard (the literal
 repeated, on line 1, on consecutive lines, twice on a line, overlapping itself, at the end
 without a newline)."""

@@ -1,7 +1,7 @@
 /* The compiled core of line anchors: the whole-file loops of engine/text.py and
  * engine/line_index.py, one pass in C each, without a Python object per step:
  * _core_text.c, _core_index.c, _core_annotate.c, _core_render.c, _core_page.c, _core_edit.c;
- * and one of sed's, _core_sed.c; helpers in _core.h (and _core_cols.h: the lines annotation
+ * and sed's, _core_sed.c and _core_sed_lines.c; helpers in _core.h (and _core_cols.h: the lines annotation
  * reads).
  *
  * Pure computation, no I/O. Every function returns exactly what its pure-Python twin in
@@ -27,6 +27,7 @@ static PyMethodDef methods[] = {
     {"around_lines", wm_around_lines, METH_VARARGS, "Text before and after every line."},
     {"replace_lines", wm_replace_lines, METH_VARARGS, "sed's c and d on fixed-string lines."},
     {"replace_all", wm_replace_all, METH_VARARGS, "Every occurrence of a string replaced."},
+    {"replace_in_lines", wm_replace_in_lines, METH_VARARGS, "Fixed s on fixed-string lines."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -211,5 +211,6 @@ PyObject *wm_append_after(PyObject *self, PyObject *args);
 PyObject *wm_around_lines(PyObject *self, PyObject *args);
 PyObject *wm_replace_lines(PyObject *self, PyObject *args);
 PyObject *wm_replace_all(PyObject *self, PyObject *args);
+PyObject *wm_replace_in_lines(PyObject *self, PyObject *args);
 
 #endif

@@ -71,6 +71,14 @@ class Core(Protocol):
         self, text: bytes, separator: bytes, at_start: bool, written: bytes, /
     ) -> bytes: ...
     def replace_all(self, text: bytes, old: bytes, new: bytes, /) -> bytes: ...
+    def replace_in_lines(
+        self,
+        text: bytes,
+        separator: bytes,
+        at_start: bool,
+        replacements: list[tuple[bytes, bytes, int]],
+        /,
+    ) -> bytes: ...
 
 
 def _load() -> Core | None:
