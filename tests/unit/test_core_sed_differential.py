@@ -125,3 +125,33 @@ def test_programs_are_the_same_on_both_paths(text: str, script: str) -> None:
     with core.using(core.BUILT):
         native = apply_script(invocation.script, data)
     assert native == pure
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from(["\n", "a", "aa", "aba", "b", "ab"])).map("".join),
+    st.sampled_from(["a", "aa", "aba", "ab"]),
+    st.booleans(),
+)
+def test_twice_on_a_line_counts_apart(text: str, literal: str, as_bytes: bool) -> None:
+    assert core.BUILT is not None
+    expected = any(line.count(literal) >= 2 for line in text.split("\n"))
+    data = text.encode() if as_bytes else text
+    assert core.BUILT.twice_on_a_line(data, literal.encode()) is expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["\n", "v1.2", "v", "1", ".", "x", "vv1.2.3", "é"]), max_size=30)
+    .map("".join)
+    .map(str.encode),
+    st.sampled_from(["s/v[0-9]/V/", "-E s/v[0-9]+\\.[0-9]/W/", "s/1\\.2/one/", "s/v[0-9]*/u/"]),
+)
+def test_first_match_per_line_is_the_same_on_both_paths(data: bytes, script: str) -> None:
+    args = script.split(" ", 1) if script.startswith("-E ") else [script]
+    invocation = parse_command_line("sed -i " + " ".join([*args[:-1], f"'{args[-1]}'"]) + " f")
+    with core.using(None):
+        pure = apply_script(invocation.script, data)
+    with core.using(core.BUILT):
+        native = apply_script(invocation.script, data)
+    assert native == pure

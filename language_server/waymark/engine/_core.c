@@ -28,6 +28,7 @@ static PyMethodDef methods[] = {
     {"replace_lines", wm_replace_lines, METH_VARARGS, "sed's c and d on fixed-string lines."},
     {"replace_all", wm_replace_all, METH_VARARGS, "Every occurrence of a string replaced."},
     {"replace_in_lines", wm_replace_in_lines, METH_VARARGS, "Fixed s on fixed-string lines."},
+    {"twice_on_a_line", wm_twice_on_a_line, METH_VARARGS, "A line with a literal twice."},
     {NULL, NULL, 0, NULL},
 };
 

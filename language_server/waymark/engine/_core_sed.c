@@ -225,3 +225,48 @@ done:
     PyBuffer_Release(&after);
     return out;
 }
+
+/* twice_on_a_line(text, literal) -> bool: whether a line of the ASCII text (str or bytes)
+ * holds two occurrences of ``literal`` (not empty, no newline) apart from each other.
+ * Two matches of a regex that every match holds the literal in need that. */
+PyObject *
+wm_twice_on_a_line(PyObject *self, PyObject *args)
+{
+    PyObject *text;
+    Py_buffer literal;
+    if (!PyArg_ParseTuple(args, "Oy*", &text, &literal))
+        return NULL;
+    const char *data = NULL;
+    Py_ssize_t size = 0;
+    if (PyBytes_Check(text)) {
+        data = PyBytes_AS_STRING(text);
+        size = PyBytes_GET_SIZE(text);
+    } else if (PyUnicode_Check(text) && PyUnicode_IS_ASCII(text)) {
+        data = (const char *)PyUnicode_DATA(text);
+        size = PyUnicode_GET_LENGTH(text);
+    }
+    PyObject *out = NULL;
+    if (data == NULL || literal.len < 1) {
+        PyErr_SetString(PyExc_ValueError, "an ASCII text and a literal are needed");
+        goto done;
+    }
+    const char *stop = data + size, *hit = data;
+    out = Py_False;
+    while ((hit = find(hit, stop, literal.buf, literal.len)) != NULL) {
+        const char *after = hit + literal.len;
+        const char *newline = memchr(after, '\n', (size_t)(stop - after));
+        const char *line_end = newline == NULL ? stop : newline;
+        hit = find(after, line_end, literal.buf, literal.len);
+        if (hit != NULL) {
+            out = Py_True;
+            break;
+        }
+        if (newline == NULL)
+            break;
+        hit = newline + 1;
+    }
+    Py_INCREF(out);
+done:
+    PyBuffer_Release(&literal);
+    return out;
+}

@@ -79,6 +79,7 @@ class Core(Protocol):
         replacements: list[tuple[bytes, bytes, int]],
         /,
     ) -> bytes: ...
+    def twice_on_a_line(self, text: str | bytes, literal: bytes, /) -> bool: ...
 
 
 def _load() -> Core | None:
