@@ -1,7 +1,8 @@
 /* The compiled core's sed loops on an ASCII file's bytes, each the output of one shape of
  * program written into one bytes object: ``/literal/a TEXT`` and ``/^literal/a TEXT``,
  * ``c`` and ``d`` on such lines, ``s/fixed/text/g``, and ``s/^/TEXT/`` or ``s/$/TEXT/`` on
- * every line. Their pure twins (engine/sed/fasttext.py, fastpath.py, asciibytes.py) split
+ * every line; and whether a line holds a literal twice (simulate.py asks it before a regex
+ * does). Their pure twins (engine/sed/fasttext.py, fastpath.py, asciibytes.py) split
  * the text, work on the parts and join them back: the file copied three times, with
  * searches whose cost is per occurrence (CPython's fastsearch takes each first byte of
  * "\nimport" as a candidate; re.sub makes a match per "user"). Here a search looks at 8
