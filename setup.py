@@ -19,11 +19,14 @@ setup(
                     "_core_edit",
                     "_core_span",
                     "_core_respan",
+                    "_core_sed",
+                    "_core_sed_lines",
                 )
             ],
             depends=[
                 "language_server/waymark/engine/_core.h",
                 "language_server/waymark/engine/_core_cols.h",
+                "language_server/waymark/engine/_core_sed.h",
             ],
             optional=True,
         )

@@ -211,5 +211,11 @@ PyObject *wm_span_find(PyObject *self, PyObject *arg);
 PyObject *wm_span_starts(PyObject *self, PyObject *arg);
 PyObject *wm_brackets(PyObject *self, PyObject *arg);
 PyObject *wm_span_columns_after(PyObject *self, PyObject *arg);
+PyObject *wm_append_after(PyObject *self, PyObject *args);
+PyObject *wm_around_lines(PyObject *self, PyObject *args);
+PyObject *wm_replace_lines(PyObject *self, PyObject *args);
+PyObject *wm_replace_all(PyObject *self, PyObject *args);
+PyObject *wm_replace_in_lines(PyObject *self, PyObject *args);
+PyObject *wm_twice_on_a_line(PyObject *self, PyObject *args);
 
 #endif

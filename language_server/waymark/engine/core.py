@@ -73,6 +73,23 @@ class Core(Protocol):
         p6_count: Counter[int],
         /,
     ) -> list[int]: ...
+    def append_after(
+        self, text: bytes, separator: bytes, at_start: bool, written: bytes, /
+    ) -> bytes: ...
+    def around_lines(self, text: bytes, before: bytes, after: bytes, /) -> bytes: ...
+    def replace_lines(
+        self, text: bytes, separator: bytes, at_start: bool, written: bytes, /
+    ) -> bytes: ...
+    def replace_all(self, text: bytes, old: bytes, new: bytes, /) -> bytes: ...
+    def replace_in_lines(
+        self,
+        text: bytes,
+        separator: bytes,
+        at_start: bool,
+        replacements: list[tuple[bytes, bytes, int]],
+        /,
+    ) -> bytes: ...
+    def twice_on_a_line(self, text: str | bytes, literal: bytes, /) -> bool: ...
 
 
 def _load() -> Core | None:

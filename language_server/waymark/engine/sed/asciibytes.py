@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from waymark.engine import core
 from waymark.engine.sed.charset import spelled
 from waymark.engine.sed.regex import CompiledRegex
 from waymark.engine.sed.script import SubstCommand
@@ -33,7 +34,8 @@ def runs_on_ascii(command: SubstCommand) -> bool:
     (``s/^/…/``), appending (``s/$/…/``), stripping a trailing run or replacing a fixed
     string everywhere, with ASCII text.
 
-    A fixed string is replaced by ``re.sub`` with the bytes pattern: of 8 MB in pieces,
+    A fixed string is replaced by the compiled core's ``replace_all`` (one search a word at
+    a time, one output), else by ``re.sub`` with the bytes pattern: of 8 MB in pieces,
     ``getUserById`` 5.1 ms against 5.7 on the decoded text and 6.3 by ``bytes.replace``,
     ``os`` 5.6 against 6.1 and 17.0 (``replace`` calls its search once per occurrence).
     Other substitutions stay on the ``str`` path, which is the reference.
@@ -83,6 +85,9 @@ def subst_ascii(command: SubstCommand, text: bytes) -> bytes:
     literal = command.replacement.literal
     assert literal is not None
     written = literal.encode("ascii")
+    fixed = fixed_replacement(command)
+    if fixed is not None and fixed[2] < 0 and core.native is not None:
+        return core.native.replace_all(text, fixed[0].encode("ascii"), written)
     if replaces_everywhere(command):
         pattern = bytes_pattern(regex.ascii_buffer_pattern)
         assert pattern is not None
@@ -95,6 +100,23 @@ def subst_ascii(command: SubstCommand, text: bytes) -> bytes:
     chars, minimum = regex.trailing_run
     # A non-ASCII character of the run never occurs in ASCII text.
     return _replace_trailing_runs(text, chars.encode("ascii", "ignore"), minimum, written)
+
+
+def around_every_line(commands: tuple[SubstCommand, ...], data: bytes) -> bytes | None:
+    """A lone ``s/^/TEXT/`` or ``s/$/TEXT/`` on a whole ASCII file, in one pass of the
+    compiled core into one output (8 MB: 8.0 ms in pieces, each replaced, prefixed, ended
+    and joined, against 3); None for anything else, or without the core, and the pieces
+    path (``simulate.py``) runs it."""
+    if core.native is None or len(commands) != 1 or not runs_on_ascii(commands[0]):
+        return None
+    command = commands[0]
+    anchor, literal = command.regex.lone_anchor, command.replacement.literal
+    if anchor not in ("bol", "eol") or literal is None or not data.isascii():
+        return None
+    written = literal.encode("ascii")
+    if anchor == "bol":
+        return core.native.around_lines(data, written, b"")
+    return core.native.around_lines(data, b"", written)
 
 
 def _replace_trailing_runs(text: bytes, chars: bytes, minimum: int, literal: bytes) -> bytes:

@@ -17,6 +17,7 @@ from functools import lru_cache
 from itertools import repeat
 from typing import AnyStr
 
+from waymark.engine import core
 from waymark.engine.sed.asciibytes import fixed_replacement
 from waymark.engine.sed.fastlines import like
 from waymark.engine.sed.script import SubstCommand
@@ -35,6 +36,10 @@ def replace_in_lines(
     fixed = [fixed_replacement(command) for command in commands]
     if None in fixed:
         return None
+    if isinstance(text, bytes) and core.native is not None:
+        # The compiled core's loop (_core_sed_lines.c): the same bytes, no split and join.
+        done = [(like(text, f[0]), like(text, f[1]), f[2]) for f in fixed if f is not None]
+        return core.native.replace_in_lines(text, b"\n" + literal, True, done)
     empty, newline = text[:0], like(text, "\n")
     parts = _line_catcher(literal).split(text)
     if text.startswith(literal):

@@ -40,7 +40,7 @@ from waymark.engine.sed.fastlines import (
     select_lines,
 )
 from waymark.engine.sed.fastprogram import TEXT_ACTIONS, FastProgram, FastStep
-from waymark.engine.sed.fasttext import write_at_literal
+from waymark.engine.sed.fasttext import cut_at_literal, write_at_literal
 from waymark.engine.sed.script import SubstCommand
 from waymark.engine.sed.simulate import (
     apply_commands_to_ascii,
@@ -87,6 +87,9 @@ def _run_step(step: FastStep, text: AnyStr) -> AnyStr | None:
             around = write_at_literal(step, text)
             if around is not None:
                 return around
+        cut = cut_at_literal(step, text)
+        if cut is not None:
+            return cut
         at_line_start = _line_start_literal(step)
         if at_line_start is not None and step.action in _SPLIT_ACTIONS:
             return _run_line_start_literal(step, text, like(text, at_line_start))

@@ -13,7 +13,8 @@ import re
 from collections.abc import Callable
 from functools import lru_cache, partial
 
-from waymark.engine.sed.asciibytes import runs_on_ascii, subst_ascii
+from waymark.engine import core
+from waymark.engine.sed.asciibytes import around_every_line, runs_on_ascii, subst_ascii
 from waymark.engine.sed.ctype import has_unassigned
 from waymark.engine.sed.decline import SedDecline
 from waymark.engine.sed.pieces import by_pieces
@@ -91,6 +92,23 @@ def _two_per_line(pattern: re.Pattern[str]) -> re.Pattern[str]:
     repeat in one tight loop instead of retrying the second pattern after every character.
     """
     return re.compile(f"(?:{pattern.pattern})[^\\n]*(?:{pattern.pattern})", pattern.flags)
+
+
+def _may_match_twice_on_a_line(regex: CompiledRegex, pattern: re.Pattern[str], text: str) -> bool:
+    """Whether a line may hold two matches: every match holds the regex's required literal,
+    so a line without it twice has not (the compiled core asks a whole ASCII text in one
+    pass, 8 MB: 1.4 ms against 3.5 for the regex below); else whether one does."""
+    literal = regex.required_literal
+    if (
+        core.native is not None
+        and literal
+        and not pattern.flags & re.IGNORECASE
+        and literal.isascii()
+        and text.isascii()
+        and not core.native.twice_on_a_line(text, literal.encode("ascii"))
+    ):
+        return False
+    return _two_per_line(pattern).search(text) is not None
 
 
 def _first_per_line(replacement: Replacement) -> Callable[[re.Match[str]], str]:
@@ -204,7 +222,7 @@ def _apply_buffer(command: SubstCommand, text: str) -> str:
         # A regex anchored at the line start matches at most once per line, g or not.
         return pattern.sub(_repl(replacement), text)
     if command.nth == 1 and not command.glob:
-        if not regex.nullable and _two_per_line(pattern).search(text) is None:
+        if not regex.nullable and not _may_match_twice_on_a_line(regex, pattern, text):
             # No line has a second match, so replacing all of them is replacing the first.
             return pattern.sub(_repl(replacement), text)
         return pattern.sub(_first_per_line(replacement), text)
@@ -246,6 +264,9 @@ def decode(data: bytes | memoryview, offset: int = 0) -> str:
 
 def apply_buffer_script(commands: tuple[SubstCommand, ...], data: bytes) -> bytes:
     """The bytes GNU ``sed -i`` leaves after unaddressed ``s`` commands, or SedDecline."""
+    around = around_every_line(commands, data)
+    if around is not None:
+        return around
     # Each line's output depends on that line alone.
     new = by_pieces(partial(_apply_to_piece, commands), data)
     assert new is not None
