@@ -120,6 +120,18 @@ def read_state(
     workspace's ``max_file_size``. ``walks``: the operation's directories already reached
     (:class:`~waymark.store.walk.Walks`), for a caller reading many files.
     """
+    return read_state_stat(path, follow_links=follow_links, limit=limit, walks=walks)[0]
+
+
+def read_state_stat(
+    path: Path,
+    *,
+    follow_links: bool = False,
+    limit: int | None = None,
+    walks: Walks | None = None,
+) -> tuple[FileState, os.stat_result | None]:
+    """:func:`read_state`, with the ``fstat`` of the file read, taken before its bytes were
+    (``None`` when absent): a caller remembering the file's stat needs no stat of its own."""
     absolute, dirs, name = split_text(path, follow_links)
     try:
         if walks is not None:
@@ -128,13 +140,13 @@ def read_state(
             with walk(absolute, dirs) as dir_fd:
                 found = read_at(absolute, name, dir_fd, limit)
     except FileNotFoundError:
-        return FileState(path, None, None, None)
+        return FileState(path, None, None, None), None
     except OSError as exc:
         raise os_error(exc, "read", path) from exc
     if found is None:
-        return FileState(path, None, None, None)
+        return FileState(path, None, None, None), None
     data, st = found
-    return FileState(path, data, digest(data), StatKey.of(st))
+    return FileState(path, data, digest(data), StatKey.of(st)), st
 
 
 def _check_expected(path: Path, name: str, dir_fd: int, expected: Expected) -> None:
