@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Final
 
 from waymark.engine.errors import FileTooLarge, IoError, IsDirectory, WaymarkError
-from waymark.store.files import FileState, read_state, read_state_stat
+from waymark.store.files import FileState, read_found, read_state
 from waymark.store.files import digest as content_digest
 from waymark.store.history.blobs import BlobCorrupt, BlobMissing, BlobStore
 from waymark.store.history.snapshots import FileEntry
@@ -48,22 +48,28 @@ def read_tracked(
     a rewind may remove it to put the file back, but never one holding anything else.
     ``walks``: the operation's directories already reached, when it reads many files.
     """
-    return read_tracked_stat(path, any_directory=any_directory, limit=limit, walks=walks)[0]
-
-
-def read_tracked_stat(
-    path: Path, *, any_directory: bool = False, limit: int | None = None, walks: Walks | None = None
-) -> tuple[FileState, os.stat_result | None]:
-    """:func:`read_tracked`, with the ``fstat`` of the file read (``None``: absent)."""
     try:
-        return read_state_stat(path, limit=limit, walks=walks)
+        return read_state(path, limit=limit, walks=walks)
     except IsDirectory:
         if any_directory or _only_directories(path):
-            return FileState(path, None, None, None), None
+            return FileState(path, None, None, None)
         raise
     except IoError as exc:
         if exc.details.get("errno") == "ENOTDIR":
-            return FileState(path, None, None, None), None
+            return FileState(path, None, None, None)
+        raise
+
+
+def _read_backup(key: str, limit: int, walks: Walks | None) -> tuple[bytes, os.stat_result] | None:
+    """:func:`read_tracked` with ``any_directory``: the bytes and the ``fstat`` of the file
+    read (``None``: absent)."""
+    try:
+        return read_found(key, limit=limit, walks=walks)
+    except IsDirectory:
+        return None
+    except IoError as exc:
+        if exc.details.get("errno") == "ENOTDIR":
+            return None
         raise
 
 
@@ -165,26 +171,26 @@ class Backups:
             if entry is not None:
                 return entry, []
         try:
-            state, st = read_tracked_stat(
-                Path(key), any_directory=True, limit=self.workspace.max_file_size, walks=walks
-            )
+            found = _read_backup(key, self.workspace.max_file_size, walks)
         except FileTooLarge:
             if too_large:
                 raise
             return _failed(shown, FileTooLarge.code, now)
         except WaymarkError as exc:
             return _failed(shown, error_errno(exc), now)
-        if state.data is None or state.digest is None or st is None:
+        if found is None:
             return FileEntry(shown, "absent", None, now), []
+        data, st = found
+        digest = content_digest(data)
         try:
-            self.blobs.put(state.digest, state.data)
+            self.blobs.put(digest, data)
         except OSError as exc:
             name = errno_name(exc)
-            entry = FileEntry(shown, "failed", state.digest, now, name)
+            entry = FileEntry(shown, "failed", digest, now, name)
             return entry, [no_rewind(shown, name)]
         # The read's own fstat, taken before its bytes were: a change after it moves ctime.
-        self._stats[key] = (_stat_signature(st), state.digest, time.time_ns())
-        return FileEntry(shown, "present", state.digest, now, size=len(state.data)), []
+        self._stats[key] = (_stat_signature(st), digest, time.time_ns())
+        return FileEntry(shown, "present", digest, now, size=len(data)), []
 
     def _unchanged(self, key: str, shown: str, now: float) -> FileEntry | None:
         """The file's entry without reading it, when its stat proves the bytes unchanged."""
