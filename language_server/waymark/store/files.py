@@ -120,21 +120,33 @@ def read_state(
     workspace's ``max_file_size``. ``walks``: the operation's directories already reached
     (:class:`~waymark.store.walk.Walks`), for a caller reading many files.
     """
-    absolute, dirs, name = split_text(path, follow_links)
-    try:
-        if walks is not None:
-            found = read_at(absolute, name, walks.directory(absolute, dirs), limit)
-        else:
-            with walk(absolute, dirs) as dir_fd:
-                found = read_at(absolute, name, dir_fd, limit)
-    except FileNotFoundError:
-        return FileState(path, None, None, None)
-    except OSError as exc:
-        raise os_error(exc, "read", path) from exc
+    found = read_found(path, follow_links=follow_links, limit=limit, walks=walks)
     if found is None:
         return FileState(path, None, None, None)
     data, st = found
     return FileState(path, data, digest(data), StatKey.of(st))
+
+
+def read_found(
+    path: Path | str,
+    *,
+    follow_links: bool = False,
+    limit: int | None = None,
+    walks: Walks | None = None,
+) -> tuple[bytes, os.stat_result] | None:
+    """:func:`read_state`'s bytes with the ``fstat`` of the file read, taken before its bytes
+    were (``None``: absent): a caller remembering the file's stat needs no stat of its own,
+    and one naming files by string builds no ``Path``."""
+    absolute, dirs, name = split_text(path, follow_links)
+    try:
+        if walks is not None:
+            return read_at(absolute, name, walks.directory(absolute, dirs), limit)
+        with walk(absolute, dirs) as dir_fd:
+            return read_at(absolute, name, dir_fd, limit)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise os_error(exc, "read", Path(path)) from exc
 
 
 def _check_expected(path: Path, name: str, dir_fd: int, expected: Expected) -> None:

@@ -45,6 +45,7 @@ async def test_an_edit_backs_up_the_bytes_it_read_without_reading_them_again(
 
     monkeypatch.setattr(backups, "read_state", no_read)
     monkeypatch.setattr(backups, "read_tracked", no_read)
+    monkeypatch.setattr(backups, "read_found", no_read)
     monkeypatch.setattr(backups, "content_digest", counted(backups.content_digest))
     monkeypatch.setattr(capture, "digest", counted(capture.digest))
     done = await call("replace", path="big.txt", old_string="line 7\n", new_string="seven\n")

@@ -260,13 +260,13 @@ def test_unchanged_files_are_not_reread_unless_racily_clean(
     from waymark.store.history import backups as core
 
     reads: list[str] = []
-    real_read = files.read_state
+    real_read = files.read_found
 
-    def counting_read(path: Path, **keywords: Any) -> Any:
-        reads.append(path.name)
+    def counting_read(path: str, **keywords: Any) -> Any:
+        reads.append(os.path.basename(path))
         return real_read(path, **keywords)
 
-    monkeypatch.setattr(core, "read_state", counting_read)
+    monkeypatch.setattr(core, "read_found", counting_read)
     agent.history.make_snapshot("t0")
     agent.write("a.txt", b"same size 1\n")
     agent.history.make_snapshot("t1")

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from waymark.engine.errors import IoError, IsDirectory, WaymarkError
-from waymark.store.files import FileState, StatKey, read_state
+from waymark.engine.errors import FileTooLarge, IoError, IsDirectory, WaymarkError
+from waymark.store.files import FileState, read_found, read_state
 from waymark.store.files import digest as content_digest
 from waymark.store.history.blobs import BlobCorrupt, BlobMissing, BlobStore
 from waymark.store.history.snapshots import FileEntry
@@ -57,6 +57,19 @@ def read_tracked(
     except IoError as exc:
         if exc.details.get("errno") == "ENOTDIR":
             return FileState(path, None, None, None)
+        raise
+
+
+def _read_backup(key: str, limit: int, walks: Walks | None) -> tuple[bytes, os.stat_result] | None:
+    """:func:`read_tracked` with ``any_directory``: the bytes and the ``fstat`` of the file
+    read (``None``: absent)."""
+    try:
+        return read_found(key, limit=limit, walks=walks)
+    except IsDirectory:
+        return None
+    except IoError as exc:
+        if exc.details.get("errno") == "ENOTDIR":
+            return None
         raise
 
 
@@ -143,74 +156,61 @@ class Backups:
         key: str,
         *,
         reuse: bool = False,
-        before: os.stat_result | None = None,
+        too_large: bool = False,
         walks: Walks | None = None,
     ) -> tuple[FileEntry, list[str]]:
         """Back up the file's current state; a failure becomes a ``failed`` entry + warning.
 
-        ``before``: the file's ``os.stat`` the caller just took, if any; ``walks``: the
-        operation's directories already reached (a turn backing many files up)."""
+        ``too_large``: a file over the size limit raises ``file_too_large`` (never read: the
+        caller records it as out of reach) instead; ``walks``: the operation's directories
+        already reached (a turn backing many files up)."""
         shown = self.display(key)
         now = time.time()
         if reuse:
-            entry, before = self._unchanged(key, shown, now)
+            entry = self._unchanged(key, shown, now)
             if entry is not None:
                 return entry, []
-        if before is None:
-            try:
-                before = os.stat(key)
-            except OSError:
-                before = None
         try:
-            state = read_tracked(
-                Path(key), any_directory=True, limit=self.workspace.max_file_size, walks=walks
-            )
+            found = _read_backup(key, self.workspace.max_file_size, walks)
+        except FileTooLarge:
+            if too_large:
+                raise
+            return _failed(shown, FileTooLarge.code, now)
         except WaymarkError as exc:
-            name = error_errno(exc)
-            return FileEntry(shown, "failed", None, now, name), [no_rewind(shown, name)]
-        if state.data is None or state.digest is None:
+            return _failed(shown, error_errno(exc), now)
+        if found is None:
             return FileEntry(shown, "absent", None, now), []
+        data, st = found
+        digest = content_digest(data)
         try:
-            self.blobs.put(state.digest, state.data)
+            self.blobs.put(digest, data)
         except OSError as exc:
             name = errno_name(exc)
-            entry = FileEntry(shown, "failed", state.digest, now, name)
+            entry = FileEntry(shown, "failed", digest, now, name)
             return entry, [no_rewind(shown, name)]
-        if before is not None and StatKey.of(before) == state.stat:
-            self._stats[key] = (_stat_signature(before), state.digest, time.time_ns())
-        return FileEntry(shown, "present", state.digest, now, size=len(state.data)), []
+        # The read's own fstat, taken before its bytes were: a change after it moves ctime.
+        self._stats[key] = (_stat_signature(st), digest, time.time_ns())
+        return FileEntry(shown, "present", digest, now, size=len(data)), []
 
-    def oversize(self, key: str) -> tuple[int | None, os.stat_result | None]:
-        """The size of ``key`` when it is over the file size limit (never read), else None;
-        and its stat (None when it cannot be had)."""
-        try:
-            st = os.stat(key)
-        except OSError:
-            return None, None
-        return (st.st_size if st.st_size > self.workspace.max_file_size else None), st
-
-    def _unchanged(
-        self, key: str, shown: str, now: float
-    ) -> tuple[FileEntry | None, os.stat_result | None]:
-        """The file's entry without reading it, when its stat proves the bytes unchanged;
-        and the stat taken (the one a read must then be checked against)."""
+    def _unchanged(self, key: str, shown: str, now: float) -> FileEntry | None:
+        """The file's entry without reading it, when its stat proves the bytes unchanged."""
         cached = self._stats.get(key)
         if cached is None:
-            return None, None
+            return None
         signature, digest, read_ns = cached
         try:
             st = os.stat(key)
         except OSError:
-            return None, None
+            return None
         if _stat_signature(st) != signature:
-            return None, st
+            return None
         # Racily clean (git's term): changed within a timestamp tick of our read, a file
         # could keep its stat; only a file already older than that is trusted.
         if max(st.st_mtime_ns, st.st_ctime_ns) > read_ns - _RACY_NS:
-            return None, st
+            return None
         if self.blobs.size(digest) != st.st_size:
-            return None, st
-        return FileEntry(shown, "present", digest, now, size=st.st_size), st
+            return None
+        return FileEntry(shown, "present", digest, now, size=st.st_size)
 
     def heal(self, key: str, failed: FileEntry, data: bytes | None = None) -> FileEntry | None:
         """Store a failed backup now, if the file still holds exactly the bytes we missed.
@@ -260,6 +260,10 @@ class Backups:
             if entry.state == "failed"
         ]
         return files, warnings
+
+
+def _failed(shown: str, name: str, now: float) -> tuple[FileEntry, list[str]]:
+    return FileEntry(shown, "failed", None, now, name), [no_rewind(shown, name)]
 
 
 def _stat_signature(st: os.stat_result) -> tuple[int, ...]:

@@ -13,6 +13,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from waymark.engine.errors import FileTooLarge
 from waymark.store.files import digest
 from waymark.store.history.backups import Backups, no_rewind
 from waymark.store.history.budget import evict
@@ -76,10 +77,10 @@ def _backup(
         if kept.state == "failed":
             return {key: kept}, [no_rewind(shown, kept.error or "backup_failed")]
         return {key: kept}, []
-    size, st = backups.oversize(key)
-    if size is not None:
-        return {}, _too_large(ledger, snap, key, shown, size, backups)
-    new, failures = backups.capture(key, before=st)
+    try:
+        new, failures = backups.capture(key, too_large=True)
+    except FileTooLarge as exc:
+        return {}, _too_large(ledger, snap, key, shown, exc.details["size"], backups)
     return {key: new}, failures
 
 

@@ -83,8 +83,15 @@ class Packs:
                 self._reread({})
                 return
             stamp = (st.st_ino, st.st_mtime_ns)
-            if not full and stamp == self._stamp and self._newest_unchanged():
-                return
+            if not full and stamp == self._stamp:
+                if not self.segments:
+                    return
+                newest = self._newest_size()
+                if newest is not None:
+                    seg, size = newest
+                    if size != seg.size:
+                        self._scan(seg, size)
+                    return
             self._stamp = stamp
             there: dict[int, os.stat_result] = {}
             try:
@@ -99,20 +106,24 @@ class Packs:
                     there[int(match[1])] = os.stat(self.path(int(match[1])), follow_symlinks=False)
             self._reread(there)
 
-    def _newest_unchanged(self) -> bool:
-        """Whether the newest segment is the file indexed (read what was appended to it)."""
-        if not self.segments:
-            return True
+    def _newest_size(self) -> tuple[Segment, int] | None:
+        """The newest segment and its size now, when it is still the file indexed (None:
+        look fully). The descriptor appends go through is that file itself: a segment is only
+        ever created (``O_EXCL``) or unlinked, never renamed over, so while it has a link it
+        is the one at its name, and an ``fstat`` says so without a path lookup."""
         seg = self.segments[max(self.segments)]
         try:
-            st = os.stat(self.path(seg.number), follow_symlinks=False)
+            if self._fd is not None and self._fd_number == seg.number:
+                st = os.fstat(self._fd)
+                if st.st_nlink == 0:
+                    return None
+            else:
+                st = os.stat(self.path(seg.number), follow_symlinks=False)
         except OSError:
-            return False
+            return None
         if st.st_ino != seg.ino or st.st_size < seg.size:
-            return False
-        if st.st_size != seg.size:
-            self._scan(seg, st.st_size)
-        return True
+            return None
+        return seg, st.st_size
 
     def _reread(self, there: dict[int, os.stat_result]) -> None:
         for number, seg in list(self.segments.items()):

@@ -1,0 +1,88 @@
+"""A backup or a recorded write looks each coherence check's file up by path once, and the
+ones an open descriptor already answers not at all, yet still sees every change another
+process makes (issue 43)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers_history import open_history
+
+from waymark.store.files import atomic_write, digest
+
+
+def _by_path(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every ``os.stat`` of a path (not of a name in a directory's descriptor)."""
+    calls: list[str] = []
+    real = os.stat
+
+    def spy(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if kwargs.get("dir_fd") is None and not isinstance(path, int):
+            calls.append(os.fspath(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", spy)
+    return calls
+
+
+def test_a_backup_and_a_recorded_write_stat_three_paths_each(
+    workspace: Path, history_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = [workspace / f"f{n}.txt" for n in range(3)]
+    for path in paths:
+        path.write_bytes(b"x" * 5000)
+    history = open_history(history_root, workspace).raw
+    history.make_snapshot("t0")
+    history.track_edit(paths[0])
+    calls = _by_path(monkeypatch)
+    for n, path in enumerate(paths[1:]):
+        calls.clear()
+        history.track_edit(path)
+        # The history's lock, its journal, its packs directory: each replaced by rename or
+        # deleted with the directory, so looked up by path; the newest segment is the one
+        # appended to (its descriptor's fstat), the file's stat is its read's fstat.
+        assert sorted(calls) == sorted(
+            [
+                os.path.join(history.dir, "lock"),
+                str(history.dir / "journal.jsonl"),
+                str(history.dir / "packs"),
+            ]
+        ), calls
+        new = b"y" * (n + 1)
+        atomic_write(path, new)
+        calls.clear()
+        history.record_write(path, digest(new))
+        assert len(calls) == 3, calls
+    monkeypatch.undo()
+    assert history.rewind("t0")
+    assert all(path.read_bytes() == b"x" * 5000 for path in paths)
+
+
+def test_a_newest_segment_removed_in_the_same_tick_is_not_appended_to(
+    workspace: Path, history_root: Path
+) -> None:
+    """Another process removed the segment this one appends to and made a new one under its
+    name, all within one timestamp tick of the directory: the descriptor is of a file no
+    longer linked, so the next backup looks again and lands in the file that is there."""
+    first, second = workspace / "a.txt", workspace / "b.txt"
+    first.write_bytes(b"first\n" * 100)
+    second.write_bytes(b"second\n" * 100)
+    history = open_history(history_root, workspace).raw
+    history.make_snapshot("t0")
+    history.track_edit(first)
+    packs = history.dir / "packs"
+    (segment,) = sorted(packs.iterdir())
+    kept = segment.read_bytes()
+    before = os.stat(packs)
+    segment.unlink()
+    segment.write_bytes(kept)
+    os.utime(packs, ns=(before.st_atime_ns, before.st_mtime_ns))
+    history.track_edit(second)
+    assert bytes.fromhex(digest(second.read_bytes())) in segment.read_bytes()
+    atomic_write(second, b"changed\n")
+    history.record_write(second, digest(b"changed\n"))
+    assert history.rewind("t0")
+    assert second.read_bytes() == b"second\n" * 100
