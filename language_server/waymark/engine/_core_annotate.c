@@ -115,12 +115,11 @@ top_equal(uint64_t a, uint64_t b, int chars)
  * order), ``k`` its own place; ``at``: where by_p6 has that prefix as a line's, or -1. */
 static PyObject *
 ladder(const Cols *c, const uint64_t *ctx, const uint64_t *group, Py_ssize_t size,
-       Py_ssize_t k, Py_ssize_t at, Py_ssize_t line)
+       Py_ssize_t k, Py_ssize_t at, Py_ssize_t lines, Py_ssize_t line)
 {
     static const int CHARS[3] = {6, 8, 16};
     uint64_t full = ctx[k];
     Py_ssize_t in_lines[3] = {0, 0, 0}, in_ctx[3] = {0, 0, 0};
-    Py_ssize_t lines = at < 0 ? 0 : c->size[(uint32_t)c->by_p6[at]];
     for (int t = 0; t < 3; t++) {
         for (Py_ssize_t q = 0; q < lines; q++)
             in_lines[t] += top_equal(c->hash[(uint32_t)c->by_p6[at + q]], full, CHARS[t]);
@@ -181,7 +180,9 @@ repeated_tokens(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, PyObject **o
             same &= ctx[(uint32_t)by_c6[e]] == ctx[(uint32_t)by_c6[s]];
         while (p < c->n && (c->by_p6[p] >> 32) < c6)
             p++;
-        Py_ssize_t at = p < c->n && (c->by_p6[p] >> 32) == c6 ? p : -1;
+        Py_ssize_t at = p < c->n && (c->by_p6[p] >> 32) == c6 ? p : -1, lines = 0;
+        while (at >= 0 && at + lines < c->n && (c->by_p6[at + lines] >> 32) == c6)
+            lines++;
         for (Py_ssize_t k = s; k < e; k++) {
             Py_ssize_t j = rep[(uint32_t)by_c6[k]];
             uint64_t full = ctx[(uint32_t)by_c6[k]];
@@ -193,7 +194,7 @@ repeated_tokens(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, PyObject **o
             else if (at < 0 && same)
                 token = hex_token(full, 6, (uint32_t)(k - s + 1));
             else
-                token = ladder(c, ctx, by_c6 + s, e - s, (uint32_t)by_c6[k], at, j);
+                token = ladder(c, ctx, by_c6 + s, e - s, (uint32_t)by_c6[k], at, lines, j);
             if (token == NULL)
                 goto done;
             out[j] = token;
@@ -274,8 +275,12 @@ wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop)
     for (Py_ssize_t s = 0, e; s < n; s = e) {
         for (e = s + 1; e < n && (c->by_p6[e] >> 32) == (c->by_p6[s] >> 32); e++)
             ;
+        /* Only the page's lines are asked their group: the others' places stay unwritten
+         * (a large file's pages of them are never touched). */
         for (Py_ssize_t k = s; k < e; k++) {
             Py_ssize_t i = (uint32_t)c->by_p6[k];
+            if (i < start || i >= stop)
+                continue;
             c->start[i] = (uint32_t)s;
             c->size[i] = (uint32_t)(e - s);
             c->rank[i] = (uint32_t)(k - s + 1);
@@ -291,7 +296,7 @@ wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop)
         }
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        shared += c->size[i] > 1 && i >= start && i < stop;
+        shared += i >= start && i < stop && c->size[i] > 1;
         if (c->texts[i] > 1)
             rep[r++] = i;
     }
