@@ -27,6 +27,7 @@ static PyMethodDef methods[] = {
     {"span_starts", wm_span_starts, METH_VARARGS, "Where lines of text bytes start."},
     {"brackets", wm_brackets, METH_O, "How many of each bracket bytes hold."},
     {"span_columns_after", wm_span_columns_after, METH_VARARGS, "Columns of an edited file."},
+    {"splice", wm_splice, METH_VARARGS, "Bytes with a stretch replaced."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -211,5 +211,6 @@ PyObject *wm_span_find(PyObject *self, PyObject *arg);
 PyObject *wm_span_starts(PyObject *self, PyObject *arg);
 PyObject *wm_brackets(PyObject *self, PyObject *arg);
 PyObject *wm_span_columns_after(PyObject *self, PyObject *arg);
+PyObject *wm_splice(PyObject *self, PyObject *args);
 
 #endif
