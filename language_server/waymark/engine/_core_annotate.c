@@ -24,7 +24,12 @@ count_texts(Cols *c, Py_ssize_t s, Py_ssize_t e, uint64_t *pairs)
         pairs[2 * k] = c->hash[line];
         pairs[2 * k + 1] = line;
     }
-    qsort(pairs, (size_t)m, 2 * sizeof(uint64_t), cmp_u64);
+    int one_hash = 1;
+    for (Py_ssize_t k = 1; k < m && one_hash; k++)
+        one_hash = pairs[2 * k] == pairs[0];
+    /* A group of one text (blank lines, a lone brace) is in line order already. */
+    if (!one_hash)
+        qsort(pairs, (size_t)m, 2 * sizeof(uint64_t), cmp_u64);
     for (Py_ssize_t a = 0, b; a < m; a = b) {
         for (b = a + 1; b < m && pairs[2 * b] == pairs[2 * a]; b++) {
             int differs = line_differs(c, (Py_ssize_t)pairs[2 * b + 1], (Py_ssize_t)pairs[2 * a + 1]);
@@ -78,12 +83,33 @@ wm_context_of(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, uint64_t *ctx)
         return -1;
     }
     Py_ssize_t prev = -1, next = -1, last = -1, last_prev = -1;
+    char joined[1024];
     for (Py_ssize_t k = 0; k < r; k++) {
         Py_ssize_t i = rep[k];
         prev = cols_prev_nonblank(c, i, &last, &last_prev);
         if (next <= i)
             for (next = i + 1; next < c->n && line_blank(c, next); next++)
                 ;
+        if (c->lines == NULL) {
+            /* Spans: the three lines joined in a buffer hash in one call, the state's
+             * updates cost more than short lines' hashing. */
+            Py_ssize_t lp = prev >= 0 ? c->len[prev] : 0, ln = next < c->n ? c->len[next] : 0;
+            if (lp + c->len[i] + ln + 2 <= (Py_ssize_t)sizeof joined) {
+                char *at = joined;
+                if (lp)
+                    memcpy(at, c->buf + c->off[prev], (size_t)lp);
+                at += lp;
+                *at++ = '\n';
+                memcpy(at, c->buf + c->off[i], (size_t)c->len[i]);
+                at += c->len[i];
+                *at++ = '\n';
+                if (ln)
+                    memcpy(at, c->buf + c->off[next], (size_t)ln);
+                at += ln;
+                ctx[k] = XXH3_64bits(joined, (size_t)(at - joined));
+                continue;
+            }
+        }
         XXH3_64bits_reset(state);
         if (prev >= 0 && line_update(c, state, prev) < 0)
             goto fail;
