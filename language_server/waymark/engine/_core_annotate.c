@@ -86,6 +86,18 @@ wm_context_of(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, uint64_t *ctx)
     char joined[1024];
     for (Py_ssize_t k = 0; k < r; k++) {
         Py_ssize_t i = rep[k];
+#if defined(__GNUC__) || defined(__clang__)
+        if (c->lines == NULL && k + 8 < r) {
+            /* A large file's repeated lines are far apart: their bytes are fetched ahead,
+             * several at once, rather than each waited for in turn. */
+            Py_ssize_t ahead = rep[k + 8];
+            __builtin_prefetch(c->buf + c->off[ahead]);
+            if (ahead > 0)
+                __builtin_prefetch(c->buf + c->off[ahead - 1]);
+            if (ahead + 1 < c->n)
+                __builtin_prefetch(c->buf + c->off[ahead + 1]);
+        }
+#endif
         prev = cols_prev_nonblank(c, i, &last, &last_prev);
         if (next <= i)
             for (next = i + 1; next < c->n && line_blank(c, next); next++)

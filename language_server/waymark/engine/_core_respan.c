@@ -113,10 +113,12 @@ wm_span_columns_after(PyObject *self, PyObject *args)
             goto done;
         }
     }
-    memmove(sp->off + w0 + k, sp->off + w1, sizeof(Py_ssize_t) * (size_t)tail);
-    memmove(sp->len + w0 + k, sp->len + w1, sizeof(Py_ssize_t) * (size_t)tail);
-    memmove(sp->hash + w0 + k, sp->hash + w1, sizeof(uint64_t) * (size_t)tail);
-    for (Py_ssize_t i = w0 + k; i < n; i++)
+    if (w0 + k != w1) { /* as many lines as were replaced: the rest stay where they are */
+        memmove(sp->off + w0 + k, sp->off + w1, sizeof(Py_ssize_t) * (size_t)tail);
+        memmove(sp->len + w0 + k, sp->len + w1, sizeof(Py_ssize_t) * (size_t)tail);
+        memmove(sp->hash + w0 + k, sp->hash + w1, sizeof(uint64_t) * (size_t)tail);
+    }
+    for (Py_ssize_t i = w0 + k; delta != 0 && i < n; i++)
         sp->off[i] += delta;
     for (Py_ssize_t j = 0; j < k; j++) {
         sp->off[w0 + j] = a + mo[j];
