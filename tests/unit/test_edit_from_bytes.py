@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,8 @@ from test_core_differential import CORPORA
 
 from helpers_commands import Agent, put
 from waymark.commands.edit_ops import parse_operations
-from waymark.engine.anchors import annotate
+from waymark.engine import core
+from waymark.engine.anchors import annotate, hash_lines
 from waymark.engine.diff import diff_file
 from waymark.engine.edits.anchored import plan_anchored_edit
 from waymark.engine.edits.from_bytes import plan_from_bytes
@@ -209,6 +211,24 @@ def test_a_one_line_edit_is_planned_from_the_bytes() -> None:
     ops = [{"op": "replace_line", "hash": row.hash, "content": "x = 0"}]
     assert _from_bytes(data, ops) is not None
     assert _from_bytes(data, ops) == _decoded(data, ops)
+
+
+@pytest.mark.skipif(core.native is None, reason="the compiled core is not built")
+def test_a_token_naming_copies_of_several_texts_counts_each_text() -> None:
+    # A one-digit token names a sixteenth of the lines: copies of several texts, interleaved.
+    rng = random.Random(4)
+    lines = [rng.choice(["", ")", "pass", "x = 1", "é", f"v{i}"]) for i in range(3_000)]
+    data = "\n".join(lines).encode()
+    digit = hash_lines([")"])[0] >> 60
+    native = core.native
+    assert native is not None
+    answer = native.span_find(data, 0, [(digit, 1)], 0)
+    assert answer is not None
+    _, found, texts, counts, _, _ = answer
+    named = [i for i, h in enumerate(hash_lines(lines)) if h >> 60 == digit]
+    assert found == [named]
+    assert texts == [[lines[i] for i in named]]
+    assert counts == [[Counter(lines)[lines[i]] for i in named]]
 
 
 async def test_an_edit_of_a_utf8_file_never_decodes_the_whole_file(

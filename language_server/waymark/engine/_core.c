@@ -33,6 +33,7 @@ static PyMethodDef methods[] = {
     {"replace_all", wm_replace_all, METH_VARARGS, "Every occurrence of a string replaced."},
     {"replace_in_lines", wm_replace_in_lines, METH_VARARGS, "Fixed s on fixed-string lines."},
     {"twice_on_a_line", wm_twice_on_a_line, METH_VARARGS, "A line with a literal twice."},
+    {"splice", wm_splice, METH_VARARGS, "Bytes with a stretch replaced."},
     {NULL, NULL, 0, NULL},
 };
 

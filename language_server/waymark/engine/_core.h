@@ -217,5 +217,6 @@ PyObject *wm_replace_lines(PyObject *self, PyObject *args);
 PyObject *wm_replace_all(PyObject *self, PyObject *args);
 PyObject *wm_replace_in_lines(PyObject *self, PyObject *args);
 PyObject *wm_twice_on_a_line(PyObject *self, PyObject *args);
+PyObject *wm_splice(PyObject *self, PyObject *args);
 
 #endif

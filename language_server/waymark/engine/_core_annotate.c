@@ -24,7 +24,12 @@ count_texts(Cols *c, Py_ssize_t s, Py_ssize_t e, uint64_t *pairs)
         pairs[2 * k] = c->hash[line];
         pairs[2 * k + 1] = line;
     }
-    qsort(pairs, (size_t)m, 2 * sizeof(uint64_t), cmp_u64);
+    int one_hash = 1;
+    for (Py_ssize_t k = 1; k < m && one_hash; k++)
+        one_hash = pairs[2 * k] == pairs[0];
+    /* A group of one text (blank lines, a lone brace) is in line order already. */
+    if (!one_hash)
+        qsort(pairs, (size_t)m, 2 * sizeof(uint64_t), cmp_u64);
     for (Py_ssize_t a = 0, b; a < m; a = b) {
         for (b = a + 1; b < m && pairs[2 * b] == pairs[2 * a]; b++) {
             int differs = line_differs(c, (Py_ssize_t)pairs[2 * b + 1], (Py_ssize_t)pairs[2 * a + 1]);
@@ -78,12 +83,45 @@ wm_context_of(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, uint64_t *ctx)
         return -1;
     }
     Py_ssize_t prev = -1, next = -1, last = -1, last_prev = -1;
+    char joined[1024];
     for (Py_ssize_t k = 0; k < r; k++) {
         Py_ssize_t i = rep[k];
+#if defined(__GNUC__) || defined(__clang__)
+        if (c->lines == NULL && k + 8 < r) {
+            /* A large file's repeated lines are far apart: their bytes are fetched ahead,
+             * several at once, rather than each waited for in turn. */
+            Py_ssize_t ahead = rep[k + 8];
+            __builtin_prefetch(c->buf + c->off[ahead]);
+            if (ahead > 0)
+                __builtin_prefetch(c->buf + c->off[ahead - 1]);
+            if (ahead + 1 < c->n)
+                __builtin_prefetch(c->buf + c->off[ahead + 1]);
+        }
+#endif
         prev = cols_prev_nonblank(c, i, &last, &last_prev);
         if (next <= i)
             for (next = i + 1; next < c->n && line_blank(c, next); next++)
                 ;
+        if (c->lines == NULL) {
+            /* Spans: the three lines joined in a buffer hash in one call, the state's
+             * updates cost more than short lines' hashing. */
+            Py_ssize_t lp = prev >= 0 ? c->len[prev] : 0, ln = next < c->n ? c->len[next] : 0;
+            if (lp + c->len[i] + ln + 2 <= (Py_ssize_t)sizeof joined) {
+                char *at = joined;
+                if (lp)
+                    memcpy(at, c->buf + c->off[prev], (size_t)lp);
+                at += lp;
+                *at++ = '\n';
+                memcpy(at, c->buf + c->off[i], (size_t)c->len[i]);
+                at += c->len[i];
+                *at++ = '\n';
+                if (ln)
+                    memcpy(at, c->buf + c->off[next], (size_t)ln);
+                at += ln;
+                ctx[k] = XXH3_64bits(joined, (size_t)(at - joined));
+                continue;
+            }
+        }
         XXH3_64bits_reset(state);
         if (prev >= 0 && line_update(c, state, prev) < 0)
             goto fail;
@@ -115,12 +153,11 @@ top_equal(uint64_t a, uint64_t b, int chars)
  * order), ``k`` its own place; ``at``: where by_p6 has that prefix as a line's, or -1. */
 static PyObject *
 ladder(const Cols *c, const uint64_t *ctx, const uint64_t *group, Py_ssize_t size,
-       Py_ssize_t k, Py_ssize_t at, Py_ssize_t line)
+       Py_ssize_t k, Py_ssize_t at, Py_ssize_t lines, Py_ssize_t line)
 {
     static const int CHARS[3] = {6, 8, 16};
     uint64_t full = ctx[k];
     Py_ssize_t in_lines[3] = {0, 0, 0}, in_ctx[3] = {0, 0, 0};
-    Py_ssize_t lines = at < 0 ? 0 : c->size[(uint32_t)c->by_p6[at]];
     for (int t = 0; t < 3; t++) {
         for (Py_ssize_t q = 0; q < lines; q++)
             in_lines[t] += top_equal(c->hash[(uint32_t)c->by_p6[at + q]], full, CHARS[t]);
@@ -181,7 +218,9 @@ repeated_tokens(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, PyObject **o
             same &= ctx[(uint32_t)by_c6[e]] == ctx[(uint32_t)by_c6[s]];
         while (p < c->n && (c->by_p6[p] >> 32) < c6)
             p++;
-        Py_ssize_t at = p < c->n && (c->by_p6[p] >> 32) == c6 ? p : -1;
+        Py_ssize_t at = p < c->n && (c->by_p6[p] >> 32) == c6 ? p : -1, lines = 0;
+        while (at >= 0 && at + lines < c->n && (c->by_p6[at + lines] >> 32) == c6)
+            lines++;
         for (Py_ssize_t k = s; k < e; k++) {
             Py_ssize_t j = rep[(uint32_t)by_c6[k]];
             uint64_t full = ctx[(uint32_t)by_c6[k]];
@@ -193,7 +232,7 @@ repeated_tokens(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, PyObject **o
             else if (at < 0 && same)
                 token = hex_token(full, 6, (uint32_t)(k - s + 1));
             else
-                token = ladder(c, ctx, by_c6 + s, e - s, (uint32_t)by_c6[k], at, j);
+                token = ladder(c, ctx, by_c6 + s, e - s, (uint32_t)by_c6[k], at, lines, j);
             if (token == NULL)
                 goto done;
             out[j] = token;
@@ -274,8 +313,12 @@ wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop)
     for (Py_ssize_t s = 0, e; s < n; s = e) {
         for (e = s + 1; e < n && (c->by_p6[e] >> 32) == (c->by_p6[s] >> 32); e++)
             ;
+        /* Only the page's lines are asked their group: the others' places stay unwritten
+         * (a large file's pages of them are never touched). */
         for (Py_ssize_t k = s; k < e; k++) {
             Py_ssize_t i = (uint32_t)c->by_p6[k];
+            if (i < start || i >= stop)
+                continue;
             c->start[i] = (uint32_t)s;
             c->size[i] = (uint32_t)(e - s);
             c->rank[i] = (uint32_t)(k - s + 1);
@@ -291,7 +334,7 @@ wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop)
         }
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        shared += c->size[i] > 1 && i >= start && i < stop;
+        shared += i >= start && i < stop && c->size[i] > 1;
         if (c->texts[i] > 1)
             rep[r++] = i;
     }

@@ -197,14 +197,20 @@ wm_span_find(PyObject *self, PyObject *args)
         PyList_SET_ITEM(texts, k, text);
         PyList_SET_ITEM(counts, k, same);
         int shift = 64 - 4 * chars[k];
+        /* A token names a repeated line's every copy: their count is the first copy's (a
+         * count per copy made a blank line's token cost lines x copies). */
+        Py_ssize_t counted = -1, count = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
             if ((hash[i] >> shift) != value[k])
                 continue;
-            /* Equal texts have equal hashes: only those are compared. */
-            Py_ssize_t count = 0;
-            for (Py_ssize_t j = 0; j < n; j++)
-                count += hash[j] == hash[i] && len[j] == len[i] &&
-                         memcmp(buf + off[j], buf + off[i], (size_t)len[i]) == 0;
+            if (counted < 0 || hash[counted] != hash[i] || line_differs(&c, counted, i)) {
+                /* Equal texts have equal hashes: only those are compared. */
+                count = 0;
+                for (Py_ssize_t j = 0; j < n; j++)
+                    count += hash[j] == hash[i] && len[j] == len[i] &&
+                             memcmp(buf + off[j], buf + off[i], (size_t)len[i]) == 0;
+                counted = i;
+            }
             if (add_found(at, text, same, starts, &c, i, count, skip, view.len, margin) < 0)
                 goto done;
         }

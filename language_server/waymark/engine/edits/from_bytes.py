@@ -209,8 +209,7 @@ class _Stretch:
             return None
         if not valid_utf8(middle):
             return None  # a lone surrogate written as a byte: the decoded file's to index
-        view = memoryview(data)
-        new_data = b"".join((view[:a], middle, view[b:]))
+        new_data = self.native.splice(data, a, middle, b)
         first, last = changes[0], changes[-1]
         hunks = diff_hunks(before.lines, after.lines, changes, w0)
         rows = {row["line"] - 1: row["text"] for h in hunks for row in h["lines"] if "line" in row}
