@@ -21,6 +21,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(HERE))
 from bench.anchors_speed import make_file  # noqa: E402
+from bench.compare.children import cpu, env_of  # noqa: E402
 
 runs = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 trees = {"base": f"{sys.argv[1]}/language_server", "mine": str(HERE / "language_server")}
@@ -29,17 +30,6 @@ files = {"big.py": make_file(), "small.py": make_file(100, seed=8)}
 # Where the edited line is: the bench's (the first lines), and the middle of the file.
 WHERE = {"top": 0, "middle": 100_000}
 READ = [sys.executable, "-m", "waymark", "read"]
-
-
-def env_of(tree: str, pure: bool) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": tree, "WAYMARK_PURE_PYTHON": "1" if pure else ""}
-
-
-def cpu(command: list[str], env: dict[str, str]) -> float:
-    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
-    assert status == 0, command
-    return (usage.ru_utime + usage.ru_stime) * 1000
 
 
 def edit(tree: str, pure: bool, name: str, where: str) -> float:

@@ -20,6 +20,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(HERE))
 from bench.anchors_speed import make_file  # noqa: E402
+from bench.compare.children import cpu, env_of  # noqa: E402
 
 READS = {
     "page": ["--hashes", "--limit", "100"],
@@ -31,17 +32,6 @@ trees = {"base": f"{sys.argv[1]}/language_server", "mine": str(HERE / "language_
 root = Path(tempfile.mkdtemp())
 (root / "big.py").write_bytes(make_file())
 (root / "small.py").write_bytes(make_file(100, seed=8))
-
-
-def cpu(command: list[str], env: dict[str, str]) -> float:
-    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
-    assert status == 0, command
-    return (usage.ru_utime + usage.ru_stime) * 1000
-
-
-def env_of(tree: str, pure: bool) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": tree, "WAYMARK_PURE_PYTHON": "1" if pure else ""}
 
 
 for side, tree in trees.items():
