@@ -45,15 +45,20 @@ def _same_file(seen: TextFile, fresh: TextFile) -> None:
     )
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_the_next_edit_sees_what_a_fresh_decode_sees(tmp_path: Path, case: str) -> None:
-    data, declared = CASES[case]
+def _workspace(tmp_path: Path, data: bytes) -> tuple[Any, Path]:
+    """A context on a workspace holding ``f.py`` with ``data``, and that file."""
     root = tmp_path / "ws"
     root.mkdir()
     target = root / "f.py"
     target.write_bytes(data)
     options, _ = load_options({"sessionId": "t", "historyDir": str(tmp_path / "history")})
-    ctx = open_context([root], options)
+    return open_context([root], options), target
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_next_edit_sees_what_a_fresh_decode_sees(tmp_path: Path, case: str) -> None:
+    data, declared = CASES[case]
+    ctx, target = _workspace(tmp_path, data)
     extra = {} if declared is None else {"encoding": declared}
     for n in range(3):
         read = _run(ctx, "waymark.read", {"path": "f.py", "hashes": True, **extra})
@@ -78,12 +83,7 @@ def test_the_next_edit_sees_what_a_fresh_decode_sees(tmp_path: Path, case: str) 
 @pytest.mark.parametrize("case", CASES)
 def test_an_edit_after_a_read_sees_what_a_fresh_decode_sees(tmp_path: Path, case: str) -> None:
     data, declared = CASES[case]
-    root = tmp_path / "ws"
-    root.mkdir()
-    target = root / "f.py"
-    target.write_bytes(data)
-    options, _ = load_options({"sessionId": "t", "historyDir": str(tmp_path / "history")})
-    ctx = open_context([root], options)
+    ctx, _ = _workspace(tmp_path, data)
     extra = {} if declared is None else {"encoding": declared}
     _run(ctx, "waymark.read", {"path": "f.py", "hashes": True, **extra})
     loaded = load_path(ctx, "f.py", encoding=declared)
@@ -94,12 +94,7 @@ def test_an_edit_after_a_read_sees_what_a_fresh_decode_sees(tmp_path: Path, case
 
 
 def test_bytes_someone_else_wrote_are_decoded_afresh(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
-    root.mkdir()
-    target = root / "f.py"
-    target.write_bytes(b"alpha = 1\nbeta = 2\n")
-    options, _ = load_options({"sessionId": "t", "historyDir": str(tmp_path / "history")})
-    ctx = open_context([root], options)
+    ctx, target = _workspace(tmp_path, b"alpha = 1\nbeta = 2\n")
     anchor = _run(ctx, "waymark.read", {"path": "f.py", "hashes": True})["lines"][1]["hash"]
     edit = {"op": "replace_line", "hash": anchor, "content": "beta = 3"}
     _run(ctx, "waymark.edit", {"path": "f.py", "operations": [edit]})
