@@ -13,7 +13,7 @@ from typing import Any
 
 from waymark.engine.anchors import LineIndex, gc_paused
 from waymark.engine.displays import displays
-from waymark.engine.edits.line_ends import check_rereads, kept_apart
+from waymark.engine.edits.line_ends import check_rereads
 from waymark.engine.edits.operations import (
     AdvisoryLineIgnored,
     Operation,
@@ -23,7 +23,7 @@ from waymark.engine.edits.operations import (
 from waymark.engine.edits.reindex import IndexAfterEdit
 from waymark.engine.edits.resolve import Resolver
 from waymark.engine.edits.safety import Change, check_safety
-from waymark.engine.edits.splice import apply_splices, merged_changes
+from waymark.engine.edits.splice import spliced_apart
 from waymark.engine.edits.spliced_bytes import encode_spliced
 from waymark.engine.edits.valid_through import valid_through
 from waymark.engine.errors import NoOp, SafetyCheckFailed
@@ -151,14 +151,7 @@ def plan_anchored_edit(
     if resolver.failures:
         raise OperationsRefused(resolver.failures)
     splices = [p.splice for p in placed]
-    after, hashes = apply_splices(tf, resolver.index.hashes, splices)
-    changes = merged_changes(splices)
-    fixed = kept_apart(after.lines, after.eols, changes, tf.eol)
-    if fixed:
-        eols = list(after.eols)
-        for i, eol in fixed.items():
-            eols[i] = eol
-        after = TextFile(after.lines, tuple(eols), after.encoding, after.bom)
+    after, hashes, changes = spliced_apart(tf, resolver.index.hashes, splices, tf.eol)
     if after.lines == tf.lines and after.eols == tf.eols:
         raise NoOp(
             "The operations would leave the file exactly as it is; nothing was changed.",

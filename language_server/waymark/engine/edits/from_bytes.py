@@ -24,11 +24,11 @@ from waymark.engine import core
 from waymark.engine.anchors import HIGH, LOW, MEDIUM, LineIndex, hash_lines
 from waymark.engine.diff import FileDiff, common_ends, diff_file
 from waymark.engine.edits.anchored import diff_hunks, with_shown
-from waymark.engine.edits.line_ends import EndingsWouldMerge, check_rereads, kept_apart
+from waymark.engine.edits.line_ends import EndingsWouldMerge, check_rereads
 from waymark.engine.edits.operations import AdvisoryLineIgnored, Operation, RangeSwapped
 from waymark.engine.edits.resolve import Resolver
 from waymark.engine.edits.safety import BRACKETS, check_safety
-from waymark.engine.edits.splice import Splice, apply_splices, merged_changes
+from waymark.engine.edits.splice import Splice, spliced_apart
 from waymark.engine.encodings import decide_with_text, valid_utf8
 from waymark.engine.errors import WaymarkError
 from waymark.engine.line_index import P6_SHIFT, quality_of
@@ -181,14 +181,7 @@ class _Stretch:
         lines, eols = split_lines(data[a:b].decode("utf-8"))
         before = TextFile(tuple(lines), tuple(eols))
         shifted = [Splice(s.start - w0, s.end - w0, s.lines) for s in splices]
-        after, _ = apply_splices(before, hash_lines(before.lines), shifted, self.eol)
-        changes = merged_changes(shifted)
-        fixed = kept_apart(after.lines, after.eols, changes, self.eol)
-        if fixed:
-            new_eols = list(after.eols)
-            for i, end in fixed.items():
-                new_eols[i] = end
-            after = TextFile(after.lines, tuple(new_eols))
+        after, _, changes = spliced_apart(before, hash_lines(before.lines), shifted, self.eol)
         if after == before:
             return None  # nothing to do: refused the old way
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from waymark.engine.anchors import hash_lines
+from waymark.engine.edits.line_ends import kept_apart
 from waymark.engine.edits.safety import Change
 from waymark.engine.text import TextFile
 
@@ -79,3 +80,19 @@ def merged_changes(splices: list[Splice]) -> list[Change]:
             change = Change(last.old_start, change.old_end, last.new_start, change.new_end)
         changes.append(change)
     return changes
+
+
+def spliced_apart(
+    tf: TextFile, hashes: list[int], splices: list[Splice], eol: str
+) -> tuple[TextFile, list[int], list[Change]]:
+    """``splices`` applied to ``tf`` (new lines ending in ``eol``), with any new line that would
+    run into its neighbour given ``eol``; the new file, its hashes and the merged changes."""
+    after, new_hashes = apply_splices(tf, hashes, splices, eol)
+    changes = merged_changes(splices)
+    fixed = kept_apart(after.lines, after.eols, changes, eol)
+    if fixed:
+        eols = list(after.eols)
+        for i, end in fixed.items():
+            eols[i] = end
+        after = TextFile(after.lines, tuple(eols), after.encoding, after.bom)
+    return after, new_hashes, changes
