@@ -41,39 +41,12 @@ splice(PyObject *text, const Offsets *starts, const Offsets *ends, const Py_buff
     return out;
 }
 
-/* append_after(text, separator, at_start, written) -> bytes: ``written`` (ending with a
- * newline) after every selected line; a last line without a newline gets one first, as GNU
- * writes it. The text itself when no line is selected. */
-PyObject *
-wm_append_after(PyObject *self, PyObject *args)
-{
-    PyObject *text;
-    Py_buffer separator, written;
-    int at_start;
-    if (!PyArg_ParseTuple(args, "O!y*py*", &PyBytes_Type, &text, &separator, &at_start,
-                          &written))
-        return NULL;
-    PyObject *out = NULL;
-    Offsets ends = {NULL, 0, 0};
-    const char *data = PyBytes_AS_STRING(text);
-    Py_ssize_t size = PyBytes_GET_SIZE(text);
-    if (separator.len < 1 + at_start)
-        PyErr_SetString(PyExc_ValueError, "the separator must hold the literal");
-    else if (selected_lines(data, size, separator.buf, separator.len, at_start, NULL, &ends) == 0) {
-        int unterminated = ends.size && ends.at[ends.size - 1] == size && data[size - 1] != '\n';
-        /* Empty spans at the ends: the text goes in after each line. */
-        out = splice(text, &ends, &ends, &written, unterminated);
-    }
-    PyMem_Free(ends.at);
-    PyBuffer_Release(&separator);
-    PyBuffer_Release(&written);
-    return out;
-}
-
-/* replace_lines(text, separator, at_start, written) -> bytes: every selected line, its
- * newline included, replaced by ``written`` (``c``; ``d`` when empty). */
-PyObject *
-wm_replace_lines(PyObject *self, PyObject *args)
+/* The selected lines' spans: where each selected line ends (``append``: ``written`` goes in
+ * there, and a last line without a newline gets one first, as GNU writes it), or each whole
+ * selected line, its newline included (``written`` replaces it). The text itself when no
+ * line is selected. */
+static PyObject *
+on_selected_lines(PyObject *args, int append)
 {
     PyObject *text;
     Py_buffer separator, written;
@@ -83,16 +56,40 @@ wm_replace_lines(PyObject *self, PyObject *args)
         return NULL;
     PyObject *out = NULL;
     Offsets starts = {NULL, 0, 0}, ends = {NULL, 0, 0};
+    const char *data = PyBytes_AS_STRING(text);
+    Py_ssize_t size = PyBytes_GET_SIZE(text);
     if (separator.len < 1 + at_start)
         PyErr_SetString(PyExc_ValueError, "the separator must hold the literal");
-    else if (selected_lines(PyBytes_AS_STRING(text), PyBytes_GET_SIZE(text), separator.buf,
-                            separator.len, at_start, &starts, &ends) == 0)
-        out = splice(text, &starts, &ends, &written, 0);
+    else if (selected_lines(data, size, separator.buf, separator.len, at_start,
+                            append ? NULL : &starts, &ends) == 0) {
+        if (append) {
+            int unterminated = ends.size && ends.at[ends.size - 1] == size && data[size - 1] != '\n';
+            /* Empty spans at the ends: the text goes in after each line. */
+            out = splice(text, &ends, &ends, &written, unterminated);
+        } else
+            out = splice(text, &starts, &ends, &written, 0);
+    }
     PyMem_Free(starts.at);
     PyMem_Free(ends.at);
     PyBuffer_Release(&separator);
     PyBuffer_Release(&written);
     return out;
+}
+
+/* append_after(text, separator, at_start, written) -> bytes: ``written`` (ending with a
+ * newline) after every selected line. */
+PyObject *
+wm_append_after(PyObject *self, PyObject *args)
+{
+    return on_selected_lines(args, 1);
+}
+
+/* replace_lines(text, separator, at_start, written) -> bytes: every selected line, its
+ * newline included, replaced by ``written`` (``c``; ``d`` when empty). */
+PyObject *
+wm_replace_lines(PyObject *self, PyObject *args)
+{
+    return on_selected_lines(args, 0);
 }
 
 /* replace_all(text, old, new) -> bytes: every occurrence of ``old`` (not empty), leftmost
