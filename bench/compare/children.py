@@ -1,7 +1,13 @@
-"""What the CLI side-by-side scripts share: a tree's environment, and a child's CPU."""
+"""What the CLI side-by-side scripts share: a tree's environment, a child's CPU, the
+report of big-file ratios."""
 
 import os
+import shutil
+import statistics
 import subprocess
+import sys
+from collections.abc import Iterable
+from typing import Any
 
 
 def env_of(tree: str, pure: bool) -> dict[str, str]:
@@ -15,3 +21,35 @@ def cpu(command: list[str], env: dict[str, str]) -> float:
     _, status, usage = os.wait4(child.pid, 0)
     assert status == 0, command
     return (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def announce(trees: dict[str, str]) -> str:
+    """Print whether each tree's compiled core is built; the path of ``xxhsum``."""
+    which = "from waymark.engine import core; print(core.BUILT is not None)"
+    for side, tree in trees.items():
+        built = subprocess.run(
+            [sys.executable, "-c", which],
+            env=env_of(tree, False),
+            text=True,
+            capture_output=True,
+            check=True,
+        ).stdout.strip()
+        print(f"{side}: {tree}, compiled core built: {built}")
+    return shutil.which("xxhsum") or sys.exit("xxhsum is missing: apt-get install -y xxhash")
+
+
+def report(
+    times: dict[Any, list[float]], floor: list[float], kinds: Iterable[str], trees: Iterable[str]
+) -> None:
+    """Per path, kind and tree: the big file's median CPU over the small file's plus
+    ``xxhsum`` of the big file, as the bench takes the ratio."""
+    print(f"xxhsum of the big file: {statistics.median(floor):.1f} ms")
+    for pure in (False, True):
+        for kind in kinds:
+            for side in trees:
+                big = statistics.median(times[(side, pure, kind, "big.py")])
+                small = statistics.median(times[(side, pure, kind, "small.py")])
+                ratio = big / (small + statistics.median(floor))
+                path = "pure" if pure else "core"
+                sizes = f"big {big:6.1f} ms, small {small:6.1f} ms"
+                print(f"{kind:6s} {path} {side:4s} {sizes}: {ratio:.2f}x")

@@ -12,7 +12,6 @@ Usage: python bench/compare/edit_cpu.py BASE_TREE [RUNS]
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -21,7 +20,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(HERE))
 from bench.anchors_speed import make_file  # noqa: E402
-from bench.compare.children import cpu, env_of  # noqa: E402
+from bench.compare.children import announce, cpu, env_of, report  # noqa: E402
 
 runs = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 trees = {"base": f"{sys.argv[1]}/language_server", "mine": str(HERE / "language_server")}
@@ -49,13 +48,7 @@ def edit(tree: str, pure: bool, name: str, where: str) -> float:
     return cpu(command, env)
 
 
-for side, tree in trees.items():
-    which = "from waymark.engine import core; print(core.BUILT is not None)"
-    built = subprocess.run(
-        [sys.executable, "-c", which], env=env_of(tree, False), text=True, capture_output=True
-    ).stdout.strip()
-    print(f"{side}: {tree}, compiled core built: {built}")
-xxhsum = shutil.which("xxhsum") or sys.exit("xxhsum is missing: apt-get install -y xxhash")
+xxhsum = announce(trees)
 times: dict[tuple[str, bool, str, str], list[float]] = {}
 floor: list[float] = []
 for _ in range(runs):
@@ -67,14 +60,5 @@ for _ in range(runs):
                     times.setdefault((side, pure, where, name), []).append(took)
     (root / "big.py").write_bytes(files["big.py"])
     floor.append(cpu([xxhsum, str(root / "big.py")], dict(os.environ)))
-print(f"xxhsum of the big file: {statistics.median(floor):.1f} ms")
-for pure in (False, True):
-    for where in WHERE:
-        for side in trees:
-            big = statistics.median(times[(side, pure, where, "big.py")])
-            small = statistics.median(times[(side, pure, where, "small.py")])
-            ratio = big / (small + statistics.median(floor))
-            path = "pure" if pure else "core"
-            sizes = f"big {big:6.1f} ms, small {small:6.1f} ms"
-            print(f"{where:6s} {path} {side:4s} {sizes}: {ratio:.2f}x")
+report(times, floor, WHERE, trees)
 shutil.rmtree(root)

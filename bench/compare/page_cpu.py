@@ -11,8 +11,6 @@ Usage: python bench/compare/page_cpu.py BASE_TREE [RUNS]
 
 import os
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -20,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(HERE))
 from bench.anchors_speed import make_file  # noqa: E402
-from bench.compare.children import cpu, env_of  # noqa: E402
+from bench.compare.children import announce, cpu, env_of, report  # noqa: E402
 
 READS = {
     "page": ["--hashes", "--limit", "100"],
@@ -32,19 +30,7 @@ trees = {"base": f"{sys.argv[1]}/language_server", "mine": str(HERE / "language_
 root = Path(tempfile.mkdtemp())
 (root / "big.py").write_bytes(make_file())
 (root / "small.py").write_bytes(make_file(100, seed=8))
-
-
-for side, tree in trees.items():
-    which = "from waymark.engine import core; print(core.BUILT is not None)"
-    built = subprocess.run(
-        [sys.executable, "-c", which],
-        env=env_of(tree, False),
-        text=True,
-        capture_output=True,
-        check=True,
-    ).stdout.strip()
-    print(f"{side}: {tree}, compiled core built: {built}")
-xxhsum = shutil.which("xxhsum") or sys.exit("xxhsum is missing: apt-get install -y xxhash")
+xxhsum = announce(trees)
 times: dict[tuple[str, bool, str, str], list[float]] = {}
 floor: list[float] = []
 for _ in range(runs):
@@ -56,15 +42,5 @@ for _ in range(runs):
                     took = cpu([*command, "--root", str(root)], env_of(tree, pure))
                     times.setdefault((side, pure, read, name), []).append(took)
     floor.append(cpu([xxhsum, str(root / "big.py")], dict(os.environ)))
-print(f"xxhsum of the big file: {statistics.median(floor):.1f} ms")
-for pure in (False, True):
-    for read in READS:
-        for side in trees:
-            big = statistics.median(times[(side, pure, read, "big.py")])
-            small = statistics.median(times[(side, pure, read, "small.py")])
-            ratio = big / (small + statistics.median(floor))
-            path = "pure" if pure else "core"
-            print(
-                f"{read:5s} {path} {side:4s} big {big:6.1f} ms, small {small:6.1f} ms: {ratio:.2f}x"
-            )
+report(times, floor, READS, trees)
 shutil.rmtree(root)
