@@ -103,7 +103,7 @@ def walk(
     try:
         for index, name in enumerate(dirs):
             try:
-                child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                child = _open_dir(path, dirs, index, fd)
             except FileNotFoundError:
                 if not create or index < create_from:
                     raise
@@ -114,11 +114,7 @@ def walk(
                 else:
                     if created is not None:
                         created.append(_so_far(dirs, index))
-                child = _open_dir(path, _so_far(dirs, index), name, fd)
-            except (NotADirectoryError, OSError) as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    raise _component_error(path, _so_far(dirs, index), name, fd) from exc
-                raise
+                child = _open_dir(path, dirs, index, fd)
             os.close(fd)
             fd = child
         yield fd
@@ -172,15 +168,8 @@ class Walks:
             names.pop()
             os.close(fds.pop())
         for index in range(same, len(dirs)):
-            name = dirs[index]
-            try:
-                child = os.open(name, _DIR_FLAGS, dir_fd=fds[-1])
-            except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    raise _component_error(path, _so_far(dirs, index), name, fds[-1]) from exc
-                raise
-            fds.append(child)
-            names.append(name)
+            fds.append(_open_dir(path, dirs, index, fds[-1]))
+            names.append(dirs[index])
         return fds[-1]
 
 
@@ -218,12 +207,15 @@ def _so_far(dirs: list[str], index: int) -> Path:
     return Path("/", *dirs[: index + 1])
 
 
-def _open_dir(path: Path | str, so_far: Path, name: str, parent: int) -> int:
+def _open_dir(path: Path | str, dirs: list[str], index: int, parent: int) -> int:
+    """Open ``dirs[index]`` in ``parent`` without following a symlink; a symlink or a
+    non-directory there is refused with the path it lies on."""
+    name = dirs[index]
     try:
         return os.open(name, _DIR_FLAGS, dir_fd=parent)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-            raise _component_error(path, so_far, name, parent) from exc
+            raise _component_error(path, _so_far(dirs, index), name, parent) from exc
         raise
 
 
