@@ -1,5 +1,6 @@
-"""The compiled core (waymark.engine._core): optional, so a machine without a C compiler or
-xxhash.h still installs Waymark and runs the pure-Python path (docs/architecture.md)."""
+"""The compiled core (waymark.engine._core) and the one-call no-symlink walk
+(waymark.store._nofollow): both optional, so a machine without a C compiler or xxhash.h still
+installs Waymark and runs the pure-Python path (docs/architecture.md)."""
 
 from setuptools import Extension, setup
 
@@ -29,6 +30,11 @@ setup(
                 "language_server/waymark/engine/_core_sed.h",
             ],
             optional=True,
-        )
+        ),
+        Extension(
+            "waymark.store._nofollow",
+            ["language_server/waymark/store/_nofollow.c"],
+            optional=True,
+        ),
     ]
 )

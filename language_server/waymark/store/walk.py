@@ -6,6 +6,11 @@ swapped for a symlink between a path check and the write makes the walk fail; it
 outside the workspace. Only regular files are read: a FIFO, socket or device is refused with
 ``not_regular_file`` before it is opened for I/O (``O_NONBLOCK`` and ``fstat`` on the opened
 fd), so it can never block the server.
+
+A directory is first opened in one call where that is available (:mod:`.nofollow`:
+``openat2`` with ``RESOLVE_NO_SYMLINKS``, one syscall where the components cost two each). On
+any failure of it the component walk runs as if it had not been tried: it is the reference,
+the one that names the component in a refusal and makes the missing directories.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from waymark.engine.errors import (
     PathOutsideWorkspace,
     WaymarkError,
 )
+from waymark.store.nofollow import at_once
 
 # Directories a walk of the workspace never enters: tools' own state, or too big to be
 # a source tree (the shell-tracking scan and the temp-file sweep).
@@ -99,6 +105,18 @@ def walk(
     ``create`` makes missing directories from ``dirs[create_from]`` on (those above must
     exist) and appends each one it made to ``created``.
     """
+    fd = at_once("/" + "/".join(dirs))
+    if fd is None:
+        fd = _walk_components(path, dirs, create, create_from, created)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _walk_components(
+    path: Path | str, dirs: list[str], create: bool, create_from: int, created: list[Path] | None
+) -> int:
     fd = os.open("/", _DIR_FLAGS)
     try:
         for index, name in enumerate(dirs):
@@ -117,9 +135,14 @@ def walk(
                 child = _open_dir(path, dirs, index, fd)
             os.close(fd)
             fd = child
-        yield fd
-    finally:
+    except BaseException:
         os.close(fd)
+        raise
+    return fd
+
+
+# A level of a Walks' stack reached inside one openat2 call: no descriptor of its own.
+_PASSED = -1
 
 
 class Walks:
@@ -127,19 +150,21 @@ class Walks:
 
     A backup or rewind of many files (a turn's snapshot, a rewind's reads and writes) walks
     each directory once instead of once per file, and its files are opened relative to that
-    descriptor (``O_NOFOLLOW``). Each directory is opened exactly as :func:`walk` opens it,
-    component by component from ``/`` without following a symlink, so a descriptor pins the
-    directory actually walked, as :func:`walk`'s does for the length of one file's operation.
-    Descriptors live for one operation (a ``with`` block under the caller's locks), never
-    across calls: a directory swapped for a symlink later is walked anew next time, and
-    refused. They are held as the stack of directories on the way to the last file, so files
-    visited in sorted order reach each directory once, with one descriptor per level at most.
+    descriptor (``O_NOFOLLOW``). Each directory is opened as :func:`walk` opens it, without
+    following a symlink (in one call from the deepest directory held, else component by
+    component), so a descriptor pins the directory actually walked, as :func:`walk`'s does
+    for the length of one file's operation. Descriptors live for one operation (a ``with``
+    block under the caller's locks), never across calls: a directory swapped for a symlink
+    later is walked anew next time, and refused. They are held as the stack of directories
+    on the way to the last file, so files visited in sorted order reach each directory once,
+    with one descriptor per level at most (levels the one call went through hold none).
     A caller that creates or removes directories calls :meth:`forget` after.
     """
 
     def __init__(self) -> None:
         self._names: list[str] = []
-        # ``_fds[0]`` is ``/``; ``_fds[i + 1]`` is the directory ``/_names[0]/.../_names[i]``.
+        # ``_fds[0]`` is ``/``; ``_fds[i + 1]`` is the directory ``/_names[0]/.../_names[i]``,
+        # or ``_PASSED`` for one the one-call walk went through to a deeper one.
         self._fds: list[int] = []
 
     def __enter__(self) -> Walks:
@@ -152,7 +177,8 @@ class Walks:
         """Close every descriptor held: the next file walks from ``/`` again."""
         fds, self._fds, self._names = self._fds, [], []
         for fd in fds:
-            os.close(fd)
+            if fd != _PASSED:
+                os.close(fd)
 
     def directory(self, path: Path | str, dirs: list[str]) -> int:
         """An fd of the directory ``/dirs...`` (held by this object), reached as :func:`walk`
@@ -164,10 +190,21 @@ class Walks:
         common = min(len(names), len(dirs))
         while same < common and names[same] == dirs[same]:
             same += 1
-        while len(names) > same:
+        while len(names) > same or fds[-1] == _PASSED:
             names.pop()
-            os.close(fds.pop())
-        for index in range(same, len(dirs)):
+            fd = fds.pop()
+            if fd != _PASSED:
+                os.close(fd)
+        start = len(names)
+        if start == len(dirs):
+            return fds[-1]
+        deepest = at_once("/".join(dirs[start:]), fds[-1])
+        if deepest is not None:
+            names.extend(dirs[start:])
+            fds.extend([_PASSED] * (len(dirs) - start - 1))
+            fds.append(deepest)
+            return deepest
+        for index in range(start, len(dirs)):
             fds.append(_open_dir(path, dirs, index, fds[-1]))
             names.append(dirs[index])
         return fds[-1]
