@@ -7,9 +7,10 @@ and a target already resolved against the same requirements is not asked of the 
 Linux libraries are stripped of their symbols and debug information (the manylinux wheels
 ship them), with the binutils `strip` of their architecture.
 
-Waymark's own compiled core (waymark.engine._core, built in place by `pip install -e .`) can
-only ship for the target this machine is, and for the CPython it was built with: every other
-target and CPython runs the pure-Python path (docs/architecture.md, "The compiled core").
+Waymark's own compiled modules (the core, waymark.engine._core, and the one-call walk,
+waymark.store._nofollow, built in place by `pip install -e .`) can only ship for the target
+this machine is, and for the CPython they were built with: every other target and CPython runs
+the pure-Python path (docs/architecture.md, "The compiled core").
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ HOST_TARGET = {
     ("Darwin", "x86_64"): "darwin-x64",
     ("Darwin", "arm64"): "darwin-arm64",
 }
-CORE = "_core.*.so"
+# Waymark's compiled modules, by their folder in the package.
+COMPILED = {"engine": "_core.*.so", "store": "_nofollow.*.so"}
 
 
 def missing_tool(target: str) -> str | None:
@@ -101,15 +103,17 @@ def bundle(target: str, cache: Path, libs: Path) -> None:
             archive.extractall(libs)
     source = ROOT / "language_server" / "waymark"
     shutil.copytree(
-        source, libs / "waymark", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", CORE)
+        source,
+        libs / "waymark",
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", *COMPILED.values()),
     )
     cores = native_core(target, source)
     for core in cores:
         shutil.copy2(core, libs / core.relative_to(source.parent))
     print(
-        f"compiled core for {target}: {', '.join(c.name for c in cores)}"
+        f"compiled modules for {target}: {', '.join(c.name for c in cores)}"
         if cores
-        else f"no compiled core for {target}: the pure-Python path runs there"
+        else f"no compiled modules for {target}: the pure-Python path runs there"
     )
     if target.startswith("linux-"):
         strip_libraries(libs)
@@ -118,11 +122,13 @@ def bundle(target: str, cache: Path, libs: Path) -> None:
 
 
 def native_core(target: str, source: Path) -> list[Path]:
-    """The compiled core built on this machine, when ``target`` is this machine's platform
+    """The compiled modules built on this machine, when ``target`` is this machine's platform
     (none otherwise: another platform's library would only be dead weight)."""
     if HOST_TARGET.get((platform.system(), platform.machine())) != target:
         return []
-    return sorted((source / "engine").glob(CORE))
+    return sorted(
+        built for folder, glob in COMPILED.items() for built in (source / folder).glob(glob)
+    )
 
 
 def strip_libraries(libs: Path) -> None:

@@ -67,7 +67,8 @@ def test_the_built_wheel_carries_the_licence_and_says_mit(tmp_path: Path) -> Non
     assert any(n.endswith(".data/scripts/waymark") for n in names), names
     assert "License-Expression: MIT" in metadata.splitlines()
     assert "License-File: LICENSE" in metadata.splitlines()
-    # The compiled core, built for this machine (the test environment has a compiler and
-    # xxhash.h), and so a wheel tagged for this platform, not a pure one.
+    # The compiled core and the one-call walk, built for this machine (the test environment
+    # has a compiler and xxhash.h), and so a wheel tagged for this platform, not a pure one.
     assert any(n.startswith("waymark/engine/_core.") and n.endswith(".so") for n in names), names
+    assert any(n.startswith("waymark/store/_nofollow.") and n.endswith(".so") for n in names), names
     assert not wheel.name.endswith("-none-any.whl"), wheel.name

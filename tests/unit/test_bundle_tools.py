@@ -49,7 +49,11 @@ def test_the_compiled_core_ships_only_for_this_machines_target(tmp_path: Path) -
     engine.mkdir(parents=True)
     built = engine / "_core.cpython-311-x86_64-linux-gnu.so"
     built.write_bytes(b"\x7fELF")
+    store = tmp_path / "waymark" / "store"
+    store.mkdir()
+    walk = store / "_nofollow.cpython-311-x86_64-linux-gnu.so"
+    walk.write_bytes(b"\x7fELF")
     here = bundle_server.HOST_TARGET.get((platform.system(), platform.machine()))
     for target in bundle_server.PLATFORMS:
-        expected = [built] if target == here else []
+        expected = [built, walk] if target == here else []
         assert bundle_server.native_core(target, tmp_path / "waymark") == expected, target
