@@ -9,26 +9,30 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from importlib import import_module
 from pathlib import Path
 
 import pytest
 
-from waymark.store import nofollow
+from waymark.store import walk as walks_module
 from waymark.store.walk import Walks, split_path, walk
 
 Outcome = tuple[object, ...]
 
 
 def test_the_one_call_walk_is_built_and_used() -> None:
-    assert nofollow.BUILT_OPENER is not None, (
+    assert walks_module.one_call_built() is not None, (
         "waymark.store._nofollow is not importable: install a C compiler and python3-dev, "
         "then reinstall (pip install -e .)"
     )
-    assert nofollow.in_use(), "WAYMARK_PURE_PYTHON is set in the test environment"
+    absolute, dirs, _ = split_path(Path("/tmp/f.txt"), False)
+    with walk(absolute, dirs):
+        pass
+    assert walks_module._one_call is walks_module.one_call_built(), "openat2 was refused"
 
 
 def test_waymark_pure_python_leaves_the_component_walk_alone() -> None:
-    code = "from waymark.store import nofollow; print(nofollow.in_use())"
+    code = "from waymark.store import walk; print(walk.one_call_built() is not None)"
     for value, expected in (("1", "False"), ("0", "True"), ("", "True")):
         env = {**os.environ, "WAYMARK_PURE_PYTHON": value}
         done = subprocess.run(
@@ -37,12 +41,28 @@ def test_waymark_pure_python_leaves_the_component_walk_alone() -> None:
         assert done.stdout.strip() == expected, (value, done.stderr)
 
 
+def test_the_module_is_loaded_by_the_first_walk_not_by_an_import() -> None:
+    # An in-process hook call imports the store whether or not it walks.
+    code = (
+        "import sys; from pathlib import Path; from waymark.store.walk import split_path, walk\n"
+        "print('waymark.store._nofollow' in sys.modules)\n"
+        "absolute, dirs, _ = split_path(Path('/tmp/f.txt'), False)\n"
+        "with walk(absolute, dirs): pass\n"
+        "print('waymark.store._nofollow' in sys.modules)\n"
+    )
+    env = {**os.environ, "WAYMARK_PURE_PYTHON": ""}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.split() == ["False", "True"], done.stderr
+
+
 class _Calls:
     """The built opener, counting what it answered."""
 
     def __init__(self) -> None:
-        assert nofollow.BUILT_OPENER is not None
-        self.opener = nofollow.BUILT_OPENER
+        # The module itself, whatever WAYMARK_PURE_PYTHON says (it only decides what walks use).
+        self.opener = import_module("waymark.store._nofollow").open_dir
         self.opened = 0
         self.failed = 0
 
@@ -59,7 +79,7 @@ class _Calls:
 @pytest.fixture
 def calls(monkeypatch: pytest.MonkeyPatch) -> _Calls:
     counting = _Calls()
-    monkeypatch.setattr(nofollow, "_opener_in_use", counting)
+    monkeypatch.setattr(walks_module, "_one_call", counting)
     return counting
 
 
@@ -151,9 +171,9 @@ def _both(
         _tree(root, outside)
     fast = _Calls()
     before = _open_fds()
-    monkeypatch.setattr(nofollow, "_opener_in_use", None)
+    monkeypatch.setattr(walks_module, "_one_call", None)
     reference = run(tmp_path / "tree0" / "root")
-    monkeypatch.setattr(nofollow, "_opener_in_use", fast)
+    monkeypatch.setattr(walks_module, "_one_call", fast)
     tried = run(tmp_path / "tree1" / "root")
     assert _open_fds() == before, "a walk left a descriptor open"
     return reference, tried, fast
@@ -208,14 +228,14 @@ def test_a_refused_call_falls_back_and_is_not_asked_again(
         asked.append(path)
         raise OSError(code, os.strerror(code))
 
-    monkeypatch.setattr(nofollow, "_opener_in_use", refused)
+    monkeypatch.setattr(walks_module, "_one_call", refused)
     (tmp_path / "a").mkdir()
     for _ in range(3):
         absolute, dirs, _ = split_path(tmp_path / "a" / "f.txt", False)
         with walk(absolute, dirs) as fd:
             assert os.stat(fd).st_ino == (tmp_path / "a").stat().st_ino
     assert len(asked) == 1
-    assert not nofollow.in_use()
+    assert walks_module._one_call is None
 
 
 def test_a_failure_of_one_path_keeps_the_call_for_the_next(tmp_path: Path, calls: _Calls) -> None:
@@ -229,7 +249,7 @@ def test_a_failure_of_one_path_keeps_the_call_for_the_next(tmp_path: Path, calls
         except Exception:
             pass
     assert (calls.opened, calls.failed) == (1, 2)
-    assert nofollow.in_use()
+    assert walks_module._one_call is calls
 
 
 # Files of one operation, in the order a rewind visits them: up and down the stack, through

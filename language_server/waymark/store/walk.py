@@ -7,10 +7,11 @@ outside the workspace. Only regular files are read: a FIFO, socket or device is 
 ``not_regular_file`` before it is opened for I/O (``O_NONBLOCK`` and ``fstat`` on the opened
 fd), so it can never block the server.
 
-A directory is first opened in one call where that is available (:mod:`.nofollow`:
-``openat2`` with ``RESOLVE_NO_SYMLINKS``, one syscall where the components cost two each). On
-any failure of it the component walk runs as if it had not been tried: it is the reference,
-the one that names the component in a refusal and makes the missing directories.
+A directory is first opened in one call where that is available (``waymark.store._nofollow``,
+``_nofollow.c``: ``openat2`` with ``RESOLVE_NO_SYMLINKS``, one syscall where the components
+cost two each). It only ever answers a descriptor or "no": on any failure of it the component
+walk runs as if it had not been tried; it is the reference, the one that names the component
+in a refusal and makes the missing directories.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ import errno
 import os
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from importlib import import_module
 from pathlib import Path
+from typing import cast
 
 from waymark.engine.errors import (
     FileNotFound,
@@ -32,7 +35,6 @@ from waymark.engine.errors import (
     PathOutsideWorkspace,
     WaymarkError,
 )
-from waymark.store.nofollow import at_once
 
 # Directories a walk of the workspace never enters: tools' own state, or too big to be
 # a source tree (the shell-tracking scan and the temp-file sweep).
@@ -41,6 +43,51 @@ SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "__pycach
 _O_PATH = getattr(os, "O_PATH", os.O_RDONLY)
 _DIR_FLAGS = _O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+# What the one call itself is refused with (seccomp, an old kernel, no openat2 in the
+# headers), whatever the path: asking again would only fail again.
+_NOT_AVAILABLE = frozenset({errno.ENOSYS, errno.EPERM, errno.EINVAL, errno.E2BIG})
+
+
+def one_call_built() -> Callable[..., int] | None:
+    """``_nofollow.open_dir(path[, dir_fd])`` when built and allowed (not
+    ``WAYMARK_PURE_PYTHON``); None: the component walk alone."""
+    if os.environ.get("WAYMARK_PURE_PYTHON", "") not in ("", "0"):
+        return None
+    try:
+        return cast(Callable[..., int], import_module("waymark.store._nofollow").open_dir)
+    except ImportError:
+        return None
+
+
+def _first_call(path: str, *dir_fd: int) -> int:
+    # Loaded by the first walk, not at import: an in-process hook call that walks nothing
+    # never pays for it.
+    global _one_call
+    _one_call = one_call_built()
+    if _one_call is None:
+        raise OSError(errno.ENOSYS, "waymark.store._nofollow is not available")
+    return _one_call(path, *dir_fd)
+
+
+_one_call: Callable[..., int] | None = _first_call
+
+
+def _at_once(path: str, *dir_fd: int) -> int | None:
+    """The directory ``path`` (relative to ``dir_fd``, if given) in one call that follows no
+    symlink; None when that is not available or failed for any reason."""
+    global _one_call
+    opener = _one_call
+    if opener is None:
+        return None
+    try:
+        return opener(path, *dir_fd)
+    except OSError as exc:
+        if exc.errno in _NOT_AVAILABLE:
+            _one_call = None
+        return None
+    except ValueError:
+        # A NUL in a component: the component walk's os.open raises what it always did.
+        return None
 
 
 def split_path(path: Path, follow_links: bool) -> tuple[Path, list[str], str]:
@@ -105,7 +152,7 @@ def walk(
     ``create`` makes missing directories from ``dirs[create_from]`` on (those above must
     exist) and appends each one it made to ``created``.
     """
-    fd = at_once("/" + "/".join(dirs))
+    fd = _at_once("/" + "/".join(dirs))
     if fd is None:
         fd = _walk_components(path, dirs, create, create_from, created)
     try:
@@ -198,7 +245,7 @@ class Walks:
         start = len(names)
         if start == len(dirs):
             return fds[-1]
-        deepest = at_once("/".join(dirs[start:]), fds[-1])
+        deepest = _at_once("/".join(dirs[start:]), fds[-1])
         if deepest is not None:
             names.extend(dirs[start:])
             fds.extend([_PASSED] * (len(dirs) - start - 1))
