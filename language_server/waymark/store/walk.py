@@ -22,7 +22,6 @@ import os
 import stat
 import threading
 from collections.abc import Callable, Iterator
-from importlib import import_module
 from pathlib import Path
 from typing import cast
 
@@ -54,9 +53,11 @@ def one_call_built() -> Callable[..., int] | None:
     if os.environ.get("WAYMARK_PURE_PYTHON", "") not in ("", "0"):
         return None
     try:
-        return cast(Callable[..., int], import_module("waymark.store._nofollow").open_dir)
+        # __import__, not importlib's import_module: importing importlib costs a hook call.
+        module = __import__("waymark.store._nofollow", fromlist=["open_dir"])
     except ImportError:
         return None
+    return cast(Callable[..., int], module.open_dir)
 
 
 def _first_call(path: str, *dir_fd: int) -> int:
