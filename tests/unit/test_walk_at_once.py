@@ -218,6 +218,24 @@ def test_the_one_call_walk_reaches_the_very_directory(tmp_path: Path, calls: _Ca
     assert (calls.opened, calls.failed) == (1, 0)
 
 
+def test_a_path_longer_than_path_max_is_walked_by_components(tmp_path: Path, calls: _Calls) -> None:
+    names = ["d" * 200] * 24  # past PATH_MAX (4096): the one call fails, each component fits
+    fd = os.open(tmp_path, os.O_PATH | os.O_DIRECTORY)
+    try:
+        for name in names:
+            os.mkdir(name, dir_fd=fd)
+            child = os.open(name, os.O_PATH | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        deepest = os.stat(fd).st_ino
+    finally:
+        os.close(fd)
+    absolute, dirs, _ = split_path(Path(tmp_path, *names, "f.txt"), False)
+    with walk(absolute, dirs) as reached:
+        assert os.stat(reached).st_ino == deepest
+    assert (calls.opened, calls.failed) == (0, 1)
+
+
 @pytest.mark.parametrize("code", [errno.ENOSYS, errno.EPERM, errno.EINVAL, errno.E2BIG])
 def test_a_refused_call_falls_back_and_is_not_asked_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
