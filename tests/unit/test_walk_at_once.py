@@ -308,4 +308,4 @@ def test_walks_reach_what_the_component_walks_reach(
 
     reference, tried, fast = _both(tmp_path, monkeypatch, run)
     assert tried == reference
-    assert fast.opened >= 6
+    assert fast.opened and fast.failed  # both the one call and its fallback ran

@@ -232,6 +232,8 @@ class Walks:
         """An fd of the directory ``/dirs...`` (held by this object), reached as :func:`walk`
         reaches it; ``path`` names the file it is for, in errors."""
         names, fds = self._names, self._fds
+        if names == dirs and fds:
+            return fds[-1]  # the last file's directory: most files of an operation
         if not fds:
             fds.append(os.open("/", _DIR_FLAGS))
         same = 0
@@ -244,14 +246,15 @@ class Walks:
             if fd != _PASSED:
                 os.close(fd)
         start = len(names)
-        if start == len(dirs):
-            return fds[-1]
-        deepest = _at_once("/".join(dirs[start:]), fds[-1])
-        if deepest is not None:
-            names.extend(dirs[start:])
-            fds.extend([_PASSED] * (len(dirs) - start - 1))
-            fds.append(deepest)
-            return deepest
+        if len(dirs) - start > 1:
+            # The parent in one call and the last directory on its own: the next file's
+            # directory is often a sibling, reached from the parent held in one more call.
+            parent = _at_once("/".join(dirs[start:-1]), fds[-1])
+            if parent is not None:
+                names.extend(dirs[start:-1])
+                fds.extend([_PASSED] * (len(dirs) - start - 2))
+                fds.append(parent)
+                start = len(dirs) - 1
         for index in range(start, len(dirs)):
             fds.append(_open_dir(path, dirs, index, fds[-1]))
             names.append(dirs[index])
