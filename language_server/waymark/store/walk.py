@@ -199,13 +199,14 @@ class Walks:
     A backup or rewind of many files (a turn's snapshot, a rewind's reads and writes) walks
     each directory once instead of once per file, and its files are opened relative to that
     descriptor (``O_NOFOLLOW``). Each directory is opened as :func:`walk` opens it, without
-    following a symlink (in one call from the deepest directory held, else component by
-    component), so a descriptor pins the directory actually walked, as :func:`walk`'s does
-    for the length of one file's operation. Descriptors live for one operation (a ``with``
-    block under the caller's locks), never across calls: a directory swapped for a symlink
-    later is walked anew next time, and refused. They are held as the stack of directories
-    on the way to the last file, so files visited in sorted order reach each directory once,
-    with one descriptor per level at most (levels the one call went through hold none).
+    following a symlink (its parent in one call from the deepest directory held, else
+    component by component), so a descriptor pins the directory actually walked, as
+    :func:`walk`'s does for the length of one file's operation. Descriptors live for one
+    operation (a ``with`` block under the caller's locks), never across calls: a directory
+    swapped for a symlink later is walked anew next time, and refused. They are held as the
+    stack of directories on the way to the last file, so files visited in sorted order reach
+    each directory once, with one descriptor per level at most (levels the one call went
+    through hold none).
     A caller that creates or removes directories calls :meth:`forget` after.
     """
 
