@@ -78,14 +78,20 @@ open_dir(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (!PyUnicode_FSConverter(args[0], &encoded))
         return NULL;
     const char *path = PyBytes_AS_STRING(encoded);
-    int fd;
+    int fd, error;
     Py_BEGIN_ALLOW_THREADS
     fd = wm_openat2(dir_fd, path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    error = errno;
     Py_END_ALLOW_THREADS
     Py_DECREF(encoded);
-    if (fd < 0)
+    if (fd < 0) {
+        errno = error; /* as the call left it, whatever the decref did */
         return PyErr_SetFromErrno(PyExc_OSError);
-    return PyLong_FromLong(fd);
+    }
+    PyObject *result = PyLong_FromLong(fd);
+    if (result == NULL)
+        close(fd);
+    return result;
 }
 
 static PyMethodDef methods[] = {
