@@ -15,7 +15,8 @@ SUDO=""
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # python3-venv: the project's .venv; python3-dev, libxxhash-dev (and build-essential's
-# compiler): the compiled core, waymark.engine._core, whose test fails without it; sed:
+# compiler): the compiled core, waymark.engine._core, and the walk's waymark.store._nofollow,
+# whose tests fail without them; sed:
 # differential tests; neovim: real-client tests; xxhash: bench floor; git: history bench;
 # build-essential: code-server's native modules;
 # binutils for both Linux architectures: the .vsix's native libraries are stripped.
