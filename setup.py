@@ -14,6 +14,7 @@ setup(
                     "_core_text",
                     "_core_index",
                     "_core_annotate",
+                    "_core_columns",
                     "_core_render",
                     "_core_page",
                     "_core_edit",

@@ -245,40 +245,29 @@ done:
     return result;
 }
 
-/* annotate_columns(lines, start=0, stop=len) -> (special, tokens, low, medium) or None: of
- * lines [start, stop), those whose 6-char prefix another line shares (ascending) and their
- * display anchors (None where the ladder decides), the low- and medium-quality ones; the
- * whole file decides them. None: two texts with one full hash. */
-PyObject *
-wm_annotate_columns(PyObject *self, PyObject *args)
+void
+wm_tables_free(Cols *c, int hashed)
 {
-    PyObject *lines_arg, *seq, *result;
-    Py_ssize_t start = 0, stop = PY_SSIZE_T_MAX;
-    if (!PyArg_ParseTuple(args, "O|nn", &lines_arg, &start, &stop))
-        return NULL;
-    seq = PySequence_Fast(lines_arg, "lines must be a sequence");
-    if (seq == NULL)
-        return NULL;
-    Cols c = {PySequence_Fast_GET_SIZE(seq), PySequence_Fast_ITEMS(seq)};
-    result = wm_columns(&c, start, stop);
-    Py_DECREF(seq);
-    return result;
+    if (!hashed) {
+        free(c->hash);
+        c->hash = NULL;
+    }
+    free(c->by_p6);
+    free(c->start);
+    free(c->size);
+    free(c->rank);
+    free(c->texts);
+    c->by_p6 = NULL;
+    c->start = c->size = c->rank = c->texts = NULL;
 }
 
-/* annotate_columns over c's lines (their columns are filled here). */
-PyObject *
-wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop)
+int
+wm_tokens(Cols *c, Py_ssize_t start, Py_ssize_t stop, PyObject **out)
 {
-    PyObject *result = NULL;
-    PyObject *special = NULL, *tokens = NULL, *low = NULL, *medium = NULL;
-    Py_ssize_t n = c->n, m = n ? n : 1, r = 0, shared = 0;
-    start = start < 0 ? 0 : start > n ? n : start;
-    stop = stop < start ? start : stop > n ? n : stop;
+    Py_ssize_t n = c->n, m = n ? n : 1, r = 0;
+    int result = -1, hashed = c->hash != NULL;
     Py_ssize_t *rep = malloc(sizeof(Py_ssize_t) * (size_t)m);
     uint64_t *pairs = malloc(sizeof(uint64_t) * 2 * (size_t)m);
-    PyObject **out = calloc((size_t)m, sizeof(PyObject *));
-    /* Hashes the caller made already (an edit's new file, from the old file's) are its own. */
-    int hashed = c->hash != NULL;
     if (!hashed)
         c->hash = malloc(sizeof(uint64_t) * (size_t)m);
     c->by_p6 = malloc(sizeof(uint64_t) * (size_t)m);
@@ -286,9 +275,8 @@ wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop)
     c->size = malloc(sizeof(uint32_t) * (size_t)m);
     c->rank = malloc(sizeof(uint32_t) * (size_t)m);
     c->texts = malloc(sizeof(uint32_t) * (size_t)m);
-    c->punct = malloc((size_t)m);
-    if (!rep || !pairs || !out || !c->hash || !c->by_p6 || !c->start || !c->size || !c->rank ||
-        !c->texts || !c->punct) {
+    if (!rep || !pairs || !c->hash || !c->by_p6 || !c->start || !c->size || !c->rank ||
+        !c->texts) {
         PyErr_NoMemory();
         goto done;
     }
@@ -296,13 +284,10 @@ wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop)
         PyErr_SetString(PyExc_ValueError, "at most 2**32 lines");
         goto done;
     }
-    /* One visit per line object: each is a cache miss in a large file. Only the page's
-     * qualities are asked, so only its lines are scanned for punctuation. */
+    /* One visit per line object: each is a cache miss in a large file. */
     for (Py_ssize_t i = 0; i < n; i++) {
         if (!hashed && line_hash(c, i, &c->hash[i]) < 0)
             goto done;
-        if (i >= start && i < stop)
-            c->punct[i] = (unsigned char)line_punct(c, i);
         c->by_p6[i] = (c->hash[i] >> 40) << 32 | (uint64_t)i;
         c->texts[i] = 1;
     }
@@ -325,70 +310,23 @@ wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop)
         }
         if (e - s > 1) {
             int clash = count_texts(c, s, e, pairs);
-            if (clash < 0)
-                goto done;
             if (clash) {
-                result = Py_NewRef(Py_None);
+                result = clash;
                 goto done;
             }
         }
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        shared += i >= start && i < stop && c->size[i] > 1;
+    for (Py_ssize_t i = 0; i < n; i++)
         if (c->texts[i] > 1)
             rep[r++] = i;
-    }
     if (repeated_tokens(c, rep, r, out, start, stop) < 0)
         goto done;
-    special = PyList_New(shared);
-    tokens = PyList_New(shared);
-    low = PyList_New(0);
-    medium = PyList_New(0);
-    if (!special || !tokens || !low || !medium)
-        goto done;
-    for (Py_ssize_t i = start, k = 0; i < stop; i++) {
-        int punct = c->punct[i];
-        if (punct || (c->texts[i] > 1 && line_words(c, i) <= 2)) {
-            if (append_index(low, i) < 0)
-                goto done;
-        }
-        else if (c->texts[i] > 1 && append_index(medium, i) < 0)
+    for (Py_ssize_t i = start; i < stop; i++)
+        if (c->size[i] > 1 && c->texts[i] <= 1 && (out[i] = collided_token(c, i)) == NULL)
             goto done;
-        if (c->size[i] == 1)
-            continue;
-        /* owned: a repeated line's from out, else made here */
-        PyObject *token = c->texts[i] > 1 ? out[i] : collided_token(c, i);
-        out[i] = NULL;
-        if (token == NULL)
-            goto done;
-        PyObject *at = PyLong_FromSsize_t(i);
-        if (at == NULL) {
-            Py_DECREF(token);
-            goto done;
-        }
-        PyList_SET_ITEM(special, k, at);
-        PyList_SET_ITEM(tokens, k, token);
-        k++;
-    }
-    result = Py_BuildValue("(OOOO)", special, tokens, low, medium);
+    result = 0;
 done:
-    if (out != NULL) /* only the page's tokens are made: the rest stays untouched zeros */
-        for (Py_ssize_t i = start; i < stop; i++)
-            Py_XDECREF(out[i]);
-    Py_XDECREF(special);
-    Py_XDECREF(tokens);
-    Py_XDECREF(low);
-    Py_XDECREF(medium);
     free(rep);
     free(pairs);
-    free(out);
-    if (!hashed)
-        free(c->hash);
-    free(c->by_p6);
-    free(c->start);
-    free(c->size);
-    free(c->rank);
-    free(c->texts);
-    free(c->punct);
     return result;
 }

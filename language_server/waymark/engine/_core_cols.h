@@ -18,10 +18,15 @@ typedef struct {
     uint32_t *size;   /* how many lines are in it */
     uint32_t *rank;   /* the line's place in it, from 1 */
     uint32_t *texts;  /* how many lines have the line's text */
-    unsigned char *punct; /* whether the line is only ASCII punctuation and whitespace */
 } Cols;
 
 PyObject *wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop);
+/* c's tables (by_p6, texts, …, and the hashes unless c has them) and into out[i] the token
+ * of each line of [start, stop) whose 6-char prefix another line shares (a new reference;
+ * the others' stay NULL): 0, 1 when two texts have one full hash, -1 on error. The tables
+ * stay c's: wm_tables_free (``hashed``: c had its hashes before). */
+int wm_tokens(Cols *c, Py_ssize_t start, Py_ssize_t stop, PyObject **out);
+void wm_tables_free(Cols *c, int hashed);
 /* A file's lines as span_find (_core_span.c) split and hashed them, kept in a capsule for
  * the columns of the file an edit makes from it (span_columns_after, _core_respan.c), which
  * moves them in place. */
@@ -32,6 +37,10 @@ typedef struct {
 } Spans;
 
 #define SPANS "waymark.engine._core.Spans"
+
+/* The spans of the text buf[:size], which is the text of ``sp`` with its lines [w0, w1)
+ * replaced, moved in place (_core_respan.c); -1 on error. */
+int wm_respan(Spans *sp, const char *buf, Py_ssize_t size, Py_ssize_t w0, Py_ssize_t w1);
 
 int wm_context_of(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, uint64_t *ctx);
 Py_ssize_t wm_split_spans(const char *buf, Py_ssize_t size, Py_ssize_t **off, Py_ssize_t **len,

@@ -57,34 +57,20 @@ wm_brackets(PyObject *self, PyObject *arg)
                          total[5]);
 }
 
-/* span_columns_after(spans, data, skip, w0, w1, stop) -> columns or None: annotate_columns
- * of lines [0, stop) of the text data[skip:], which is the text of ``spans`` (span_find's)
- * with its lines [w0, w1) replaced: only the new lines are split and hashed, the others'
- * spans and hashes are moved (``spans`` then holds the new file's). */
-PyObject *
-wm_span_columns_after(PyObject *self, PyObject *args)
+int
+wm_respan(Spans *sp, const char *buf, Py_ssize_t size, Py_ssize_t w0, Py_ssize_t w1)
 {
-    Py_buffer view;
-    PyObject *capsule;
-    Py_ssize_t skip, w0, w1, stop, *mo = NULL, *ml = NULL;
-    int kinds;
-    PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "Oy*nnnn", &capsule, &view, &skip, &w0, &w1, &stop))
-        return NULL;
-    Spans *sp = PyCapsule_GetPointer(capsule, SPANS);
-    if (sp == NULL)
-        goto done;
-    skip = skip < 0 ? 0 : skip > view.len ? view.len : skip;
+    Py_ssize_t *mo = NULL, *ml = NULL;
+    int kinds, result = -1;
     if (w0 < 0 || w1 < w0 || w1 > sp->n) {
         PyErr_SetString(PyExc_IndexError, "the replaced lines are not the file's");
-        goto done;
+        return -1;
     }
-    const char *buf = (const char *)view.buf + skip;
-    Py_ssize_t size = view.len - skip, delta = size - sp->size;
+    Py_ssize_t delta = size - sp->size;
     Py_ssize_t a = w0 < sp->n ? sp->off[w0] : sp->size, b = w1 < sp->n ? sp->off[w1] : sp->size;
     if (b + delta < a) {
         PyErr_SetString(PyExc_ValueError, "the bytes are not the file's with those lines replaced");
-        goto done;
+        return -1;
     }
     Py_ssize_t k = wm_split_spans(buf + a, b + delta - a, &mo, &ml, &kinds);
     if (k < 0)
@@ -116,11 +102,132 @@ wm_span_columns_after(PyObject *self, PyObject *args)
     }
     sp->n = n;
     sp->size = size;
-    Cols c = {n, NULL, buf, sp->off, sp->len, sp->hash};
-    result = wm_columns(&c, 0, stop);
+    result = 0;
 done:
     free(mo);
     free(ml);
+    return result;
+}
+
+/* span_columns_after(spans, data, skip, w0, w1, stop, start=0) -> columns or None:
+ * annotate_columns of lines [start, stop) of the text data[skip:], which is the text of
+ * ``spans`` (span_find's) with its lines [w0, w1) replaced: only the new lines are split and
+ * hashed, the others' spans and hashes are moved (``spans`` then holds the new file's). */
+PyObject *
+wm_span_columns_after(PyObject *self, PyObject *args)
+{
+    Py_buffer view;
+    PyObject *capsule;
+    Py_ssize_t skip, w0, w1, stop, start = 0;
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "Oy*nnnn|n", &capsule, &view, &skip, &w0, &w1, &stop, &start))
+        return NULL;
+    Spans *sp = PyCapsule_GetPointer(capsule, SPANS);
+    if (sp == NULL)
+        goto done;
+    skip = skip < 0 ? 0 : skip > view.len ? view.len : skip;
+    const char *buf = (const char *)view.buf + skip;
+    if (wm_respan(sp, buf, view.len - skip, w0, w1) < 0)
+        goto done;
+    Cols c = {sp->n, NULL, buf, sp->off, sp->len, sp->hash};
+    result = wm_columns(&c, start, stop);
+done:
     PyBuffer_Release(&view);
+    return result;
+}
+
+/* The tokens of lines [0, first) of the text of ``sp`` in buf into out (see wm_tokens); 0,
+ * 1 when two texts have one full hash, -1 on error. */
+static int
+tokens_above(Spans *sp, const char *buf, Py_ssize_t first, PyObject **out)
+{
+    Cols c = {sp->n, NULL, buf, sp->off, sp->len, sp->hash};
+    int got = wm_tokens(&c, 0, first, out);
+    wm_tables_free(&c, 1);
+    return got;
+}
+
+/* Whether line i shows another anchor: ``was`` and ``now`` its tokens (NULL: its own 6-char
+ * prefix), -1 on error. */
+static int
+shown_differs(const Spans *sp, Py_ssize_t i, PyObject *was, PyObject *now)
+{
+    if (was == NULL || now == NULL) {
+        char text[6];
+        for (int k = 0; k < 6; k++)
+            text[k] = HEX[(sp->hash[i] >> (60 - 4 * k)) & 0xf];
+        PyObject *own = PyUnicode_FromStringAndSize(text, 6);
+        if (own == NULL)
+            return -1;
+        int same = PyUnicode_Compare(was ? was : own, now ? now : own);
+        Py_DECREF(own);
+        return same == -1 && PyErr_Occurred() ? -1 : same != 0;
+    }
+    int same = PyUnicode_Compare(was, now);
+    return same == -1 && PyErr_Occurred() ? -1 : same != 0;
+}
+
+/* span_valid_through(spans, old, new, skip, w0, w1, first) -> int or None: how many leading
+ * lines keep their displayed anchor when the text old[skip:] of ``spans`` (span_find's)
+ * becomes new[skip:], its lines [w0, w1) replaced and none above ``first`` changed: the
+ * first line above ``first`` whose token differs, else ``first``; ``spans`` then holds the
+ * new file's. None: the ladder decides a token there, or two texts have one full hash. The
+ * tokens are compared here, never made a list of: above an edit in the middle of a large
+ * file they are tens of thousands. */
+PyObject *
+wm_span_valid_through(PyObject *self, PyObject *args)
+{
+    Py_buffer old, new;
+    PyObject *capsule, *result = NULL, **was = NULL, **now = NULL;
+    Py_ssize_t skip, w0, w1, first;
+    if (!PyArg_ParseTuple(args, "Oy*y*nnnn", &capsule, &old, &new, &skip, &w0, &w1, &first))
+        return NULL;
+    Spans *sp = PyCapsule_GetPointer(capsule, SPANS);
+    if (sp == NULL)
+        goto done;
+    if (first < 0 || first > w1 || first > sp->n || skip < 0 || skip > old.len || skip > new.len) {
+        PyErr_SetString(PyExc_IndexError, "the lines above the edit are not the file's");
+        goto done;
+    }
+    size_t m = (size_t)(sp->n ? sp->n : 1);
+    was = calloc(m, sizeof(PyObject *));
+    now = calloc(m, sizeof(PyObject *));
+    if (was == NULL || now == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int got = tokens_above(sp, (const char *)old.buf + skip, first, was);
+    if (got == 0 && wm_respan(sp, (const char *)new.buf + skip, new.len - skip, w0, w1) < 0)
+        goto done;
+    if (got == 0)
+        got = tokens_above(sp, (const char *)new.buf + skip, first, now);
+    if (got != 0) {
+        result = got < 0 ? NULL : Py_NewRef(Py_None);
+        goto done;
+    }
+    Py_ssize_t valid = first;
+    for (Py_ssize_t i = 0; i < first && valid == first; i++) {
+        if (was[i] == NULL && now[i] == NULL)
+            continue;
+        if (was[i] == Py_None || now[i] == Py_None) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        int differs = shown_differs(sp, i, was[i], now[i]);
+        if (differs < 0)
+            goto done;
+        if (differs)
+            valid = i;
+    }
+    result = PyLong_FromSsize_t(valid);
+done:
+    for (Py_ssize_t i = 0; was != NULL && i < first; i++)
+        Py_XDECREF(was[i]);
+    for (Py_ssize_t i = 0; now != NULL && i < first; i++)
+        Py_XDECREF(now[i]);
+    free(was);
+    free(now);
+    PyBuffer_Release(&old);
+    PyBuffer_Release(&new);
     return result;
 }

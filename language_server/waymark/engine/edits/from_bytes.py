@@ -238,17 +238,21 @@ class _Stretch:
         self, new_data: bytes, rows: dict[int, str], first: int, replaced: tuple[int, int]
     ) -> tuple[dict[int, tuple[str, str]], int] | None:
         """The rows' anchors and qualities, and the leading lines that keep theirs, from the
-        core's columns of the new bytes up to the last row (the old file's lines but the
-        ``replaced`` ones split and hashed already), and of the old above the edit; None
+        core's columns of the new bytes over the rows (the old file's lines but the
+        ``replaced`` ones split and hashed already), and of both files above the edit; None
         where the ladder decides one."""
         stop = max(rows, default=-1) + 1  # no row: the new file is empty
         native, spans, skip = self.native, self.spans, self.skip
-        # The old file's columns first: the new file's move its spans (nothing replaced here).
-        old_cols = native.span_columns_after(spans, self.data, skip, 0, 0, first) if first else None
-        new_cols = native.span_columns_after(spans, new_data, skip, *replaced, stop)
-        if new_cols is None or (first and old_cols is None):
+        valid: int | None = first
+        if first:
+            # This moves the spans to the new file's: the columns below replace nothing.
+            valid = native.span_valid_through(spans, self.data, new_data, skip, *replaced, first)
+            replaced = (0, 0)
+        new_cols = native.span_columns_after(
+            spans, new_data, skip, *replaced, stop, min(rows, default=0)
+        )
+        if new_cols is None:
             return None
-        valid = self._valid_through(first, old_cols, new_cols)
         special, tokens, low, medium = new_cols
         tokens_of = dict(zip(special, tokens, strict=True))
         if valid is None or any(tokens_of.get(i, "") is None for i in rows):
@@ -267,29 +271,6 @@ class _Stretch:
             self._brackets = dict(zip(BRACKETS, self.native.brackets(self.data), strict=True))
         opened, closed = self._brackets[opening + closing]
         return opened - closed
-
-    def _valid_through(
-        self, first: int, old_cols: core.Columns | None, new_cols: core.Columns
-    ) -> int | None:
-        """How many leading lines keep their displayed anchor: the first line above the edit
-        whose token differs, from the old and new columns; None where the ladder decides."""
-        if old_cols is None:
-            return first  # none above the edit
-        old = dict(zip(old_cols[0], old_cols[1], strict=True))
-        new = {i: t for i, t in zip(new_cols[0], new_cols[1], strict=True) if i < first}
-        for i in sorted(old.keys() | new.keys()):
-            was, now = old.get(i, ""), new.get(i, "")
-            if was is None or now is None:
-                return None
-            if (was or self._own(i)) != (now or self._own(i)):
-                return i
-        return first
-
-    def _own(self, i: int) -> str:
-        """Line ``i``'s own 6-char prefix (a line special in one file only)."""
-        a, b = self.native.span_starts(self.data, self.skip, [i, i + 1])
-        line = split_lines(self.data[a:b].decode("utf-8"))[0][0]
-        return f"{hash_lines([line])[0] >> P6_SHIFT:06x}"
 
 
 def _dominant_eol(data: bytes) -> str | None:
