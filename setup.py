@@ -20,6 +20,7 @@ setup(
                     "_core_edit",
                     "_core_span",
                     "_core_respan",
+                    "_core_near",
                     "_core_sed",
                     "_core_sed_lines",
                 )

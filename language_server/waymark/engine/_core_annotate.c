@@ -15,8 +15,8 @@ cmp_u64(const void *x, const void *y)
 /* Lines of one shared prefix group with the same text: (hash, line) pairs sorted, equal
  * hashes checked to be equal texts. 1 when two different texts have one full hash (the
  * caller then leaves the file to the Python path), -1 on error. */
-static int
-count_texts(Cols *c, Py_ssize_t s, Py_ssize_t e, uint64_t *pairs)
+int
+wm_count_texts(Cols *c, Py_ssize_t s, Py_ssize_t e, uint64_t *pairs)
 {
     Py_ssize_t m = e - s;
     for (Py_ssize_t k = 0; k < m; k++) {
@@ -56,8 +56,8 @@ hex_token(uint64_t value, int chars, uint32_t rank)
 
 /* A line of unique text sharing its 6-char prefix: 8, then 16 chars when they single it
  * out in its group, else the group's ``.N``. */
-static PyObject *
-collided_token(const Cols *c, Py_ssize_t i)
+PyObject *
+wm_collided_token(const Cols *c, Py_ssize_t i)
 {
     uint64_t h = c->hash[i];
     Py_ssize_t same8 = 0, same16 = 0;
@@ -150,17 +150,18 @@ top_equal(uint64_t a, uint64_t b, int chars)
  * own: the first of 6, 8, 16 chars of its context hash that no line hash starts with and that
  * only its context does, else the first prefix among whose candidates it is, with its ``.N``.
  * ``group``: the repeated lines' places in ``ctx`` with its 6-char context prefix (file
- * order), ``k`` its own place; ``at``: where by_p6 has that prefix as a line's, or -1. */
+ * order), ``k`` its own place; ``own``: the ``lines`` entries of by_p6 with that prefix
+ * as a line's. */
 static PyObject *
 ladder(const Cols *c, const uint64_t *ctx, const uint64_t *group, Py_ssize_t size,
-       Py_ssize_t k, Py_ssize_t at, Py_ssize_t lines, Py_ssize_t line)
+       Py_ssize_t k, const uint64_t *own, Py_ssize_t lines, Py_ssize_t line)
 {
     static const int CHARS[3] = {6, 8, 16};
     uint64_t full = ctx[k];
     Py_ssize_t in_lines[3] = {0, 0, 0}, in_ctx[3] = {0, 0, 0};
     for (int t = 0; t < 3; t++) {
         for (Py_ssize_t q = 0; q < lines; q++)
-            in_lines[t] += top_equal(c->hash[(uint32_t)c->by_p6[at + q]], full, CHARS[t]);
+            in_lines[t] += top_equal(c->hash[(uint32_t)own[q]], full, CHARS[t]);
         for (Py_ssize_t q = 0; q < size; q++)
             in_ctx[t] += top_equal(ctx[(uint32_t)group[q]], full, CHARS[t]);
     }
@@ -171,7 +172,7 @@ ladder(const Cols *c, const uint64_t *ctx, const uint64_t *group, Py_ssize_t siz
         uint32_t place = 0;
         if (in_lines[t] > 0) {
             for (Py_ssize_t q = 0; q < lines; q++) {
-                Py_ssize_t j = (uint32_t)c->by_p6[at + q];
+                Py_ssize_t j = (uint32_t)own[q];
                 place += top_equal(c->hash[j], full, CHARS[t]);
                 if (j == line)
                     return hex_token(full, CHARS[t], place);
@@ -187,8 +188,20 @@ ladder(const Cols *c, const uint64_t *ctx, const uint64_t *group, Py_ssize_t siz
     return Py_NewRef(Py_None); /* never: a line is among its own context's candidates */
 }
 
-/* The tokens of the repeated lines: the context prefix when no other repeated line's context
- * and no line's hash has it; ``.N`` in a run of identical contexts; else the ladder. */
+PyObject *
+wm_repeated_token(const Cols *c, const uint64_t *ctx, const uint64_t *group, Py_ssize_t size,
+                  int same, Py_ssize_t place, const uint64_t *own, Py_ssize_t lines,
+                  Py_ssize_t line)
+{
+    uint64_t full = ctx[(uint32_t)group[place]];
+    if (own == NULL && size == 1)
+        return hex_token(full, 6, 0);
+    if (own == NULL && same)
+        return hex_token(full, 6, (uint32_t)(place + 1));
+    return ladder(c, ctx, group, size, (uint32_t)group[place], own, lines, line);
+}
+
+/* The tokens of the repeated lines of [start, stop) (wm_repeated_token's). */
 static int
 repeated_tokens(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, PyObject **out,
                 Py_ssize_t start, Py_ssize_t stop)
@@ -223,16 +236,10 @@ repeated_tokens(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, PyObject **o
             lines++;
         for (Py_ssize_t k = s; k < e; k++) {
             Py_ssize_t j = rep[(uint32_t)by_c6[k]];
-            uint64_t full = ctx[(uint32_t)by_c6[k]];
             if (j < start || j >= stop)
                 continue;
-            PyObject *token = NULL;
-            if (at < 0 && e - s == 1)
-                token = hex_token(full, 6, 0);
-            else if (at < 0 && same)
-                token = hex_token(full, 6, (uint32_t)(k - s + 1));
-            else
-                token = ladder(c, ctx, by_c6 + s, e - s, (uint32_t)by_c6[k], at, lines, j);
+            PyObject *token = wm_repeated_token(c, ctx, by_c6 + s, e - s, same, k - s,
+                                                at < 0 ? NULL : c->by_p6 + at, lines, j);
             if (token == NULL)
                 goto done;
             out[j] = token;
@@ -309,7 +316,7 @@ wm_tokens(Cols *c, Py_ssize_t start, Py_ssize_t stop, PyObject **out)
             c->rank[i] = (uint32_t)(k - s + 1);
         }
         if (e - s > 1) {
-            int clash = count_texts(c, s, e, pairs);
+            int clash = wm_count_texts(c, s, e, pairs);
             if (clash) {
                 result = clash;
                 goto done;
@@ -322,7 +329,7 @@ wm_tokens(Cols *c, Py_ssize_t start, Py_ssize_t stop, PyObject **out)
     if (repeated_tokens(c, rep, r, out, start, stop) < 0)
         goto done;
     for (Py_ssize_t i = start; i < stop; i++)
-        if (c->size[i] > 1 && c->texts[i] <= 1 && (out[i] = collided_token(c, i)) == NULL)
+        if (c->size[i] > 1 && c->texts[i] <= 1 && (out[i] = wm_collided_token(c, i)) == NULL)
             goto done;
     result = 0;
 done:

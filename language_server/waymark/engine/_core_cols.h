@@ -27,8 +27,22 @@ PyObject *wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop);
  * stay c's: wm_tables_free (``hashed``: c had its hashes before). */
 int wm_tokens(Cols *c, Py_ssize_t start, Py_ssize_t stop, PyObject **out);
 void wm_tables_free(Cols *c, int hashed);
+/* How many lines of by_p6[s:e) (one prefix group) have each text, into c->texts: 1 when two
+ * texts have one full hash, -1 on error; ``pairs`` holds 2 * (e - s). */
+int wm_count_texts(Cols *c, Py_ssize_t s, Py_ssize_t e, uint64_t *pairs);
+/* The display token of a line of unique text whose 6-char prefix others share; c's by_p6,
+ * start, size and rank need only hold its group. */
+PyObject *wm_collided_token(const Cols *c, Py_ssize_t i);
+/* A repeated line's token: the context prefix when no other repeated line's context and no
+ * line's hash has it; ``.N`` in a run of identical contexts; else the ladder. ``group``: the
+ * ``size`` repeated lines with its 6-char context prefix ((prefix << 32 | place in ctx), in
+ * file order), ``same``: whether all their contexts are equal, ``place``: the line's among
+ * them; ``own``: the ``lines`` entries of by_p6 with that prefix as a line's (NULL: none). */
+PyObject *wm_repeated_token(const Cols *c, const uint64_t *ctx, const uint64_t *group,
+                            Py_ssize_t size, int same, Py_ssize_t place, const uint64_t *own,
+                            Py_ssize_t lines, Py_ssize_t line);
 /* A file's lines as span_find (_core_span.c) split and hashed them, kept in a capsule for
- * the columns of the file an edit makes from it (span_columns_after, _core_respan.c), which
+ * the columns of the file an edit makes from it (span_columns_near, _core_near.c), which
  * moves them in place. */
 typedef struct {
     Py_ssize_t n, size; /* lines, bytes of the text */

@@ -1,5 +1,6 @@
-/* The columns of the file an anchored edit makes, from the old file's spans and hashes
- * (span_find's), and the bracket balance the edit's safety check asks of the old bytes. */
+/* The file an anchored edit makes, from the old file's spans and hashes (span_find's): its
+ * lines' spans moved, which lines above the edit keep their displayed anchor; and the
+ * bracket balance the edit's safety check asks of the old bytes. */
 #include "_core_cols.h"
 
 /* splice(data, a, middle, b) -> data[:a] + middle + data[b:], copied once into the result
@@ -106,33 +107,6 @@ wm_respan(Spans *sp, const char *buf, Py_ssize_t size, Py_ssize_t w0, Py_ssize_t
 done:
     free(mo);
     free(ml);
-    return result;
-}
-
-/* span_columns_after(spans, data, skip, w0, w1, stop, start=0) -> columns or None:
- * annotate_columns of lines [start, stop) of the text data[skip:], which is the text of
- * ``spans`` (span_find's) with its lines [w0, w1) replaced: only the new lines are split and
- * hashed, the others' spans and hashes are moved (``spans`` then holds the new file's). */
-PyObject *
-wm_span_columns_after(PyObject *self, PyObject *args)
-{
-    Py_buffer view;
-    PyObject *capsule;
-    Py_ssize_t skip, w0, w1, stop, start = 0;
-    PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "Oy*nnnn|n", &capsule, &view, &skip, &w0, &w1, &stop, &start))
-        return NULL;
-    Spans *sp = PyCapsule_GetPointer(capsule, SPANS);
-    if (sp == NULL)
-        goto done;
-    skip = skip < 0 ? 0 : skip > view.len ? view.len : skip;
-    const char *buf = (const char *)view.buf + skip;
-    if (wm_respan(sp, buf, view.len - skip, w0, w1) < 0)
-        goto done;
-    Cols c = {sp->n, NULL, buf, sp->off, sp->len, sp->hash};
-    result = wm_columns(&c, start, stop);
-done:
-    PyBuffer_Release(&view);
     return result;
 }
 

@@ -135,7 +135,7 @@ done:
  * context hash does, as LineIndex.candidates finds them; their texts, and how many lines
  * have each of those texts; and where in data each line up to ``margin`` lines from one
  * found starts ({line: offset}, the line past the last included); and the lines' spans and
- * hashes, for span_columns_after. None: two different texts have one hash. */
+ * hashes, for span_columns_near. None: two different texts have one hash. */
 PyObject *
 wm_span_find(PyObject *self, PyObject *args)
 {

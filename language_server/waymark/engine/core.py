@@ -48,16 +48,8 @@ class Core(Protocol):
     ): ...
     def brackets(self, data: bytes, /) -> tuple[tuple[int, int], ...]: ...
     def splice(self, data: bytes, a: int, middle: bytes, b: int, /) -> bytes: ...
-    def span_columns_after(
-        self,
-        spans: object,
-        data: bytes,
-        skip: int,
-        w0: int,
-        w1: int,
-        stop: int,
-        start: int = ...,
-        /,
+    def span_columns_near(
+        self, spans: object, data: bytes, skip: int, w0: int, w1: int, lines: list[int], /
     ) -> Columns | None: ...
     def span_valid_through(
         self, spans: object, old: bytes, new: bytes, skip: int, w0: int, w1: int, first: int, /

@@ -5,9 +5,12 @@ every line. A UTF-8 file read by the compiled core needs neither: the core finds
 the anchors name in one pass over the bytes (``span_find``: by line hash, else by the
 context hashes of the repeated lines, as the ladder does), the edit is planned by the
 same code on the stretch of lines around it (decoded alone), its bytes are spliced into the
-file's once, and the displayed anchors it reports (its diff's rows, the lines above it that
-keep theirs) are the core's columns of the old and new files (``span_columns_after``, from
-the old file's spans and hashes), as a page of them shows them. Whatever that cannot
+file's once, and the displayed anchors it reports are the core's, as a page of them shows
+them, from the old file's spans and hashes: the diff's rows' of the new file
+(``span_columns_near``: only the rows' tokens are made, the tables of the whole file they
+depend on kept to the lines that may share a text or a prefix with them), and which lines
+above the edit keep theirs (``span_valid_through``, comparing both files' tokens in the
+core). Whatever that cannot
 answer exactly (a stale anchor or any other refusal, a token the ladder decides, a file not
 in UTF-8) answers None, and the caller plans on the decoded file: the same answer, the old
 way (tests/unit/test_edit_from_bytes.py compares both).
@@ -238,19 +241,16 @@ class _Stretch:
         self, new_data: bytes, rows: dict[int, str], first: int, replaced: tuple[int, int]
     ) -> tuple[dict[int, tuple[str, str]], int] | None:
         """The rows' anchors and qualities, and the leading lines that keep theirs, from the
-        core's columns of the new bytes over the rows (the old file's lines but the
+        core's columns of the new bytes at the rows (the old file's lines but the
         ``replaced`` ones split and hashed already), and of both files above the edit; None
         where the ladder decides one."""
-        stop = max(rows, default=-1) + 1  # no row: the new file is empty
         native, spans, skip = self.native, self.spans, self.skip
         valid: int | None = first
         if first:
             # This moves the spans to the new file's: the columns below replace nothing.
             valid = native.span_valid_through(spans, self.data, new_data, skip, *replaced, first)
             replaced = (0, 0)
-        new_cols = native.span_columns_after(
-            spans, new_data, skip, *replaced, stop, min(rows, default=0)
-        )
+        new_cols = native.span_columns_near(spans, new_data, skip, *replaced, sorted(rows))
         if new_cols is None:
             return None
         special, tokens, low, medium = new_cols
