@@ -21,6 +21,7 @@ setup(
                     "_core_span",
                     "_core_respan",
                     "_core_near",
+                    "_core_kept",
                     "_core_sed",
                     "_core_sed_lines",
                 )

@@ -41,6 +41,32 @@ PyObject *wm_collided_token(const Cols *c, Py_ssize_t i);
 PyObject *wm_repeated_token(const Cols *c, const uint64_t *ctx, const uint64_t *group,
                             Py_ssize_t size, int same, Py_ssize_t place, const uint64_t *own,
                             Py_ssize_t lines, Py_ssize_t line);
+/* A file's tables kept to what some lines' tokens need (_core_near.c): how many lines have
+ * each text (0 for 1) and the repeated lines with their context hashes, for every line; the
+ * prefix groups of the lines asked. */
+typedef struct {
+    Cols c;                /* the caller's hashes (never freed here) and the tables */
+    Py_ssize_t *rep, r;    /* the repeated lines, ascending */
+    uint64_t *ctx;         /* their context hashes */
+    Py_ssize_t own;        /* the entries of c.by_p6: the asked lines' prefix groups */
+} Near;
+
+/* The tables of c's lines (``c`` holding its hashes): 0, 1 when two texts have one full hash,
+ * -1 on error; wm_near_close in every case. */
+int wm_near_open(Near *t, Cols c);
+/* The prefix groups the ascending ``want`` lines' tokens need, in place of any asked before:
+ * 0, -1 on error. */
+int wm_near_ask(Near *t, const Py_ssize_t *want, Py_ssize_t q);
+/* A repeated line's context hash. */
+uint64_t wm_near_context(const Near *t, Py_ssize_t i);
+/* An asked line's display token (a new reference); NULL when its prefix is its own (no
+ * error set) or on error. */
+PyObject *wm_near_token(Near *t, Py_ssize_t i);
+void wm_near_close(Near *t);
+/* annotate_columns of the ascending ``lines`` alone: those whose 6-char prefix another line
+ * shares, their display anchors, the low- and medium-quality ones. */
+PyObject *wm_near_columns(Near *t, PyObject *lines);
+
 /* A file's lines as span_find (_core_span.c) split and hashed them, kept in a capsule for
  * the columns of the file an edit makes from it (span_columns_near, _core_near.c), which
  * moves them in place. */

@@ -178,83 +178,72 @@ lines_with_prefixes(const Cols *c, const uint64_t *keys, Py_ssize_t nkeys, Py_ss
     return out;
 }
 
-/* Line i's token, c's by_p6 holding its prefix group (``own`` entries) and its place there. */
-static PyObject *
-token_of(Cols *c, const Py_ssize_t *rep, Py_ssize_t r, const uint64_t *ctx, Py_ssize_t own,
-         Py_ssize_t i)
+int
+wm_near_open(Near *t, Cols c)
 {
-    if (c->texts[i] <= 1)
-        return wm_collided_token(c, i);
-    Py_ssize_t k = place_of(rep, r, i), size = 0, pos = 0;
-    uint64_t c6 = ctx[k] >> 40;
-    int same = 1;
-    uint64_t *group = malloc(sizeof(uint64_t) * (size_t)(r ? r : 1));
-    if (group == NULL)
-        return PyErr_NoMemory();
-    for (Py_ssize_t q = 0; q < r; q++) {
-        if ((ctx[q] >> 40) != c6)
-            continue;
-        same &= ctx[q] == ctx[k];
-        pos = q == k ? size : pos;
-        group[size++] = c6 << 32 | (uint64_t)q;
+    Py_ssize_t m = c.n ? c.n : 1;
+    *t = (Near){c, NULL, 0, NULL, 0};
+    t->rep = malloc(sizeof(Py_ssize_t) * (size_t)m);
+    t->c.texts = calloc((size_t)m, sizeof(uint32_t));
+    /* Only the asked lines' places are written: the rest of these pages stay untouched. */
+    t->c.start = malloc(sizeof(uint32_t) * (size_t)m);
+    t->c.size = malloc(sizeof(uint32_t) * (size_t)m);
+    t->c.rank = malloc(sizeof(uint32_t) * (size_t)m);
+    if (!t->rep || !t->c.texts || !t->c.start || !t->c.size || !t->c.rank) {
+        PyErr_NoMemory();
+        return -1;
     }
-    Py_ssize_t at = lower_bound(c->by_p6, own, c6), lines = 0;
-    while (at + lines < own && (c->by_p6[at + lines] >> 32) == c6)
-        lines++;
-    PyObject *token = wm_repeated_token(c, ctx, group, size, same, pos,
-                                        lines ? c->by_p6 + at : NULL, lines, i);
-    free(group);
-    return token;
+    if (c.n > (Py_ssize_t)UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "at most 2**32 lines");
+        return -1;
+    }
+    int got = repeated(&t->c, t->rep, &t->r);
+    if (got != 0)
+        return got;
+    t->ctx = malloc(sizeof(uint64_t) * (size_t)(t->r ? t->r : 1));
+    if (t->ctx == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return wm_context_of(&t->c, t->rep, t->r, t->ctx);
 }
 
-/* The columns of the ascending ``want`` lines of c into the four lists: 0, 1 when two texts
- * have one full hash, -1 on error. */
-static int
-near_columns(Cols *c, const Py_ssize_t *want, Py_ssize_t q, PyObject *special, PyObject *tokens,
-             PyObject *low, PyObject *medium)
+uint64_t
+wm_near_context(const Near *t, Py_ssize_t i)
 {
-    Py_ssize_t n = c->n, m = n ? n : 1, r = 0, nkeys = 0, own = 0;
-    Py_ssize_t *rep = malloc(sizeof(Py_ssize_t) * (size_t)m);
-    uint64_t *ctx = NULL, *keys = malloc(sizeof(uint64_t) * (size_t)(2 * q + 1));
-    int result = -1;
-    c->texts = calloc((size_t)m, sizeof(uint32_t));
-    /* Only the wanted lines' places are written: the rest of these pages stay untouched. */
-    c->start = malloc(sizeof(uint32_t) * (size_t)m);
-    c->size = malloc(sizeof(uint32_t) * (size_t)m);
-    c->rank = malloc(sizeof(uint32_t) * (size_t)m);
-    if (!rep || !keys || !c->texts || !c->start || !c->size || !c->rank) {
+    return t->ctx[place_of(t->rep, t->r, i)];
+}
+
+int
+wm_near_ask(Near *t, const Py_ssize_t *want, Py_ssize_t q)
+{
+    Cols *c = &t->c;
+    Py_ssize_t nkeys = 0;
+    uint64_t *keys = malloc(sizeof(uint64_t) * (size_t)(2 * q + 1));
+    if (keys == NULL) {
         PyErr_NoMemory();
-        goto done;
+        return -1;
     }
-    result = repeated(c, rep, &r);
-    if (result != 0)
-        goto done;
-    result = -1;
-    ctx = malloc(sizeof(uint64_t) * (size_t)(r ? r : 1));
-    if (ctx == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    if (wm_context_of(c, rep, r, ctx) < 0)
-        goto done;
     for (Py_ssize_t k = 0; k < q; k++) {
         keys[nkeys++] = (c->hash[want[k]] >> 40) << 32;
         if (c->texts[want[k]] > 1)
-            keys[nkeys++] = (ctx[place_of(rep, r, want[k])] >> 40) << 32;
+            keys[nkeys++] = (wm_near_context(t, want[k]) >> 40) << 32;
     }
     qsort(keys, (size_t)nkeys, sizeof(uint64_t), cmp_key);
     Py_ssize_t distinct = 0;
     for (Py_ssize_t k = 0; k < nkeys; k++)
         if (distinct == 0 || keys[distinct - 1] != keys[k])
             keys[distinct++] = keys[k];
-    c->by_p6 = lines_with_prefixes(c, keys, distinct, &own);
+    free(c->by_p6);
+    c->by_p6 = lines_with_prefixes(c, keys, distinct, &t->own);
+    free(keys);
     if (c->by_p6 == NULL) {
         PyErr_NoMemory();
-        goto done;
+        return -1;
     }
     for (Py_ssize_t k = 0; k < q; k++) {
-        Py_ssize_t i = want[k], s = lower_bound(c->by_p6, own, c->hash[i] >> 40), e = s;
-        while (e < own && (c->by_p6[e] >> 32) == (c->hash[i] >> 40))
+        Py_ssize_t i = want[k], s = lower_bound(c->by_p6, t->own, c->hash[i] >> 40), e = s;
+        while (e < t->own && (c->by_p6[e] >> 32) == (c->hash[i] >> 40))
             e++;
         c->start[i] = (uint32_t)s;
         c->size[i] = (uint32_t)(e - s);
@@ -262,63 +251,86 @@ near_columns(Cols *c, const Py_ssize_t *want, Py_ssize_t q, PyObject *special, P
             if ((Py_ssize_t)(uint32_t)c->by_p6[p] == i)
                 c->rank[i] = (uint32_t)(p - s + 1);
     }
+    return 0;
+}
+
+PyObject *
+wm_near_token(Near *t, Py_ssize_t i)
+{
+    Cols *c = &t->c;
+    if (c->size[i] == 1)
+        return NULL;
+    if (c->texts[i] <= 1)
+        return wm_collided_token(c, i);
+    Py_ssize_t k = place_of(t->rep, t->r, i), size = 0, pos = 0;
+    uint64_t c6 = t->ctx[k] >> 40;
+    int same = 1;
+    uint64_t *group = malloc(sizeof(uint64_t) * (size_t)(t->r ? t->r : 1));
+    if (group == NULL)
+        return PyErr_NoMemory();
+    for (Py_ssize_t q = 0; q < t->r; q++) {
+        if ((t->ctx[q] >> 40) != c6)
+            continue;
+        same &= t->ctx[q] == t->ctx[k];
+        pos = q == k ? size : pos;
+        group[size++] = c6 << 32 | (uint64_t)q;
+    }
+    Py_ssize_t at = lower_bound(c->by_p6, t->own, c6), lines = 0;
+    while (at + lines < t->own && (c->by_p6[at + lines] >> 32) == c6)
+        lines++;
+    PyObject *token = wm_repeated_token(c, t->ctx, group, size, same, pos,
+                                        lines ? c->by_p6 + at : NULL, lines, i);
+    free(group);
+    return token;
+}
+
+void
+wm_near_close(Near *t)
+{
+    free(t->rep);
+    free(t->ctx);
+    t->rep = NULL;
+    t->ctx = NULL;
+    wm_tables_free(&t->c, 1);
+}
+
+/* The ascending ``want`` lines' columns into the four lists: 0, -1 on error. */
+static int
+columns_of(Near *t, const Py_ssize_t *want, Py_ssize_t q, PyObject *special, PyObject *tokens,
+           PyObject *low, PyObject *medium)
+{
+    if (wm_near_ask(t, want, q) < 0)
+        return -1;
     for (Py_ssize_t k = 0; k < q; k++) {
         Py_ssize_t i = want[k];
-        int again = c->texts[i] > 1;
-        if (line_punct(c, i) || (again && line_words(c, i) <= 2)) {
+        int again = t->c.texts[i] > 1;
+        if (line_punct(&t->c, i) || (again && line_words(&t->c, i) <= 2)) {
             if (append_index(low, i) < 0)
-                goto done;
+                return -1;
         }
         else if (again && append_index(medium, i) < 0)
-            goto done;
-        if (c->size[i] == 1)
-            continue;
-        PyObject *token = token_of(c, rep, r, ctx, own, i);
+            return -1;
+        PyObject *token = wm_near_token(t, i);
+        if (token == NULL && PyErr_Occurred())
+            return -1;
         if (token == NULL)
-            goto done;
+            continue;
         int bad = append_index(special, i) < 0 || PyList_Append(tokens, token) < 0;
         Py_DECREF(token);
         if (bad)
-            goto done;
+            return -1;
     }
-    result = 0;
-done:
-    free(rep);
-    free(ctx);
-    free(keys);
-    wm_tables_free(c, 1);
-    return result;
+    return 0;
 }
 
-/* span_columns_near(spans, data, skip, w0, w1, lines) -> columns or None: annotate_columns
- * of the ascending ``lines`` alone (those whose 6-char prefix another line shares, their
- * display anchors, the low- and medium-quality ones) of the text data[skip:], which is the
- * text of ``spans`` (span_find's) with its lines [w0, w1) replaced: only the new lines are
- * split and hashed, the others' spans and hashes are moved (``spans`` then holds the new
- * file's). None: two texts with one full hash. */
 PyObject *
-wm_span_columns_near(PyObject *self, PyObject *args)
+wm_near_columns(Near *t, PyObject *lines_arg)
 {
-    Py_buffer view;
-    PyObject *capsule, *lines_arg, *lines = NULL, *result = NULL;
-    PyObject *special = NULL, *tokens = NULL, *low = NULL, *medium = NULL;
-    Py_ssize_t skip, w0, w1, *want = NULL;
-    if (!PyArg_ParseTuple(args, "Oy*nnnO", &capsule, &view, &skip, &w0, &w1, &lines_arg))
-        return NULL;
-    Spans *sp = PyCapsule_GetPointer(capsule, SPANS);
-    if (sp == NULL)
-        goto done;
-    skip = skip < 0 ? 0 : skip > view.len ? view.len : skip;
-    const char *buf = (const char *)view.buf + skip;
-    if (wm_respan(sp, buf, view.len - skip, w0, w1) < 0)
-        goto done;
-    if (sp->n > (Py_ssize_t)UINT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "at most 2**32 lines");
-        goto done;
-    }
+    PyObject *lines, *result = NULL, *special = NULL, *tokens = NULL, *low = NULL, *medium = NULL;
+    Py_ssize_t *want = NULL;
     lines = PySequence_Fast(lines_arg, "lines must be a sequence of ints");
     if (lines == NULL)
-        goto done;
+        return NULL;
     Py_ssize_t q = PySequence_Fast_GET_SIZE(lines);
     want = malloc(sizeof(Py_ssize_t) * (size_t)(q ? q : 1));
     if (want == NULL) {
@@ -329,7 +341,7 @@ wm_span_columns_near(PyObject *self, PyObject *args)
         want[k] = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(lines, k));
         if (want[k] == -1 && PyErr_Occurred())
             goto done;
-        if (want[k] < 0 || want[k] >= sp->n || (k && want[k] <= want[k - 1])) {
+        if (want[k] < 0 || want[k] >= t->c.n || (k && want[k] <= want[k - 1])) {
             PyErr_SetString(PyExc_ValueError, "the lines ascend, each one of the file's");
             goto done;
         }
@@ -338,21 +350,15 @@ wm_span_columns_near(PyObject *self, PyObject *args)
     tokens = PyList_New(0);
     low = PyList_New(0);
     medium = PyList_New(0);
-    if (!special || !tokens || !low || !medium)
-        goto done;
-    Cols c = {sp->n, NULL, buf, sp->off, sp->len, sp->hash};
-    int got = near_columns(&c, want, q, special, tokens, low, medium);
-    if (got == 0)
+    if (special && tokens && low && medium &&
+        columns_of(t, want, q, special, tokens, low, medium) == 0)
         result = Py_BuildValue("(OOOO)", special, tokens, low, medium);
-    else if (got == 1)
-        result = Py_NewRef(Py_None);
 done:
-    Py_XDECREF(lines);
+    Py_DECREF(lines);
     Py_XDECREF(special);
     Py_XDECREF(tokens);
     Py_XDECREF(low);
     Py_XDECREF(medium);
     free(want);
-    PyBuffer_Release(&view);
     return result;
 }

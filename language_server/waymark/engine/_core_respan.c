@@ -1,6 +1,6 @@
 /* The file an anchored edit makes, from the old file's spans and hashes (span_find's): its
- * lines' spans moved, which lines above the edit keep their displayed anchor; and the
- * bracket balance the edit's safety check asks of the old bytes. */
+ * bytes spliced, its lines' spans moved; and the bracket balance the edit's safety check
+ * asks of the old bytes. */
 #include "_core_cols.h"
 
 /* splice(data, a, middle, b) -> data[:a] + middle + data[b:], copied once into the result
@@ -107,101 +107,5 @@ wm_respan(Spans *sp, const char *buf, Py_ssize_t size, Py_ssize_t w0, Py_ssize_t
 done:
     free(mo);
     free(ml);
-    return result;
-}
-
-/* The tokens of lines [0, first) of the text of ``sp`` in buf into out (see wm_tokens); 0,
- * 1 when two texts have one full hash, -1 on error. */
-static int
-tokens_above(Spans *sp, const char *buf, Py_ssize_t first, PyObject **out)
-{
-    Cols c = {sp->n, NULL, buf, sp->off, sp->len, sp->hash};
-    int got = wm_tokens(&c, 0, first, out);
-    wm_tables_free(&c, 1);
-    return got;
-}
-
-/* Whether line i shows another anchor: ``was`` and ``now`` its tokens (NULL: its own 6-char
- * prefix), -1 on error. */
-static int
-shown_differs(const Spans *sp, Py_ssize_t i, PyObject *was, PyObject *now)
-{
-    if (was == NULL || now == NULL) {
-        char text[6];
-        for (int k = 0; k < 6; k++)
-            text[k] = HEX[(sp->hash[i] >> (60 - 4 * k)) & 0xf];
-        PyObject *own = PyUnicode_FromStringAndSize(text, 6);
-        if (own == NULL)
-            return -1;
-        int same = PyUnicode_Compare(was ? was : own, now ? now : own);
-        Py_DECREF(own);
-        return same == -1 && PyErr_Occurred() ? -1 : same != 0;
-    }
-    int same = PyUnicode_Compare(was, now);
-    return same == -1 && PyErr_Occurred() ? -1 : same != 0;
-}
-
-/* span_valid_through(spans, old, new, skip, w0, w1, first) -> int or None: how many leading
- * lines keep their displayed anchor when the text old[skip:] of ``spans`` (span_find's)
- * becomes new[skip:], its lines [w0, w1) replaced and none above ``first`` changed: the
- * first line above ``first`` whose token differs, else ``first``; ``spans`` then holds the
- * new file's. None: the ladder decides a token there, or two texts have one full hash. The
- * tokens are compared here, never made a list of: above an edit in the middle of a large
- * file they are tens of thousands. */
-PyObject *
-wm_span_valid_through(PyObject *self, PyObject *args)
-{
-    Py_buffer old, new;
-    PyObject *capsule, *result = NULL, **was = NULL, **now = NULL;
-    Py_ssize_t skip, w0, w1, first;
-    if (!PyArg_ParseTuple(args, "Oy*y*nnnn", &capsule, &old, &new, &skip, &w0, &w1, &first))
-        return NULL;
-    Spans *sp = PyCapsule_GetPointer(capsule, SPANS);
-    if (sp == NULL)
-        goto done;
-    if (first < 0 || first > w1 || first > sp->n || skip < 0 || skip > old.len || skip > new.len) {
-        PyErr_SetString(PyExc_IndexError, "the lines above the edit are not the file's");
-        goto done;
-    }
-    size_t m = (size_t)(sp->n ? sp->n : 1);
-    was = calloc(m, sizeof(PyObject *));
-    now = calloc(m, sizeof(PyObject *));
-    if (was == NULL || now == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    int got = tokens_above(sp, (const char *)old.buf + skip, first, was);
-    if (got == 0 && wm_respan(sp, (const char *)new.buf + skip, new.len - skip, w0, w1) < 0)
-        goto done;
-    if (got == 0)
-        got = tokens_above(sp, (const char *)new.buf + skip, first, now);
-    if (got != 0) {
-        result = got < 0 ? NULL : Py_NewRef(Py_None);
-        goto done;
-    }
-    Py_ssize_t valid = first;
-    for (Py_ssize_t i = 0; i < first && valid == first; i++) {
-        if (was[i] == NULL && now[i] == NULL)
-            continue;
-        if (was[i] == Py_None || now[i] == Py_None) {
-            result = Py_NewRef(Py_None);
-            goto done;
-        }
-        int differs = shown_differs(sp, i, was[i], now[i]);
-        if (differs < 0)
-            goto done;
-        if (differs)
-            valid = i;
-    }
-    result = PyLong_FromSsize_t(valid);
-done:
-    for (Py_ssize_t i = 0; was != NULL && i < first; i++)
-        Py_XDECREF(was[i]);
-    for (Py_ssize_t i = 0; now != NULL && i < first; i++)
-        Py_XDECREF(now[i]);
-    free(was);
-    free(now);
-    PyBuffer_Release(&old);
-    PyBuffer_Release(&new);
     return result;
 }

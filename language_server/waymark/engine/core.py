@@ -48,12 +48,18 @@ class Core(Protocol):
     ): ...
     def brackets(self, data: bytes, /) -> tuple[tuple[int, int], ...]: ...
     def splice(self, data: bytes, a: int, middle: bytes, b: int, /) -> bytes: ...
-    def span_columns_near(
-        self, spans: object, data: bytes, skip: int, w0: int, w1: int, lines: list[int], /
-    ) -> Columns | None: ...
-    def span_valid_through(
-        self, spans: object, old: bytes, new: bytes, skip: int, w0: int, w1: int, first: int, /
-    ) -> int | None: ...
+    def span_anchors(
+        self,
+        spans: object,
+        old: bytes,
+        new: bytes,
+        skip: int,
+        w0: int,
+        w1: int,
+        first: int,
+        lines: list[int],
+        /,
+    ) -> tuple[int, Columns] | None: ...
     def own_displays(
         self,
         indices: list[int],

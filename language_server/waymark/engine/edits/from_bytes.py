@@ -6,11 +6,11 @@ the anchors name in one pass over the bytes (``span_find``: by line hash, else b
 context hashes of the repeated lines, as the ladder does), the edit is planned by the
 same code on the stretch of lines around it (decoded alone), its bytes are spliced into the
 file's once, and the displayed anchors it reports are the core's, as a page of them shows
-them, from the old file's spans and hashes: the diff's rows' of the new file
-(``span_columns_near``: only the rows' tokens are made, the tables of the whole file they
-depend on kept to the lines that may share a text or a prefix with them), and which lines
-above the edit keep theirs (``span_valid_through``, comparing both files' tokens in the
-core). Whatever that cannot
+them, from the old file's spans and hashes (``span_anchors``): the diff's rows' of the new
+file (only their tokens made, the tables of the whole file they depend on kept to the lines
+that may share a text or a prefix with them), and which lines above the edit keep theirs
+(both files' tokens compared in the core, only for the lines whose token the edit can
+change). Whatever that cannot
 answer exactly (a stale anchor or any other refusal, a token the ladder decides, a file not
 in UTF-8) answers None, and the caller plans on the decoded file: the same answer, the old
 way (tests/unit/test_edit_from_bytes.py compares both).
@@ -241,21 +241,18 @@ class _Stretch:
         self, new_data: bytes, rows: dict[int, str], first: int, replaced: tuple[int, int]
     ) -> tuple[dict[int, tuple[str, str]], int] | None:
         """The rows' anchors and qualities, and the leading lines that keep theirs, from the
-        core's columns of the new bytes at the rows (the old file's lines but the
-        ``replaced`` ones split and hashed already), and of both files above the edit; None
-        where the ladder decides one."""
-        native, spans, skip = self.native, self.spans, self.skip
-        valid: int | None = first
-        if first:
-            # This moves the spans to the new file's: the columns below replace nothing.
-            valid = native.span_valid_through(spans, self.data, new_data, skip, *replaced, first)
-            replaced = (0, 0)
-        new_cols = native.span_columns_near(spans, new_data, skip, *replaced, sorted(rows))
-        if new_cols is None:
+        core's tables of the new bytes (the old file's lines but the ``replaced`` ones split
+        and hashed already), and of both files above the edit; None where the ladder decides
+        one."""
+        native, data, skip = self.native, self.data, self.skip
+        answer = native.span_anchors(
+            self.spans, data, new_data, skip, *replaced, first, sorted(rows)
+        )
+        if answer is None:
             return None
-        special, tokens, low, medium = new_cols
+        valid, (special, tokens, low, medium) = answer
         tokens_of = dict(zip(special, tokens, strict=True))
-        if valid is None or any(tokens_of.get(i, "") is None for i in rows):
+        if any(tokens_of.get(i, "") is None for i in rows):
             return None
         quality = dict.fromkeys(medium, MEDIUM) | dict.fromkeys(low, LOW)
         hashes = hash_lines(list(rows.values()))

@@ -1,10 +1,9 @@
-"""The anchors an edit planned from the bytes reports, from the compiled core's tables of the
-edited file kept to what the asked lines need (``span_columns_near``) and its comparison of
-both files' tokens above the edit (``span_valid_through``), against what a read of the whole
-decoded file shows: the same display anchor and quality of every asked line, the same first
-line above the edit whose anchor moved. Repeated lines near and far from the edit, blank
-lines, an edit creating or removing a repeat, prefixes shared by chance, the ladder's rarer
-rungs."""
+"""The anchors an edit planned from the bytes reports (``span_anchors``), from the compiled
+core's tables of the edited file kept to what the asked lines need and its comparison of
+both files' tokens above the edit, against what a read of the whole decoded files shows:
+the same display anchor and quality of every asked line, the same first line above the edit
+whose anchor moved. Repeated lines near and far from the edit, blank lines, an edit creating
+or removing a repeat, prefixes shared by chance, the ladder's rarer rungs."""
 
 from __future__ import annotations
 
@@ -36,27 +35,24 @@ def _spans(data: bytes) -> object:
     return answer[5]
 
 
-def _near(old: bytes, new: bytes, w0: int, w1: int, lines: list[int]) -> list[tuple[str, str]]:
-    """The asked lines' anchors and qualities from span_columns_near, as from_bytes takes them."""
+def _anchors(
+    old: bytes, new: bytes, w0: int, w1: int, first: int, lines: list[int]
+) -> tuple[int, list[tuple[str, str]]]:
+    """How many leading lines keep their anchor, and the asked lines' anchors and qualities,
+    from span_anchors, as from_bytes takes them."""
     native = core.native
     assert native is not None
-    columns = native.span_columns_near(_spans(old), new, 0, w0, w1, lines)
-    assert columns is not None
-    special, tokens, low, medium = columns
+    answer = native.span_anchors(_spans(old), old, new, 0, w0, w1, first, lines)
+    assert answer is not None
+    valid, (special, tokens, low, medium) = answer
     token_of = dict(zip(special, tokens, strict=True))
     quality = dict.fromkeys(medium, MEDIUM) | dict.fromkeys(low, LOW)
     texts = TextFile.decode(new).lines
     hashes = hash_lines([texts[i] for i in lines])
-    return [
+    return valid, [
         (token_of.get(i) or f"{h >> P6_SHIFT:06x}", quality.get(i, HIGH))
         for i, h in zip(lines, hashes, strict=True)
     ]
-
-
-def _valid(old: bytes, new: bytes, w0: int, w1: int, first: int) -> int | None:
-    native = core.native
-    assert native is not None
-    return native.span_valid_through(_spans(old), old, new, 0, w0, w1, first)
 
 
 def _encode(lines: list[str]) -> bytes:
@@ -69,15 +65,13 @@ def _check(lines: list[str], w0: int, w1: int, middle: list[str], asked: list[in
     both files says."""
     after = lines[:w0] + middle + lines[w1:]
     old, new = _encode(lines), _encode(after)
-    shown = _shown(new)
+    shown, was = _shown(new), _shown(old)
     asked = sorted({i for i in asked if i < len(after)})
-    assert _near(old, new, w0, w1, asked) == [shown[i] for i in asked]
     first = w0
     while first < min(w1, w0 + len(middle)) and lines[first] == after[first]:
         first += 1
-    was = _shown(old)
     moved = next((i for i in range(first) if was[i][0] != shown[i][0]), first)
-    assert _valid(old, new, w0, w1, first) == moved
+    assert _anchors(old, new, w0, w1, first, asked) == (moved, [shown[i] for i in asked])
 
 
 @pytest.mark.parametrize("seed", range(6))
