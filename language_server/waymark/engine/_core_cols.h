@@ -84,7 +84,7 @@ int wm_respan(Spans *sp, const char *buf, Py_ssize_t size, Py_ssize_t w0, Py_ssi
 
 int wm_context_of(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, uint64_t *ctx);
 Py_ssize_t wm_split_spans(const char *buf, Py_ssize_t size, Py_ssize_t **off, Py_ssize_t **len,
-                          int *kinds);
+                          int *kinds, uint64_t **hash);
 
 /* The code point at p[*i] of valid UTF-8, moving *i past it. */
 static inline Py_UCS4

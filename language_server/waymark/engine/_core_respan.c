@@ -62,6 +62,7 @@ int
 wm_respan(Spans *sp, const char *buf, Py_ssize_t size, Py_ssize_t w0, Py_ssize_t w1)
 {
     Py_ssize_t *mo = NULL, *ml = NULL;
+    uint64_t *mh = NULL;
     int kinds, result = -1;
     if (w0 < 0 || w1 < w0 || w1 > sp->n) {
         PyErr_SetString(PyExc_IndexError, "the replaced lines are not the file's");
@@ -73,7 +74,7 @@ wm_respan(Spans *sp, const char *buf, Py_ssize_t size, Py_ssize_t w0, Py_ssize_t
         PyErr_SetString(PyExc_ValueError, "the bytes are not the file's with those lines replaced");
         return -1;
     }
-    Py_ssize_t k = wm_split_spans(buf + a, b + delta - a, &mo, &ml, &kinds);
+    Py_ssize_t k = wm_split_spans(buf + a, b + delta - a, &mo, &ml, &kinds, &mh);
     if (k < 0)
         goto done;
     Py_ssize_t tail = sp->n - w1, n = w0 + k + tail, m = n ? n : 1;
@@ -99,7 +100,7 @@ wm_respan(Spans *sp, const char *buf, Py_ssize_t size, Py_ssize_t w0, Py_ssize_t
     for (Py_ssize_t j = 0; j < k; j++) {
         sp->off[w0 + j] = a + mo[j];
         sp->len[w0 + j] = ml[j];
-        sp->hash[w0 + j] = XXH3_64bits(buf + a + mo[j], (size_t)ml[j]);
+        sp->hash[w0 + j] = mh[j];
     }
     sp->n = n;
     sp->size = size;
@@ -107,5 +108,6 @@ wm_respan(Spans *sp, const char *buf, Py_ssize_t size, Py_ssize_t w0, Py_ssize_t
 done:
     free(mo);
     free(ml);
+    free(mh);
     return result;
 }

@@ -169,21 +169,18 @@ wm_span_find(PyObject *self, PyObject *args)
     }
     skip = skip < 0 ? 0 : skip > view.len ? view.len : skip;
     const char *buf = (const char *)view.buf + skip;
-    Py_ssize_t n = wm_split_spans(buf, view.len - skip, &off, &len, &kinds);
+    Py_ssize_t n = wm_split_spans(buf, view.len - skip, &off, &len, &kinds, &hash);
     if (n < 0)
         goto done;
-    hash = malloc(sizeof(uint64_t) * (size_t)(n ? n : 1));
     found = PyList_New(nkeys);
     texts = PyList_New(nkeys);
     counts = PyList_New(nkeys);
     starts = PyDict_New();
-    if (hash == NULL || found == NULL || texts == NULL || counts == NULL || starts == NULL) {
+    if (found == NULL || texts == NULL || counts == NULL || starts == NULL) {
         if (!PyErr_Occurred())
             PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t i = 0; i < n; i++)
-        hash[i] = XXH3_64bits(buf + off[i], (size_t)len[i]);
     Cols c = {n, NULL, buf, off, len, hash};
     for (Py_ssize_t k = 0; k < nkeys; k++) {
         PyObject *at = PyList_New(0), *text = PyList_New(0), *same = PyList_New(0);
