@@ -1,8 +1,9 @@
 /* The compiled core of line anchors: the whole-file loops of engine/text.py and
  * engine/line_index.py, one pass in C each, without a Python object per step:
- * _core_text.c, _core_index.c, _core_annotate.c, _core_render.c, _core_page.c, _core_edit.c,
- * _core_span.c, _core_respan.c; and sed's, _core_sed.c and _core_sed_lines.c; helpers in
- * _core.h (and _core_cols.h: the lines annotation reads).
+ * _core_text.c, _core_index.c, _core_annotate.c, _core_columns.c, _core_render.c, _core_page.c,
+ * _core_edit.c, _core_span.c, _core_respan.c, _core_near.c, _core_kept.c; and sed's,
+ * _core_sed.c and _core_sed_lines.c; helpers in _core.h (and _core_cols.h: the lines
+ * annotation reads).
  *
  * Pure computation, no I/O. Every function returns exactly what its pure-Python twin in
  * waymark.engine returns (tests/unit/test_core_differential.py); engine/core.py decides
@@ -24,9 +25,8 @@ static PyMethodDef methods[] = {
     {"repeated_displays", wm_repeated_displays, METH_VARARGS, "Context prefixes of repeats."},
     {"context_keys_in", wm_context_keys_in, METH_VARARGS, "Lines whose context prefix is asked."},
     {"span_find", wm_span_find, METH_VARARGS, "Lines of text bytes whose hash starts so."},
-    {"span_starts", wm_span_starts, METH_VARARGS, "Where lines of text bytes start."},
     {"brackets", wm_brackets, METH_O, "How many of each bracket bytes hold."},
-    {"span_columns_after", wm_span_columns_after, METH_VARARGS, "Columns of an edited file."},
+    {"span_anchors", wm_span_anchors, METH_VARARGS, "The anchors an edit reports."},
     {"append_after", wm_append_after, METH_VARARGS, "sed's a after fixed-string lines."},
     {"around_lines", wm_around_lines, METH_VARARGS, "Text before and after every line."},
     {"replace_lines", wm_replace_lines, METH_VARARGS, "sed's c and d on fixed-string lines."},

@@ -15,8 +15,8 @@ cmp_u64(const void *x, const void *y)
 /* Lines of one shared prefix group with the same text: (hash, line) pairs sorted, equal
  * hashes checked to be equal texts. 1 when two different texts have one full hash (the
  * caller then leaves the file to the Python path), -1 on error. */
-static int
-count_texts(Cols *c, Py_ssize_t s, Py_ssize_t e, uint64_t *pairs)
+int
+wm_count_texts(Cols *c, Py_ssize_t s, Py_ssize_t e, uint64_t *pairs)
 {
     Py_ssize_t m = e - s;
     for (Py_ssize_t k = 0; k < m; k++) {
@@ -56,8 +56,8 @@ hex_token(uint64_t value, int chars, uint32_t rank)
 
 /* A line of unique text sharing its 6-char prefix: 8, then 16 chars when they single it
  * out in its group, else the group's ``.N``. */
-static PyObject *
-collided_token(const Cols *c, Py_ssize_t i)
+PyObject *
+wm_collided_token(const Cols *c, Py_ssize_t i)
 {
     uint64_t h = c->hash[i];
     Py_ssize_t same8 = 0, same16 = 0;
@@ -150,17 +150,18 @@ top_equal(uint64_t a, uint64_t b, int chars)
  * own: the first of 6, 8, 16 chars of its context hash that no line hash starts with and that
  * only its context does, else the first prefix among whose candidates it is, with its ``.N``.
  * ``group``: the repeated lines' places in ``ctx`` with its 6-char context prefix (file
- * order), ``k`` its own place; ``at``: where by_p6 has that prefix as a line's, or -1. */
+ * order), ``k`` its own place; ``own``: the ``lines`` entries of by_p6 with that prefix
+ * as a line's. */
 static PyObject *
 ladder(const Cols *c, const uint64_t *ctx, const uint64_t *group, Py_ssize_t size,
-       Py_ssize_t k, Py_ssize_t at, Py_ssize_t lines, Py_ssize_t line)
+       Py_ssize_t k, const uint64_t *own, Py_ssize_t lines, Py_ssize_t line)
 {
     static const int CHARS[3] = {6, 8, 16};
     uint64_t full = ctx[k];
     Py_ssize_t in_lines[3] = {0, 0, 0}, in_ctx[3] = {0, 0, 0};
     for (int t = 0; t < 3; t++) {
         for (Py_ssize_t q = 0; q < lines; q++)
-            in_lines[t] += top_equal(c->hash[(uint32_t)c->by_p6[at + q]], full, CHARS[t]);
+            in_lines[t] += top_equal(c->hash[(uint32_t)own[q]], full, CHARS[t]);
         for (Py_ssize_t q = 0; q < size; q++)
             in_ctx[t] += top_equal(ctx[(uint32_t)group[q]], full, CHARS[t]);
     }
@@ -171,7 +172,7 @@ ladder(const Cols *c, const uint64_t *ctx, const uint64_t *group, Py_ssize_t siz
         uint32_t place = 0;
         if (in_lines[t] > 0) {
             for (Py_ssize_t q = 0; q < lines; q++) {
-                Py_ssize_t j = (uint32_t)c->by_p6[at + q];
+                Py_ssize_t j = (uint32_t)own[q];
                 place += top_equal(c->hash[j], full, CHARS[t]);
                 if (j == line)
                     return hex_token(full, CHARS[t], place);
@@ -187,8 +188,20 @@ ladder(const Cols *c, const uint64_t *ctx, const uint64_t *group, Py_ssize_t siz
     return Py_NewRef(Py_None); /* never: a line is among its own context's candidates */
 }
 
-/* The tokens of the repeated lines: the context prefix when no other repeated line's context
- * and no line's hash has it; ``.N`` in a run of identical contexts; else the ladder. */
+PyObject *
+wm_repeated_token(const Cols *c, const uint64_t *ctx, const uint64_t *group, Py_ssize_t size,
+                  int same, Py_ssize_t place, const uint64_t *own, Py_ssize_t lines,
+                  Py_ssize_t line)
+{
+    uint64_t full = ctx[(uint32_t)group[place]];
+    if (own == NULL && size == 1)
+        return hex_token(full, 6, 0);
+    if (own == NULL && same)
+        return hex_token(full, 6, (uint32_t)(place + 1));
+    return ladder(c, ctx, group, size, (uint32_t)group[place], own, lines, line);
+}
+
+/* The tokens of the repeated lines of [start, stop) (wm_repeated_token's). */
 static int
 repeated_tokens(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, PyObject **out,
                 Py_ssize_t start, Py_ssize_t stop)
@@ -223,16 +236,10 @@ repeated_tokens(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, PyObject **o
             lines++;
         for (Py_ssize_t k = s; k < e; k++) {
             Py_ssize_t j = rep[(uint32_t)by_c6[k]];
-            uint64_t full = ctx[(uint32_t)by_c6[k]];
             if (j < start || j >= stop)
                 continue;
-            PyObject *token = NULL;
-            if (at < 0 && e - s == 1)
-                token = hex_token(full, 6, 0);
-            else if (at < 0 && same)
-                token = hex_token(full, 6, (uint32_t)(k - s + 1));
-            else
-                token = ladder(c, ctx, by_c6 + s, e - s, (uint32_t)by_c6[k], at, lines, j);
+            PyObject *token = wm_repeated_token(c, ctx, by_c6 + s, e - s, same, k - s,
+                                                at < 0 ? NULL : c->by_p6 + at, lines, j);
             if (token == NULL)
                 goto done;
             out[j] = token;
@@ -245,40 +252,29 @@ done:
     return result;
 }
 
-/* annotate_columns(lines, start=0, stop=len) -> (special, tokens, low, medium) or None: of
- * lines [start, stop), those whose 6-char prefix another line shares (ascending) and their
- * display anchors (None where the ladder decides), the low- and medium-quality ones; the
- * whole file decides them. None: two texts with one full hash. */
-PyObject *
-wm_annotate_columns(PyObject *self, PyObject *args)
+void
+wm_tables_free(Cols *c, int hashed)
 {
-    PyObject *lines_arg, *seq, *result;
-    Py_ssize_t start = 0, stop = PY_SSIZE_T_MAX;
-    if (!PyArg_ParseTuple(args, "O|nn", &lines_arg, &start, &stop))
-        return NULL;
-    seq = PySequence_Fast(lines_arg, "lines must be a sequence");
-    if (seq == NULL)
-        return NULL;
-    Cols c = {PySequence_Fast_GET_SIZE(seq), PySequence_Fast_ITEMS(seq)};
-    result = wm_columns(&c, start, stop);
-    Py_DECREF(seq);
-    return result;
+    if (!hashed) {
+        free(c->hash);
+        c->hash = NULL;
+    }
+    free(c->by_p6);
+    free(c->start);
+    free(c->size);
+    free(c->rank);
+    free(c->texts);
+    c->by_p6 = NULL;
+    c->start = c->size = c->rank = c->texts = NULL;
 }
 
-/* annotate_columns over c's lines (their columns are filled here). */
-PyObject *
-wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop)
+int
+wm_tokens(Cols *c, Py_ssize_t start, Py_ssize_t stop, PyObject **out)
 {
-    PyObject *result = NULL;
-    PyObject *special = NULL, *tokens = NULL, *low = NULL, *medium = NULL;
-    Py_ssize_t n = c->n, m = n ? n : 1, r = 0, shared = 0;
-    start = start < 0 ? 0 : start > n ? n : start;
-    stop = stop < start ? start : stop > n ? n : stop;
+    Py_ssize_t n = c->n, m = n ? n : 1, r = 0;
+    int result = -1, hashed = c->hash != NULL;
     Py_ssize_t *rep = malloc(sizeof(Py_ssize_t) * (size_t)m);
     uint64_t *pairs = malloc(sizeof(uint64_t) * 2 * (size_t)m);
-    PyObject **out = calloc((size_t)m, sizeof(PyObject *));
-    /* Hashes the caller made already (an edit's new file, from the old file's) are its own. */
-    int hashed = c->hash != NULL;
     if (!hashed)
         c->hash = malloc(sizeof(uint64_t) * (size_t)m);
     c->by_p6 = malloc(sizeof(uint64_t) * (size_t)m);
@@ -286,9 +282,8 @@ wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop)
     c->size = malloc(sizeof(uint32_t) * (size_t)m);
     c->rank = malloc(sizeof(uint32_t) * (size_t)m);
     c->texts = malloc(sizeof(uint32_t) * (size_t)m);
-    c->punct = malloc((size_t)m);
-    if (!rep || !pairs || !out || !c->hash || !c->by_p6 || !c->start || !c->size || !c->rank ||
-        !c->texts || !c->punct) {
+    if (!rep || !pairs || !c->hash || !c->by_p6 || !c->start || !c->size || !c->rank ||
+        !c->texts) {
         PyErr_NoMemory();
         goto done;
     }
@@ -296,13 +291,10 @@ wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop)
         PyErr_SetString(PyExc_ValueError, "at most 2**32 lines");
         goto done;
     }
-    /* One visit per line object: each is a cache miss in a large file. Only the page's
-     * qualities are asked, so only its lines are scanned for punctuation. */
+    /* One visit per line object: each is a cache miss in a large file. */
     for (Py_ssize_t i = 0; i < n; i++) {
         if (!hashed && line_hash(c, i, &c->hash[i]) < 0)
             goto done;
-        if (i >= start && i < stop)
-            c->punct[i] = (unsigned char)line_punct(c, i);
         c->by_p6[i] = (c->hash[i] >> 40) << 32 | (uint64_t)i;
         c->texts[i] = 1;
     }
@@ -324,71 +316,24 @@ wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop)
             c->rank[i] = (uint32_t)(k - s + 1);
         }
         if (e - s > 1) {
-            int clash = count_texts(c, s, e, pairs);
-            if (clash < 0)
-                goto done;
+            int clash = wm_count_texts(c, s, e, pairs);
             if (clash) {
-                result = Py_NewRef(Py_None);
+                result = clash;
                 goto done;
             }
         }
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        shared += i >= start && i < stop && c->size[i] > 1;
+    for (Py_ssize_t i = 0; i < n; i++)
         if (c->texts[i] > 1)
             rep[r++] = i;
-    }
     if (repeated_tokens(c, rep, r, out, start, stop) < 0)
         goto done;
-    special = PyList_New(shared);
-    tokens = PyList_New(shared);
-    low = PyList_New(0);
-    medium = PyList_New(0);
-    if (!special || !tokens || !low || !medium)
-        goto done;
-    for (Py_ssize_t i = start, k = 0; i < stop; i++) {
-        int punct = c->punct[i];
-        if (punct || (c->texts[i] > 1 && line_words(c, i) <= 2)) {
-            if (append_index(low, i) < 0)
-                goto done;
-        }
-        else if (c->texts[i] > 1 && append_index(medium, i) < 0)
+    for (Py_ssize_t i = start; i < stop; i++)
+        if (c->size[i] > 1 && c->texts[i] <= 1 && (out[i] = wm_collided_token(c, i)) == NULL)
             goto done;
-        if (c->size[i] == 1)
-            continue;
-        /* owned: a repeated line's from out, else made here */
-        PyObject *token = c->texts[i] > 1 ? out[i] : collided_token(c, i);
-        out[i] = NULL;
-        if (token == NULL)
-            goto done;
-        PyObject *at = PyLong_FromSsize_t(i);
-        if (at == NULL) {
-            Py_DECREF(token);
-            goto done;
-        }
-        PyList_SET_ITEM(special, k, at);
-        PyList_SET_ITEM(tokens, k, token);
-        k++;
-    }
-    result = Py_BuildValue("(OOOO)", special, tokens, low, medium);
+    result = 0;
 done:
-    if (out != NULL) /* only the page's tokens are made: the rest stays untouched zeros */
-        for (Py_ssize_t i = start; i < stop; i++)
-            Py_XDECREF(out[i]);
-    Py_XDECREF(special);
-    Py_XDECREF(tokens);
-    Py_XDECREF(low);
-    Py_XDECREF(medium);
     free(rep);
     free(pairs);
-    free(out);
-    if (!hashed)
-        free(c->hash);
-    free(c->by_p6);
-    free(c->start);
-    free(c->size);
-    free(c->rank);
-    free(c->texts);
-    free(c->punct);
     return result;
 }

@@ -18,12 +18,57 @@ typedef struct {
     uint32_t *size;   /* how many lines are in it */
     uint32_t *rank;   /* the line's place in it, from 1 */
     uint32_t *texts;  /* how many lines have the line's text */
-    unsigned char *punct; /* whether the line is only ASCII punctuation and whitespace */
 } Cols;
 
 PyObject *wm_columns(Cols *c, Py_ssize_t start, Py_ssize_t stop);
+/* c's tables (by_p6, texts, …, and the hashes unless c has them) and into out[i] the token
+ * of each line of [start, stop) whose 6-char prefix another line shares (a new reference;
+ * the others' stay NULL): 0, 1 when two texts have one full hash, -1 on error. The tables
+ * stay c's: wm_tables_free (``hashed``: c had its hashes before). */
+int wm_tokens(Cols *c, Py_ssize_t start, Py_ssize_t stop, PyObject **out);
+void wm_tables_free(Cols *c, int hashed);
+/* How many lines of by_p6[s:e) (one prefix group) have each text, into c->texts: 1 when two
+ * texts have one full hash, -1 on error; ``pairs`` holds 2 * (e - s). */
+int wm_count_texts(Cols *c, Py_ssize_t s, Py_ssize_t e, uint64_t *pairs);
+/* The display token of a line of unique text whose 6-char prefix others share; c's by_p6,
+ * start, size and rank need only hold its group. */
+PyObject *wm_collided_token(const Cols *c, Py_ssize_t i);
+/* A repeated line's token: the context prefix when no other repeated line's context and no
+ * line's hash has it; ``.N`` in a run of identical contexts; else the ladder. ``group``: the
+ * ``size`` repeated lines with its 6-char context prefix ((prefix << 32 | place in ctx), in
+ * file order), ``same``: whether all their contexts are equal, ``place``: the line's among
+ * them; ``own``: the ``lines`` entries of by_p6 with that prefix as a line's (NULL: none). */
+PyObject *wm_repeated_token(const Cols *c, const uint64_t *ctx, const uint64_t *group,
+                            Py_ssize_t size, int same, Py_ssize_t place, const uint64_t *own,
+                            Py_ssize_t lines, Py_ssize_t line);
+/* A file's tables kept to what some lines' tokens need (_core_near.c): how many lines have
+ * each text (0 for 1) and the repeated lines with their context hashes, for every line; the
+ * prefix groups of the lines asked. */
+typedef struct {
+    Cols c;                /* the caller's hashes (never freed here) and the tables */
+    Py_ssize_t *rep, r;    /* the repeated lines, ascending */
+    uint64_t *ctx;         /* their context hashes */
+    Py_ssize_t own;        /* the entries of c.by_p6: the asked lines' prefix groups */
+} Near;
+
+/* The tables of c's lines (``c`` holding its hashes): 0, 1 when two texts have one full hash,
+ * -1 on error; wm_near_close in every case. */
+int wm_near_open(Near *t, Cols c);
+/* The prefix groups the ascending ``want`` lines' tokens need, in place of any asked before:
+ * 0, -1 on error. */
+int wm_near_ask(Near *t, const Py_ssize_t *want, Py_ssize_t q);
+/* A repeated line's context hash. */
+uint64_t wm_near_context(const Near *t, Py_ssize_t i);
+/* An asked line's display token (a new reference); NULL when its prefix is its own (no
+ * error set) or on error. */
+PyObject *wm_near_token(Near *t, Py_ssize_t i);
+void wm_near_close(Near *t);
+/* annotate_columns of the ascending ``lines`` alone: those whose 6-char prefix another line
+ * shares, their display anchors, the low- and medium-quality ones. */
+PyObject *wm_near_columns(Near *t, PyObject *lines);
+
 /* A file's lines as span_find (_core_span.c) split and hashed them, kept in a capsule for
- * the columns of the file an edit makes from it (span_columns_after, _core_respan.c), which
+ * the columns of the file an edit makes from it (span_columns_near, _core_near.c), which
  * moves them in place. */
 typedef struct {
     Py_ssize_t n, size; /* lines, bytes of the text */
@@ -33,9 +78,13 @@ typedef struct {
 
 #define SPANS "waymark.engine._core.Spans"
 
+/* The spans of the text buf[:size], which is the text of ``sp`` with its lines [w0, w1)
+ * replaced, moved in place (_core_respan.c); -1 on error. */
+int wm_respan(Spans *sp, const char *buf, Py_ssize_t size, Py_ssize_t w0, Py_ssize_t w1);
+
 int wm_context_of(const Cols *c, const Py_ssize_t *rep, Py_ssize_t r, uint64_t *ctx);
 Py_ssize_t wm_split_spans(const char *buf, Py_ssize_t size, Py_ssize_t **off, Py_ssize_t **len,
-                          int *kinds);
+                          int *kinds, uint64_t **hash);
 
 /* The code point at p[*i] of valid UTF-8, moving *i past it. */
 static inline Py_UCS4

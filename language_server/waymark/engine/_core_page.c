@@ -7,17 +7,22 @@
 enum { LF = 1, CRLF = 2, CR = 4 };
 
 /* Split buf[0, size) on \n, \r\n and \r as text.split_lines does: each line's offset and
- * length, and in *kinds the bits of the terminators met (8: the last line has none). The
+ * length, and in *kinds the bits of the terminators met (8: the last line has none); with
+ * ``hash`` (else NULL), each line's xxh3_64, taken as the line is split (its bytes are then
+ * in the cache: a second pass over a large file's would read them from memory again). The
  * line count, -1 on error. */
 Py_ssize_t
-wm_split_spans(const char *buf, Py_ssize_t size, Py_ssize_t **off, Py_ssize_t **len, int *kinds)
+wm_split_spans(const char *buf, Py_ssize_t size, Py_ssize_t **off, Py_ssize_t **len, int *kinds,
+               uint64_t **hash)
 {
     int has_cr = memchr(buf, '\r', (size_t)size) != NULL;
     Py_ssize_t n = 0, at = 0, cap = size / 32 + 16;
     *kinds = 0;
     *off = malloc(sizeof(Py_ssize_t) * (size_t)cap);
     *len = malloc(sizeof(Py_ssize_t) * (size_t)cap);
-    while (*off != NULL && *len != NULL && at < size) {
+    if (hash != NULL)
+        *hash = malloc(sizeof(uint64_t) * (size_t)cap);
+    while (*off != NULL && *len != NULL && (hash == NULL || *hash != NULL) && at < size) {
         if (n == cap) {
             cap *= 2;
             Py_ssize_t *o = realloc(*off, sizeof(Py_ssize_t) * (size_t)cap);
@@ -28,6 +33,11 @@ wm_split_spans(const char *buf, Py_ssize_t size, Py_ssize_t **off, Py_ssize_t **
             if (l == NULL)
                 break;
             *len = l;
+            uint64_t *h = hash == NULL ? NULL : realloc(*hash, sizeof(uint64_t) * (size_t)cap);
+            if (hash != NULL && h == NULL)
+                break;
+            if (hash != NULL)
+                *hash = h;
         }
         Py_ssize_t end = at;
         if (has_cr)
@@ -37,6 +47,8 @@ wm_split_spans(const char *buf, Py_ssize_t size, Py_ssize_t **off, Py_ssize_t **
             const char *nl = memchr(buf + at, '\n', (size_t)(size - at));
             end = nl == NULL ? size : nl - buf;
         }
+        if (hash != NULL)
+            (*hash)[n] = XXH3_64bits(buf + at, (size_t)(end - at));
         (*off)[n] = at;
         (*len)[n++] = end - at;
         if (end == size) {
@@ -47,7 +59,7 @@ wm_split_spans(const char *buf, Py_ssize_t size, Py_ssize_t **off, Py_ssize_t **
         *kinds |= crlf ? CRLF : buf[end] == '\n' ? LF : CR;
         at = end + 1 + crlf;
     }
-    if (*off == NULL || *len == NULL || at < size) {
+    if (*off == NULL || *len == NULL || (hash != NULL && *hash == NULL) || at < size) {
         PyErr_NoMemory();
         return -1;
     }
@@ -94,18 +106,20 @@ wm_page_columns(PyObject *self, PyObject *args)
 {
     Py_buffer view;
     Py_ssize_t skip, start, stop, *off = NULL, *len = NULL;
+    uint64_t *hash = NULL;
     int kinds, anchors = 1;
     PyObject *columns = NULL, *lines = NULL, *result = NULL;
     if (!PyArg_ParseTuple(args, "y*nnn|p", &view, &skip, &start, &stop, &anchors))
         return NULL;
     skip = skip < 0 ? 0 : skip > view.len ? view.len : skip;
     const char *buf = (const char *)view.buf + skip;
-    Py_ssize_t n = wm_split_spans(buf, view.len - skip, &off, &len, &kinds);
+    Py_ssize_t n =
+        wm_split_spans(buf, view.len - skip, &off, &len, &kinds, anchors ? &hash : NULL);
     if (n < 0)
         goto done;
     start = start < 0 ? 0 : start > n ? n : start;
     stop = stop < start ? start : stop > n ? n : stop;
-    Cols c = {n, NULL, buf, off, len};
+    Cols c = {n, NULL, buf, off, len, hash};
     columns = anchors ? wm_columns(&c, start, stop) : Py_NewRef(Py_None);
     if (columns == NULL || (anchors && columns == Py_None)) {
         result = columns;
@@ -127,6 +141,7 @@ done:
     Py_XDECREF(lines);
     free(off);
     free(len);
+    free(hash);
     PyBuffer_Release(&view);
     return result;
 }

@@ -1,5 +1,6 @@
-/* The columns of the file an anchored edit makes, from the old file's spans and hashes
- * (span_find's), and the bracket balance the edit's safety check asks of the old bytes. */
+/* The file an anchored edit makes, from the old file's spans and hashes (span_find's): its
+ * bytes spliced, its lines' spans moved; and the bracket balance the edit's safety check
+ * asks of the old bytes. */
 #include "_core_cols.h"
 
 /* splice(data, a, middle, b) -> data[:a] + middle + data[b:], copied once into the result
@@ -57,36 +58,23 @@ wm_brackets(PyObject *self, PyObject *arg)
                          total[5]);
 }
 
-/* span_columns_after(spans, data, skip, w0, w1, stop) -> columns or None: annotate_columns
- * of lines [0, stop) of the text data[skip:], which is the text of ``spans`` (span_find's)
- * with its lines [w0, w1) replaced: only the new lines are split and hashed, the others'
- * spans and hashes are moved (``spans`` then holds the new file's). */
-PyObject *
-wm_span_columns_after(PyObject *self, PyObject *args)
+int
+wm_respan(Spans *sp, const char *buf, Py_ssize_t size, Py_ssize_t w0, Py_ssize_t w1)
 {
-    Py_buffer view;
-    PyObject *capsule;
-    Py_ssize_t skip, w0, w1, stop, *mo = NULL, *ml = NULL;
-    int kinds;
-    PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "Oy*nnnn", &capsule, &view, &skip, &w0, &w1, &stop))
-        return NULL;
-    Spans *sp = PyCapsule_GetPointer(capsule, SPANS);
-    if (sp == NULL)
-        goto done;
-    skip = skip < 0 ? 0 : skip > view.len ? view.len : skip;
+    Py_ssize_t *mo = NULL, *ml = NULL;
+    uint64_t *mh = NULL;
+    int kinds, result = -1;
     if (w0 < 0 || w1 < w0 || w1 > sp->n) {
         PyErr_SetString(PyExc_IndexError, "the replaced lines are not the file's");
-        goto done;
+        return -1;
     }
-    const char *buf = (const char *)view.buf + skip;
-    Py_ssize_t size = view.len - skip, delta = size - sp->size;
+    Py_ssize_t delta = size - sp->size;
     Py_ssize_t a = w0 < sp->n ? sp->off[w0] : sp->size, b = w1 < sp->n ? sp->off[w1] : sp->size;
     if (b + delta < a) {
         PyErr_SetString(PyExc_ValueError, "the bytes are not the file's with those lines replaced");
-        goto done;
+        return -1;
     }
-    Py_ssize_t k = wm_split_spans(buf + a, b + delta - a, &mo, &ml, &kinds);
+    Py_ssize_t k = wm_split_spans(buf + a, b + delta - a, &mo, &ml, &kinds, &mh);
     if (k < 0)
         goto done;
     Py_ssize_t tail = sp->n - w1, n = w0 + k + tail, m = n ? n : 1;
@@ -112,15 +100,14 @@ wm_span_columns_after(PyObject *self, PyObject *args)
     for (Py_ssize_t j = 0; j < k; j++) {
         sp->off[w0 + j] = a + mo[j];
         sp->len[w0 + j] = ml[j];
-        sp->hash[w0 + j] = XXH3_64bits(buf + a + mo[j], (size_t)ml[j]);
+        sp->hash[w0 + j] = mh[j];
     }
     sp->n = n;
     sp->size = size;
-    Cols c = {n, NULL, buf, sp->off, sp->len, sp->hash};
-    result = wm_columns(&c, 0, stop);
+    result = 0;
 done:
     free(mo);
     free(ml);
-    PyBuffer_Release(&view);
+    free(mh);
     return result;
 }

@@ -135,7 +135,7 @@ done:
  * context hash does, as LineIndex.candidates finds them; their texts, and how many lines
  * have each of those texts; and where in data each line up to ``margin`` lines from one
  * found starts ({line: offset}, the line past the last included); and the lines' spans and
- * hashes, for span_columns_after. None: two different texts have one hash. */
+ * hashes, for span_columns_near. None: two different texts have one hash. */
 PyObject *
 wm_span_find(PyObject *self, PyObject *args)
 {
@@ -169,21 +169,18 @@ wm_span_find(PyObject *self, PyObject *args)
     }
     skip = skip < 0 ? 0 : skip > view.len ? view.len : skip;
     const char *buf = (const char *)view.buf + skip;
-    Py_ssize_t n = wm_split_spans(buf, view.len - skip, &off, &len, &kinds);
+    Py_ssize_t n = wm_split_spans(buf, view.len - skip, &off, &len, &kinds, &hash);
     if (n < 0)
         goto done;
-    hash = malloc(sizeof(uint64_t) * (size_t)(n ? n : 1));
     found = PyList_New(nkeys);
     texts = PyList_New(nkeys);
     counts = PyList_New(nkeys);
     starts = PyDict_New();
-    if (hash == NULL || found == NULL || texts == NULL || counts == NULL || starts == NULL) {
+    if (found == NULL || texts == NULL || counts == NULL || starts == NULL) {
         if (!PyErr_Occurred())
             PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t i = 0; i < n; i++)
-        hash[i] = XXH3_64bits(buf + off[i], (size_t)len[i]);
     Cols c = {n, NULL, buf, off, len, hash};
     for (Py_ssize_t k = 0; k < nkeys; k++) {
         PyObject *at = PyList_New(0), *text = PyList_New(0), *same = PyList_New(0);
@@ -247,49 +244,6 @@ done:
     free(value);
     free(chars);
     free(hash);
-    free(off);
-    free(len);
-    PyBuffer_Release(&view);
-    return result;
-}
-
-/* span_starts(data, skip, lines) -> list: where in data each of ``lines`` starts (a line
- * past the last: len(data)), data[skip:] split as text.split_lines splits its text. */
-PyObject *
-wm_span_starts(PyObject *self, PyObject *args)
-{
-    Py_buffer view;
-    Py_ssize_t skip, *off = NULL, *len = NULL;
-    PyObject *lines_arg, *lines = NULL, *result = NULL;
-    int kinds;
-    if (!PyArg_ParseTuple(args, "y*nO", &view, &skip, &lines_arg))
-        return NULL;
-    lines = PySequence_Fast(lines_arg, "lines must be a sequence of ints");
-    if (lines == NULL)
-        goto done;
-    skip = skip < 0 ? 0 : skip > view.len ? view.len : skip;
-    Py_ssize_t n = wm_split_spans((const char *)view.buf + skip, view.len - skip, &off, &len, &kinds);
-    if (n < 0)
-        goto done;
-    Py_ssize_t m = PySequence_Fast_GET_SIZE(lines);
-    result = PyList_New(m);
-    if (result == NULL)
-        goto done;
-    for (Py_ssize_t k = 0; k < m; k++) {
-        Py_ssize_t i = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(lines, k));
-        if (i == -1 && PyErr_Occurred()) {
-            Py_CLEAR(result);
-            goto done;
-        }
-        PyObject *v = start_of(i, n, skip, off, view.len);
-        if (v == NULL) {
-            Py_CLEAR(result);
-            goto done;
-        }
-        PyList_SET_ITEM(result, k, v);
-    }
-done:
-    Py_XDECREF(lines);
     free(off);
     free(len);
     PyBuffer_Release(&view);

@@ -46,12 +46,20 @@ class Core(Protocol):
     ) -> (
         tuple[int, list[list[int]], list[list[str]], list[list[int]], dict[int, int], object] | None
     ): ...
-    def span_starts(self, data: bytes, skip: int, lines: list[int], /) -> list[int]: ...
     def brackets(self, data: bytes, /) -> tuple[tuple[int, int], ...]: ...
     def splice(self, data: bytes, a: int, middle: bytes, b: int, /) -> bytes: ...
-    def span_columns_after(
-        self, spans: object, data: bytes, skip: int, w0: int, w1: int, stop: int, /
-    ) -> Columns | None: ...
+    def span_anchors(
+        self,
+        spans: object,
+        old: bytes,
+        new: bytes,
+        skip: int,
+        w0: int,
+        w1: int,
+        first: int,
+        lines: list[int],
+        /,
+    ) -> tuple[int, Columns] | None: ...
     def own_displays(
         self,
         indices: list[int],

@@ -5,9 +5,12 @@ every line. A UTF-8 file read by the compiled core needs neither: the core finds
 the anchors name in one pass over the bytes (``span_find``: by line hash, else by the
 context hashes of the repeated lines, as the ladder does), the edit is planned by the
 same code on the stretch of lines around it (decoded alone), its bytes are spliced into the
-file's once, and the displayed anchors it reports (its diff's rows, the lines above it that
-keep theirs) are the core's columns of the old and new files (``span_columns_after``, from
-the old file's spans and hashes), as a page of them shows them. Whatever that cannot
+file's once, and the displayed anchors it reports are the core's, as a page of them shows
+them, from the old file's spans and hashes (``span_anchors``): the diff's rows' of the new
+file (only their tokens made, the tables of the whole file they depend on kept to the lines
+that may share a text or a prefix with them), and which lines above the edit keep theirs
+(both files' tokens compared in the core, only for the lines whose token the edit can
+change). Whatever that cannot
 answer exactly (a stale anchor or any other refusal, a token the ladder decides, a file not
 in UTF-8) answers None, and the caller plans on the decoded file: the same answer, the old
 way (tests/unit/test_edit_from_bytes.py compares both).
@@ -238,20 +241,18 @@ class _Stretch:
         self, new_data: bytes, rows: dict[int, str], first: int, replaced: tuple[int, int]
     ) -> tuple[dict[int, tuple[str, str]], int] | None:
         """The rows' anchors and qualities, and the leading lines that keep theirs, from the
-        core's columns of the new bytes up to the last row (the old file's lines but the
-        ``replaced`` ones split and hashed already), and of the old above the edit; None
-        where the ladder decides one."""
-        stop = max(rows, default=-1) + 1  # no row: the new file is empty
-        native, spans, skip = self.native, self.spans, self.skip
-        # The old file's columns first: the new file's move its spans (nothing replaced here).
-        old_cols = native.span_columns_after(spans, self.data, skip, 0, 0, first) if first else None
-        new_cols = native.span_columns_after(spans, new_data, skip, *replaced, stop)
-        if new_cols is None or (first and old_cols is None):
+        core's tables of the new bytes (the old file's lines but the ``replaced`` ones split
+        and hashed already), and of both files above the edit; None where the ladder decides
+        one."""
+        native, data, skip = self.native, self.data, self.skip
+        answer = native.span_anchors(
+            self.spans, data, new_data, skip, *replaced, first, sorted(rows)
+        )
+        if answer is None:
             return None
-        valid = self._valid_through(first, old_cols, new_cols)
-        special, tokens, low, medium = new_cols
+        valid, (special, tokens, low, medium) = answer
         tokens_of = dict(zip(special, tokens, strict=True))
-        if valid is None or any(tokens_of.get(i, "") is None for i in rows):
+        if any(tokens_of.get(i, "") is None for i in rows):
             return None
         quality = dict.fromkeys(medium, MEDIUM) | dict.fromkeys(low, LOW)
         hashes = hash_lines(list(rows.values()))
@@ -267,29 +268,6 @@ class _Stretch:
             self._brackets = dict(zip(BRACKETS, self.native.brackets(self.data), strict=True))
         opened, closed = self._brackets[opening + closing]
         return opened - closed
-
-    def _valid_through(
-        self, first: int, old_cols: core.Columns | None, new_cols: core.Columns
-    ) -> int | None:
-        """How many leading lines keep their displayed anchor: the first line above the edit
-        whose token differs, from the old and new columns; None where the ladder decides."""
-        if old_cols is None:
-            return first  # none above the edit
-        old = dict(zip(old_cols[0], old_cols[1], strict=True))
-        new = {i: t for i, t in zip(new_cols[0], new_cols[1], strict=True) if i < first}
-        for i in sorted(old.keys() | new.keys()):
-            was, now = old.get(i, ""), new.get(i, "")
-            if was is None or now is None:
-                return None
-            if (was or self._own(i)) != (now or self._own(i)):
-                return i
-        return first
-
-    def _own(self, i: int) -> str:
-        """Line ``i``'s own 6-char prefix (a line special in one file only)."""
-        a, b = self.native.span_starts(self.data, self.skip, [i, i + 1])
-        line = split_lines(self.data[a:b].decode("utf-8"))[0][0]
-        return f"{hash_lines([line])[0] >> P6_SHIFT:06x}"
 
 
 def _dominant_eol(data: bytes) -> str | None:
