@@ -78,6 +78,26 @@ def encode_spliced(
     return b"".join(pieces)
 
 
+def reads_back(before: TextFile, after: TextFile, changes: Sequence[Change]) -> bool:
+    """Whether :func:`encode_spliced`'s bytes decode strictly to ``after``'s text, known
+    without decoding them: ``before`` was decided as the UTF-8 its bytes are valid in (so its
+    lines hold no lone surrogate) and no changed line holds one, and UTF-8 writes any other
+    text as bytes that decode back to it."""
+    decision = before.decision
+    if decision is None or decision.source != "utf-8" or before.bom:
+        return False
+    if (after.encoding, after.bom) != ("utf-8", False):
+        return False
+    for c in changes:
+        text = "".join(after.lines[c.new_start : c.new_end])
+        if not text.isascii():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+    return True
+
+
 def _widened(changes: Sequence[Change]) -> list[Change]:
     """Each change from one line higher (the line above is untouched, so it is that line in
     both files)."""
