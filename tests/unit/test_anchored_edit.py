@@ -457,6 +457,25 @@ def test_parsed_tokens_are_normalized() -> None:
     assert (op.target.token, op.target.occurrence, op.target.line) == ("abcdef", 3, 12)
 
 
+@pytest.mark.parametrize(
+    ("raw", "target"),
+    [
+        ({"hash": "12#abcdef"}, ("abcdef", None, 12)),
+        ({"hash": "12#abcdef", "line": 7}, ("abcdef", None, 7)),  # the line given wins
+        ({"hash": "abcdef.2", "line": 7}, ("abcdef", 2, 7)),
+        ({"hash": "abcdef", "occurrence": 3}, ("abcdef", 3, None)),
+        ({"hash": "ABCDEF|"}, ("abcdef", None, None)),
+    ],
+)
+def test_an_anchor_read_again_reads_the_same(raw: dict[str, Any], target: tuple[Any, ...]) -> None:
+    # Anchors are parsed once and the parse reused (edit_ops._parsed): the same text with
+    # another line or occurrence must still give its own operation.
+    for _ in range(2):
+        (op,) = parse_operations([{"op": "delete_line", **raw}])
+        assert op.target is not None
+        assert (op.target.token, op.target.occurrence, op.target.line) == target
+
+
 # --- result details and diff -------------------------------------------------------------
 
 
