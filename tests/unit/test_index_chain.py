@@ -6,19 +6,25 @@ no line having it), so the tables copy as one block at the next edit."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import anchors_reference as ref
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from waymark.commands.edit_ops import parse_operations
 from waymark.engine import core
 from waymark.engine.anchors import LineIndex
 from waymark.engine.displays import displays
 from waymark.engine.edits import reindex
+from waymark.engine.edits.anchored import plan_anchored_edit
+from waymark.engine.edits.operations import OperationsRefused
 from waymark.engine.edits.reindex import IndexAfterEdit
 from waymark.engine.edits.safety import Change
+from waymark.engine.errors import WaymarkError
 from waymark.engine.line_index import hash_lines
+from waymark.engine.text import TextFile
 
 # The first "}"'s context hash starts as the hash of q17925698 does (found by search, as in
 # test_core_differential.py): while that line is there, the ladder steps past it.
@@ -88,3 +94,40 @@ def test_a_chain_of_edits_answers_as_a_fresh_index(
             index = _after(index, lines, [Change(start, end, start, start + len(added))])
             assert len(index.p6_count) <= len(lines) + zeros
             _same_as_fresh(index)
+
+
+def _plan_fields(plan: Any) -> tuple[Any, ...]:
+    return plan.text_file.lines, plan.text_file.eols, plan.details, plan.diff
+
+
+_source = st.sampled_from(["", "", "}", "x = 1", "return None", "value = 919", "def f():", "a"])
+
+
+@pytest.mark.usefixtures("path")
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(_source, min_size=2, max_size=40),
+    st.lists(st.tuples(st.integers(0, 40), _source, st.booleans()), min_size=1, max_size=8),
+)
+def test_a_chain_of_plans_answers_as_plans_on_fresh_indexes(
+    lines: list[str], edits: list[tuple[int, str, bool]]
+) -> None:
+    # As the language server plans: each edit on the index the last one derived (its context
+    # hashes made, or not), against the same edit planned from scratch.
+    tf = TextFile.from_text("".join(f"{line}\n" for line in lines))
+    kept: LineIndex | None = None
+    for at, content, contexts in edits:
+        fresh = LineIndex(tf.lines)
+        token = fresh.display(at % len(tf.lines))
+        ops = parse_operations([{"op": "replace_line", "hash": token, "content": content}])
+        try:
+            expected = plan_anchored_edit(tf, ops)
+        except (WaymarkError, OperationsRefused):
+            continue
+        if kept is not None and contexts:
+            # Made, as an earlier diff may have made them: a plan then takes them as they are.
+            assert kept.ctx == kept.context_hashes_of(kept.repeated_lines)
+        plan = plan_anchored_edit(tf, ops, index=kept)
+        assert _plan_fields(plan) == _plan_fields(expected)
+        plan.index.release()
+        tf, kept = plan.text_file, plan.index
