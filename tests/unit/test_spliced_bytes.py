@@ -191,3 +191,33 @@ def test_which_plans_read_back(raw: bytes, content: str, reads_back: bool) -> No
     ops = [{"op": "replace_line", "hash": anchor, "content": content}]
     plan = plan_anchored_edit(tf, parse_operations(ops))
     assert plan.reads_back is reads_back
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data(), _file(), st.integers(2, 5))
+def test_chained_edits_splice_from_where_the_last_one_wrote(
+    data: st.DataObject, made: tuple[bytes, str | None, str], edits: int
+) -> None:
+    # Each edit's file, read back from its plan, knows where the lines it wrote start in its
+    # bytes; the next edit measures from there (TextFile.line_starts): the same bytes.
+    raw, declared, extra = made
+    try:
+        tf = TextFile.decode(raw, declared)
+    except WaymarkError:
+        assume(False)
+    for _ in range(edits):
+        rows = ref.annotate(tf)
+        if not any(row.quality != "low" for row in rows):
+            return
+        ops = _operations(data.draw, rows, extra)
+        try:
+            plan = plan_anchored_edit(tf, parse_operations(ops))
+        except (WaymarkError, OperationsRefused, EndingsWouldMerge):
+            return
+        expected = _outcome(plan.text_file.encode)
+        assert _outcome(lambda: plan.encode(raw)) == expected  # noqa: B023
+        if not isinstance(expected, bytes):
+            return
+        raw = expected
+        written = tf.decode_like(raw, declared, plan.text_file)
+        tf = TextFile.decode(raw, declared, known=written)

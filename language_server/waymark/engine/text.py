@@ -189,10 +189,27 @@ class TextFile:
         object.__setattr__(self, "_same_end", end)
         return self
 
+    @property
+    def line_starts(self) -> dict[int, int]:
+        """Where some lines start in this file's bytes (as :meth:`encode` writes them), by
+        line: those an anchored edit's splice wrote (engine/edits/spliced_bytes.py), or none."""
+        return cast("dict[int, int]", self.__dict__.get("_line_starts", {}))
+
+    def knowing_starts(self, starts: dict[int, int]) -> TextFile:
+        """This file, told where these lines start in its bytes by the splice that wrote them."""
+        object.__setattr__(self, "_line_starts", starts)
+        return self
+
     def _ends_to(self, other: TextFile) -> TextFile:
-        """``other``, with this file's terminators, told what this file knows of them."""
+        """``other``, with this file's lines and terminators, told what this file knows of
+        them (where lines start too, when it is encoded alike: then its bytes are the same)."""
         end = self.__dict__.get("_same_end", _UNKNOWN)
-        return other if end is _UNKNOWN else other.knowing_ends(cast("str | None", end))
+        if end is not _UNKNOWN:
+            other.knowing_ends(cast("str | None", end))
+        starts = self.__dict__.get("_line_starts")
+        if starts is not None and (other.encoding, other.bom) == (self.encoding, self.bom):
+            other.knowing_starts(starts)
+        return other
 
     @property
     def text(self) -> str:
