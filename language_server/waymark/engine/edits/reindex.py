@@ -91,6 +91,9 @@ class IndexAfterEdit(LineIndex):
         touched = {p6[j] for c in self._changes for j in range(c.new_start, c.new_end)}
         touched.update(old.p6[i] for c in self._changes for i in range(c.old_start, c.old_end))
         now = {key for key in touched if counts.get(key, 0) > 1}
+        if not now and not old.several:  # no prefix shared before, none by the edit's lines
+            self.several = set()
+            return []
         self.several = (old.several - touched) | now
         shared: list[int] = []
         for a, b, shift, c in self._stretches():
