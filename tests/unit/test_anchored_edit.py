@@ -8,6 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from waymark.commands import edit_ops
 from waymark.commands.edit import PlannedEdit, plan_edit
 from waymark.commands.edit_ops import parse_operations
 from waymark.engine.anchors import annotate, context_hash, line_hash
@@ -767,3 +768,14 @@ def test_more_operations_than_the_limit_is_invalid_params() -> None:
         "count": MAX_OPERATIONS + 1,
         "limit": MAX_OPERATIONS,
     }
+
+
+def test_only_anchor_sized_text_is_kept_parsed() -> None:
+    # A request's anchors are parsed once and kept a while; a huge `hash` is not kept.
+    edit_ops._parsed.cache_clear()
+    huge = "a1b2c3" + " " * 100_000
+    (op,) = parse_operations([{"op": "delete_line", "hash": huge}])
+    assert op.target is not None and op.target.token == "a1b2c3"
+    assert edit_ops._parsed.cache_info().currsize == 0
+    parse_operations([{"op": "delete_line", "hash": "a1b2c3"}])
+    assert edit_ops._parsed.cache_info().currsize == 1

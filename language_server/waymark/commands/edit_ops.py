@@ -122,17 +122,17 @@ def _refuse(field: str, problem: str) -> InvalidParams:
 
 def _anchor(value: str, line: int | None = None) -> Anchor | None:
     """``value`` as an anchor (``a1b2c3``, ``a1b2c3.2``, a pasted ``12#a1b2c3~``), or None."""
-    parsed = _parsed(value)
+    # Each operation's anchor is read when its item is checked, again for its ``.N`` and
+    # when it becomes an operation: parsed once. Only anchor-sized text is kept.
+    parsed = _parsed(value) if len(value) <= _KEPT else _parse(value)
     if parsed is None:
         return None
     token, occurrence, pasted = parsed
     return Anchor(token, occurrence, line if pasted is None else line or pasted)
 
 
-@functools.lru_cache(maxsize=256)
-def _parsed(value: str) -> tuple[str, int | None, int | None] | None:
-    """``(token, occurrence, pasted line)`` of an anchor: each operation's anchor is read
-    when its item is checked, again for its ``.N`` and when it becomes an operation."""
+def _parse(value: str) -> tuple[str, int | None, int | None] | None:
+    """``(token, occurrence, pasted line)`` of an anchor, or None."""
     text = value.strip().lower()
     match = _LINE_PREFIX.match(text)
     line = None
@@ -145,6 +145,10 @@ def _parsed(value: str) -> tuple[str, int | None, int | None] | None:
         return None
     occurrence = int(parsed.group(2)) if parsed.group(2) else None
     return parsed.group(1), occurrence, line
+
+
+_parsed = functools.lru_cache(maxsize=256)(_parse)
+_KEPT = 64  # longer than any anchor, even pasted as `123456#0123456789abcdef.12~|`
 
 
 def _structure_one(i: int, raw: object) -> EditOperation:
