@@ -8,6 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from waymark.commands import edit_ops
 from waymark.commands.edit import PlannedEdit, plan_edit
 from waymark.commands.edit_ops import parse_operations
 from waymark.engine.anchors import annotate, context_hash, line_hash
@@ -457,6 +458,25 @@ def test_parsed_tokens_are_normalized() -> None:
     assert (op.target.token, op.target.occurrence, op.target.line) == ("abcdef", 3, 12)
 
 
+@pytest.mark.parametrize(
+    ("raw", "target"),
+    [
+        ({"hash": "12#abcdef"}, ("abcdef", None, 12)),
+        ({"hash": "12#abcdef", "line": 7}, ("abcdef", None, 7)),  # the line given wins
+        ({"hash": "abcdef.2", "line": 7}, ("abcdef", 2, 7)),
+        ({"hash": "abcdef", "occurrence": 3}, ("abcdef", 3, None)),
+        ({"hash": "ABCDEF|"}, ("abcdef", None, None)),
+    ],
+)
+def test_an_anchor_read_again_reads_the_same(raw: dict[str, Any], target: tuple[Any, ...]) -> None:
+    # Anchors are parsed once and the parse reused (edit_ops._parsed): the same text with
+    # another line or occurrence must still give its own operation.
+    for _ in range(2):
+        (op,) = parse_operations([{"op": "delete_line", **raw}])
+        assert op.target is not None
+        assert (op.target.token, op.target.occurrence, op.target.line) == target
+
+
 # --- result details and diff -------------------------------------------------------------
 
 
@@ -748,3 +768,14 @@ def test_more_operations_than_the_limit_is_invalid_params() -> None:
         "count": MAX_OPERATIONS + 1,
         "limit": MAX_OPERATIONS,
     }
+
+
+def test_only_anchor_sized_text_is_kept_parsed() -> None:
+    # A request's anchors are parsed once and kept a while; a huge `hash` is not kept.
+    edit_ops._parsed.cache_clear()
+    huge = "a1b2c3" + " " * 100_000
+    (op,) = parse_operations([{"op": "delete_line", "hash": huge}])
+    assert op.target is not None and op.target.token == "a1b2c3"
+    assert edit_ops._parsed.cache_info().currsize == 0
+    parse_operations([{"op": "delete_line", "hash": "a1b2c3"}])
+    assert edit_ops._parsed.cache_info().currsize == 1

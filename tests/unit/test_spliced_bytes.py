@@ -132,3 +132,92 @@ def test_an_edit_keeps_every_untouched_byte(kind: tuple[str, bytes, str | None, 
     # The new last line has no terminator; the old one gains the file's (CRLF, first seen).
     tail = "\r\nz".encode(encoding)
     assert plan.encode(bom + body) == bom + body + tail == plan.text_file.encode()
+
+
+def _as_read(tf: TextFile) -> tuple[Any, ...]:
+    return tf.lines, tf.eols, tf.encoding, tf.bom, tf.decision
+
+
+def _told_its_ends(tf: TextFile) -> None:
+    counted = TextFile(tf.lines, tf.eols)  # knows nothing: counts
+    assert tf.same_end == counted.same_end
+    assert tf.eol == counted.eol
+    assert tf.text == "".join(map(str.__add__, tf.lines, tf.eols))
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.data(), _file())
+def test_a_plan_that_reads_back_is_what_its_bytes_decode_to(
+    data: st.DataObject, made: tuple[bytes, str | None, str]
+) -> None:
+    # The edit's new file is taken from its plan, not decoded, when the plan says its bytes
+    # read back as it (engine/edits/spliced_bytes.reads_back): it must be what decoding gives.
+    raw, declared, extra = made
+    try:
+        tf = TextFile.decode(raw, declared)
+    except WaymarkError:
+        assume(False)
+    ops = _operations(data.draw, ref.annotate(tf), extra)
+    try:
+        plan = plan_anchored_edit(tf, parse_operations(ops))
+        new = plan.encode(raw)
+    except (WaymarkError, OperationsRefused, EndingsWouldMerge, UnicodeEncodeError):
+        return
+    decoded = tf.decode_like(new, declared)
+    if plan.reads_back:
+        assert _as_read(tf.read_back(plan.text_file)) == _as_read(decoded)
+    assert _as_read(tf.decode_like(new, declared, plan.text_file)) == _as_read(decoded)
+    for each in (tf, plan.text_file, tf.read_back(plan.text_file)):
+        _told_its_ends(each)
+    # The next edit reads those bytes back, its lines taken from this one's file.
+    again = TextFile.decode(new, declared, known=tf.read_back(plan.text_file))
+    _told_its_ends(again)
+
+
+@pytest.mark.parametrize(
+    ("raw", "content", "reads_back"),
+    [
+        (b"a = 1\nb = 2\n", "b = 3", True),
+        ("a = \u00e9\nb = 2\n".encode(), "b = \U0001f600", True),
+        (b"a = 1\r\nb = 2", "b = 3", True),
+        (b"a = \xff\nb = 2\n", "b = 3", False),  # read with the stray byte escaped
+        (b"a = 1\nb = 2\n", "b = \udcff", False),  # written as the byte it stands for
+        (b"\xef\xbb\xbfa = 1\nb = 2\n", "b = 3", False),  # a BOM: decoded as it was
+    ],
+)
+def test_which_plans_read_back(raw: bytes, content: str, reads_back: bool) -> None:
+    tf = TextFile.decode(raw)
+    anchor = ref.annotate(tf)[1].hash
+    ops = [{"op": "replace_line", "hash": anchor, "content": content}]
+    plan = plan_anchored_edit(tf, parse_operations(ops))
+    assert plan.reads_back is reads_back
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data(), _file(), st.integers(2, 5))
+def test_chained_edits_splice_from_where_the_last_one_wrote(
+    data: st.DataObject, made: tuple[bytes, str | None, str], edits: int
+) -> None:
+    # Each edit's file, read back from its plan, knows where the lines it wrote start in its
+    # bytes; the next edit measures from there (TextFile.line_starts): the same bytes.
+    raw, declared, extra = made
+    try:
+        tf = TextFile.decode(raw, declared)
+    except WaymarkError:
+        assume(False)
+    for _ in range(edits):
+        rows = ref.annotate(tf)
+        if not any(row.quality != "low" for row in rows):
+            return
+        ops = _operations(data.draw, rows, extra)
+        try:
+            plan = plan_anchored_edit(tf, parse_operations(ops))
+        except (WaymarkError, OperationsRefused, EndingsWouldMerge):
+            return
+        expected = _outcome(plan.text_file.encode)
+        assert _outcome(lambda: plan.encode(raw)) == expected  # noqa: B023
+        if not isinstance(expected, bytes):
+            return
+        raw = expected
+        written = tf.decode_like(raw, declared, plan.text_file)
+        tf = TextFile.decode(raw, declared, known=written)

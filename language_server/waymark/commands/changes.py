@@ -117,12 +117,16 @@ class FileChange:
     planned: TextFile | None = None
     # Its diff, when the planner made it from the stretch it changed (engine/edits/from_bytes).
     diff: FileDiff | None = None
+    # The planner knows ``after`` decodes to ``planned``'s text (engine/edits/spliced_bytes).
+    reads_back: bool = False
 
     @cached_property
     def after_file(self) -> TextFile | None:
         # Decoded the way the file was: a detector must not change its mind mid-edit.
         if self.after is None:
             return None
+        if self.reads_back and self.planned is not None and self.source.decoded is not None:
+            return self.source.decoded.read_back(self.planned)
         like = self.source.decoded if self.source.decoded is not None else self.source.empty()
         return like.decode_like(self.after, self.source.declared, self.planned)
 

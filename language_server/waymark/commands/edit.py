@@ -84,6 +84,7 @@ class PlannedEdit:
     encode: Callable[[bytes], bytes]
     index: IndexAfterEdit
     untouched: tuple[int, int]  # leading and trailing lines left as they were
+    reads_back: bool  # the new bytes decode to ``text_file``'s text (no need to decode them)
 
 
 def _preview(text: str) -> str:
@@ -196,7 +197,14 @@ def plan_edit(
     }
     warnings = [_advisory(note) for note in plan.advisories]
     return PlannedEdit(
-        plan.text_file, details, plan.diff, warnings, plan.encode, plan.index, plan.untouched
+        plan.text_file,
+        details,
+        plan.diff,
+        warnings,
+        plan.encode,
+        plan.index,
+        plan.untouched,
+        plan.reads_back,
     )
 
 
@@ -258,7 +266,7 @@ def edit(ctx: CommandContext, params: EditParams) -> Proposal:
     }
     after = encoded_input(lambda: plan.encode(data), plan.text_file.encoding, "operations")
     plan.index.release()
-    change = FileChange(loaded, after, plan.untouched, plan.text_file)
+    change = FileChange(loaded, after, plan.untouched, plan.text_file, reads_back=plan.reads_back)
     # The new file as the diff decodes it (made here, not there): the next edit reads these
     # bytes back.
     written = None

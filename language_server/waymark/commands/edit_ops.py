@@ -9,6 +9,7 @@ Each class is what the tool's JSON Schema shows for its op (``schema.object_sche
 
 from __future__ import annotations
 
+import functools
 import re
 import typing
 from collections.abc import Sequence
@@ -121,17 +122,33 @@ def _refuse(field: str, problem: str) -> InvalidParams:
 
 def _anchor(value: str, line: int | None = None) -> Anchor | None:
     """``value`` as an anchor (``a1b2c3``, ``a1b2c3.2``, a pasted ``12#a1b2c3~``), or None."""
+    # Each operation's anchor is read when its item is checked, again for its ``.N`` and
+    # when it becomes an operation: parsed once. Only anchor-sized text is kept.
+    parsed = _parsed(value) if len(value) <= _KEPT else _parse(value)
+    if parsed is None:
+        return None
+    token, occurrence, pasted = parsed
+    return Anchor(token, occurrence, line if pasted is None else line or pasted)
+
+
+def _parse(value: str) -> tuple[str, int | None, int | None] | None:
+    """``(token, occurrence, pasted line)`` of an anchor, or None."""
     text = value.strip().lower()
     match = _LINE_PREFIX.match(text)
+    line = None
     if match:
         # A model may paste the whole `LINE#HASH`; the line part is only advisory.
-        line = line or int(match.group(1))
+        line = int(match.group(1))
         text = text[match.end() :]
     parsed = TOKEN_RE.match(text.rstrip("|").strip().removesuffix(LOW_MARK))
     if not parsed:
         return None
     occurrence = int(parsed.group(2)) if parsed.group(2) else None
-    return Anchor(parsed.group(1), occurrence, line)
+    return parsed.group(1), occurrence, line
+
+
+_parsed = functools.lru_cache(maxsize=256)(_parse)
+_KEPT = 64  # longer than any anchor, even pasted as `123456#0123456789abcdef.12~|`
 
 
 def _structure_one(i: int, raw: object) -> EditOperation:

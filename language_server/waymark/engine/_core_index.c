@@ -242,10 +242,12 @@ wm_repeated_displays(PyObject *self, PyObject *args)
         PyObject *key = PyLong_FromUnsignedLong(value);
         if (key == NULL)
             goto fail;
-        int taken = PyDict_Contains(p6_count, key);
+        /* A count of 0 is a prefix no line has any more (an edited file's index keeps it). */
+        Py_ssize_t taken = count_of(p6_count, key);
         Py_DECREF(key);
-        if (taken < 0)
+        if (taken < 0 && PyErr_Occurred())
             goto fail;
+        taken = taken > 0;
         if ((taken || same != 1) && append_index(fall, k) < 0)
             goto fail;
     }

@@ -231,11 +231,8 @@ def _stats(ops: list[Opcode]) -> DiffStats:
 def _uniform(before: TextFile, after: TextFile) -> bool:
     """Whether every line of both files ends alike (the common case): then the lines alone
     compare as the lines with their ends do, and nothing need be joined."""
-    old_eols, new_eols = before.eols, after.eols
-    if not (old_eols and new_eols and old_eols[0] == new_eols[0]):
-        return False
-    end = old_eols[0]
-    return old_eols.count(end) == len(old_eols) and new_eols.count(end) == len(new_eols)
+    end = before.same_end
+    return end is not None and end == after.same_end
 
 
 def _file_ends(

@@ -57,7 +57,7 @@ def _alone(index: LineIndex, out: list[str], indices: list[int], rep_at: list[in
     wanted = sorted({indices[k] for k in rep_at})
     own = index.context_hashes_of(wanted)
     keys = {i: int(own[i][:6], 16) for i in wanted}
-    free = {key for key in keys.values() if key not in index.p6_count}
+    free = {key for key in keys.values() if not index.p6_count.get(key)}
     # Each key's lines are few: their prefixes are read from their own context hashes.
     matches = index.context_hashes_of(context_keys_in(index, index.repeated_lines, free))
     found = Counter(int(h[:6], 16) for h in matches.values())
@@ -118,7 +118,7 @@ def _repeated(index: LineIndex, out: list[str], indices: list[int], rep_at: list
         shown = list(map(_prefix6, map(ctx.__getitem__, map(indices.__getitem__, rep_at))))
         scatter(out, rep_at, shown)
         alone = map((1).__eq__, map(counts6.__getitem__, shown))
-        taken = map(counts.__contains__, map(int, shown, repeat(16)))
+        taken = map(bool, map(counts.get, map(int, shown, repeat(16))))
         fall = list(compress(range(len(rep_at)), map(add, taken, map(not_, alone))))
     keys = {k: int(out[rep_at[k]], 16) for k in fall}
     # The ladder looks up lines by those prefixes: find them all in one pass.
@@ -126,7 +126,7 @@ def _repeated(index: LineIndex, out: list[str], indices: list[int], rep_at: list
     ranks: dict[str, dict[int, int] | None] = {}
     for k in fall:
         i, c6 = indices[rep_at[k]], out[rep_at[k]]
-        if keys[k] in counts:
+        if counts.get(keys[k]):
             out[rep_at[k]] = _past_a_line(index, i, keys[k], counts6[c6] == 1)
             continue
         rank = _ranks(index, c6, ranks)

@@ -131,7 +131,7 @@ def not_valid_in(body: bytes, decision: Decision, exc: UnicodeDecodeError) -> Bi
 
 def refuse_binary(data: bytes) -> None:
     # Only UTF-16/32 explain NUL bytes; a UTF-8 BOM in front of them is still binary.
-    if b"\x00" in data[:_SNIFF_BYTES]:
+    if data.find(b"\x00", 0, _SNIFF_BYTES) >= 0:  # no copy of the first bytes
         raise BinaryFile(
             "The file looks binary (it has NUL bytes and no UTF-16/32 BOM); "
             "Waymark edits text files only, so use another tool for it.",

@@ -106,7 +106,7 @@ class LineIndex:
 
     hashes: list[int]
     p6: list[int]
-    p6_count: Counter[int]
+    p6_count: Counter[int]  # an edited file's may hold a prefix at 0: absent (edits/reindex.py)
     shared: list[int]
     several: set[int]  # the 6-char prefixes several lines share
     text_count: Counter[str]

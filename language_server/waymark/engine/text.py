@@ -18,6 +18,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from waymark.engine import core
 from waymark.engine.encodings import (
@@ -31,6 +32,7 @@ from waymark.engine.encodings import (
 from waymark.engine.errors import UnrepresentableCharacter
 
 EOLS = ("\n", "\r\n", "\r")
+_UNKNOWN = object()
 _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|\Z)")
 _BOM_OF = {encoding: bom for bom, encoding in BOMS}
 
@@ -119,10 +121,11 @@ class TextFile:
         declared for the file, if any). ``known``: these very bytes as decoded before in some
         encoding (an edit's new file, read back by the next edit): when they are decided in
         the same one, its lines are those of the text, and splitting it again is skipped."""
-        decision, text = decide_with_text(data, declared)
+        # With the lines known, UTF-8 is recognised without making the text.
+        decision, text = decide_with_text(data, declared, text_wanted=known is None)
         encoding, bom = decision.encoding, decision.bom
         if known is not None and (known.encoding, known.bom) == (encoding, bom):
-            return cls(known.lines, known.eols, encoding, bom, decision)
+            return known._ends_to(cls(known.lines, known.eols, encoding, bom, decision))
         body = data[len(_BOM_OF[encoding]) :] if bom else data
         try:
             if text is None:
@@ -150,9 +153,7 @@ class TextFile:
                 pass
             else:
                 if planned is not None and planned.text == text:
-                    return TextFile(
-                        planned.lines, planned.eols, self.encoding, self.bom, self.decision
-                    )
+                    return self.read_back(planned)
                 return self.with_text(text)
         if self.decision is not None and self.decision.source in ("declared", "undecided"):
             return TextFile.decode(data, self.encoding)
@@ -163,17 +164,63 @@ class TextFile:
         lines, eols = split_lines(text)
         return cls(tuple(lines), tuple(eols), encoding, bom)
 
+    def read_back(self, planned: TextFile) -> TextFile:
+        """``planned``, a change of this file, as :meth:`decode_like` reads its bytes when they
+        decode to its text."""
+        return planned._ends_to(
+            TextFile(planned.lines, planned.eols, self.encoding, self.bom, self.decision)
+        )
+
+    @property
+    def same_end(self) -> str | None:
+        """The terminator every line has (``""``: one line, without any); None when they
+        differ or there is no line. Counted once per file, or handed on by the file it was
+        made from (each count is a pass over every line, and an edit asks several times)."""
+        known: str | object | None = self.__dict__.get("_same_end", _UNKNOWN)
+        if known is not _UNKNOWN:
+            return cast("str | None", known)
+        eols = self.eols
+        end = eols[0] if eols and eols.count(eols[0]) == len(eols) else None
+        object.__setattr__(self, "_same_end", end)
+        return end
+
+    def knowing_ends(self, end: str | None) -> TextFile:
+        """This file, told its :attr:`same_end` by a maker that knows it."""
+        object.__setattr__(self, "_same_end", end)
+        return self
+
+    @property
+    def line_starts(self) -> dict[int, int]:
+        """Where some lines start in this file's bytes (as :meth:`encode` writes them), by
+        line: those an anchored edit's splice wrote (engine/edits/spliced_bytes.py), or none."""
+        return cast("dict[int, int]", self.__dict__.get("_line_starts", {}))
+
+    def knowing_starts(self, starts: dict[int, int]) -> TextFile:
+        """This file, told where these lines start in its bytes by the splice that wrote them."""
+        object.__setattr__(self, "_line_starts", starts)
+        return self
+
+    def _ends_to(self, other: TextFile) -> TextFile:
+        """``other``, with this file's lines and terminators, told what this file knows of
+        them (where lines start too, when it is encoded alike: then its bytes are the same)."""
+        end = self.__dict__.get("_same_end", _UNKNOWN)
+        if end is not _UNKNOWN:
+            other.knowing_ends(cast("str | None", end))
+        starts = self.__dict__.get("_line_starts")
+        if starts is not None and (other.encoding, other.bom) == (self.encoding, self.bom):
+            other.knowing_starts(starts)
+        return other
+
     @property
     def text(self) -> str:
         lines, eols = self.lines, self.eols
-        if eols:
-            # One terminator throughout (the usual file): a join in C, no string per line.
-            eol = eols[0] or "\n"
-            same = eols.count(eol)
-            if same == len(eols):
-                return eol.join(lines) + eol
-            if same == len(eols) - 1 and eols[-1] == "":
-                return eol.join(lines)
+        # One terminator throughout (the usual file, perhaps but the last line): a join in C,
+        # no string per line.
+        end = self.same_end
+        if end:
+            return end.join(lines) + end
+        if len(eols) > 1 and eols[0] and eols[-1] == "" and eols.count(eols[0]) == len(eols) - 1:
+            return eols[0].join(lines)
         return "".join(map(operator.add, lines, eols))
 
     def lines_with_ends(self) -> list[str]:
@@ -210,7 +257,7 @@ class TextFile:
     @property
     def eol(self) -> str:
         """The terminator new lines take."""
-        return dominant_eol(self.eols)
+        return self.same_end or dominant_eol(self.eols)
 
     @property
     def final_newline(self) -> bool:

@@ -24,7 +24,7 @@ from waymark.engine.edits.reindex import IndexAfterEdit
 from waymark.engine.edits.resolve import Resolver
 from waymark.engine.edits.safety import Change, check_safety
 from waymark.engine.edits.splice import spliced_apart
-from waymark.engine.edits.spliced_bytes import encode_spliced
+from waymark.engine.edits.spliced_bytes import encode_spliced, reads_back
 from waymark.engine.edits.valid_through import valid_through
 from waymark.engine.errors import NoOp, SafetyCheckFailed
 from waymark.engine.text import TextFile
@@ -51,6 +51,12 @@ class AnchoredEdit:
         """The new file's bytes, given ``data``, the bytes ``before`` was decoded from: the
         same as ``text_file.encode()``, with only the changed lines encoded."""
         return encode_spliced(self.before, data, self.text_file, self.changes)
+
+    @property
+    def reads_back(self) -> bool:
+        """Whether :meth:`encode`'s bytes decode, in ``before``'s encoding, to ``text_file``'s
+        text (then ``before.read_back(text_file)`` is the new file as they read)."""
+        return reads_back(self.before, self.text_file, self.changes)
 
     @property
     def untouched(self) -> tuple[int, int]:

@@ -19,6 +19,9 @@ from operator import add, is_, rshift
 from waymark.engine.edits.safety import Change
 from waymark.engine.line_index import P6_SHIFT, LineIndex, where
 
+# Prefixes no line has any more that an edited file's counts keep (at 0) before dropping them.
+_ZEROS = 64
+
 
 class IndexAfterEdit(LineIndex):
     """The index of ``lines`` (``hashes``), which ``changes`` made from ``old``'s lines."""
@@ -70,15 +73,17 @@ class IndexAfterEdit(LineIndex):
         return p6
 
     def _prefix_counts(self) -> Counter[int]:
+        # A prefix whose last line left keeps its entry, at 0 (a count of 0 reads as absent
+        # everywhere): a dict that ever lost a key is copied key by key, one that never did
+        # as a block, and an index kept for the next edit is copied at that edit (1,000
+        # lines: 15 µs against 2). The zeros are dropped once they pass ``_ZEROS``.
         old = self._before
         counts = old.p6_count.copy()
         for key in chain.from_iterable(old.p6[c.old_start : c.old_end] for c in self._changes):
-            left = counts[key] - 1
-            if left:
-                counts[key] = left
-            else:
-                del counts[key]
+            counts[key] -= 1
         counts.update(chain.from_iterable(self.p6[c.new_start : c.new_end] for c in self._changes))
+        if len(counts) > len(self.p6) + _ZEROS:
+            counts = Counter({key: n for key, n in counts.items() if n})
         return counts
 
     def _shared_lines(self) -> list[int]:
@@ -86,6 +91,9 @@ class IndexAfterEdit(LineIndex):
         touched = {p6[j] for c in self._changes for j in range(c.new_start, c.new_end)}
         touched.update(old.p6[i] for c in self._changes for i in range(c.old_start, c.old_end))
         now = {key for key in touched if counts.get(key, 0) > 1}
+        if not now and not old.several:  # no prefix shared before, none by the edit's lines
+            self.several = set()
+            return []
         self.several = (old.several - touched) | now
         shared: list[int] = []
         for a, b, shift, c in self._stretches():

@@ -36,6 +36,10 @@ def apply_splices(
     terminator, by default ``tf``'s dominant one (``tf`` may be a stretch of a file)."""
     eol = eol or tf.eol
     lines, eols, new_hashes = list(tf.lines), list(tf.eols), list(hashes)
+    # Every line ending in ``end`` before, and every line given one ending in it too: the new
+    # file is told so rather than counting its ends again.
+    end = tf.same_end or ""
+    same = bool(end)
     tail = 0  # lines after ``cursor`` in the file as edited so far
     cursor = len(tf.lines)
     # Lines above ``cursor`` are untouched so far: ``eols[i]`` is the old terminator of line
@@ -64,7 +68,9 @@ def apply_splices(
         eols[sp.start : sp.end] = new_eols
         new_hashes[sp.start : sp.end] = hash_lines(new) if new else []
         tail += len(new)
-    return TextFile(tuple(lines), tuple(eols), tf.encoding, tf.bom), new_hashes
+        same = same and new_eols.count(end) == len(new_eols)
+    after = TextFile(tuple(lines), tuple(eols), tf.encoding, tf.bom)
+    return (after.knowing_ends(end if lines else None) if same else after), new_hashes
 
 
 def merged_changes(splices: list[Splice]) -> list[Change]:

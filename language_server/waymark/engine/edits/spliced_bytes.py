@@ -9,6 +9,7 @@ byte for byte (a differential test in tests/unit/test_spliced_bytes.py).
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections.abc import Callable, Sequence
 from operator import add
 
@@ -38,44 +39,67 @@ def encode_spliced(
     regions = _widened(changes)
     span = _span_bytes(before, data)
     bom = _BOM_LENGTH[codec] if before.bom else 0
-    n = len(before.lines)
-    # Offsets from the nearer end of the file: a change near the end measures only the tail.
+    # Where lines start: the file's ends, and where the edit that wrote these bytes put its
+    # changed lines (the next edit is most often near the last). Each region is measured
+    # from the nearest line known, so a change measures only the lines between.
+    known = {**before.line_starts, 0: bom, len(before.lines): len(data)}
+    lines_known = sorted(known)
     offsets: list[tuple[int, int]] = []
-    half = n // 2
-    front, front_line = bom, 0
     for r in regions:
-        if r.old_end > half:
-            break
-        front += span(front_line, r.old_start)
-        start = front
-        front += span(r.old_start, r.old_end)
-        front_line = r.old_end
-        offsets.append((start, front))
-    back, back_line = len(data), n
-    tail: list[tuple[int, int]] = []
-    for r in reversed(regions[len(offsets) :]):
-        back -= span(r.old_end, back_line)
-        end = back
-        back -= span(r.old_start, r.old_end)
-        back_line = r.old_start
-        tail.append((back, end))
-    offsets += reversed(tail)
+        k = bisect_left(lines_known, r.old_start)
+        below, above = lines_known[max(k - 1, 0)], lines_known[k]
+        if above - r.old_start <= r.old_start - below:
+            start = known[above] - span(r.old_start, above)
+        else:
+            start = known[below] + span(below, r.old_start)
+        end = start + span(r.old_start, r.old_end)
+        offsets.append((start, end))
+        if r.old_end not in known:
+            known[r.old_end] = end
+            insort(lines_known, r.old_end)
     view = memoryview(data)
     pieces: list[bytes | memoryview] = []
-    kept = 0
+    kept = written = 0
+    starts: dict[int, int] = {}
     try:
         for r, (start, end) in zip(regions, offsets, strict=True):
             pieces.append(view[kept:start])
             lines, eols = after.lines[r.new_start : r.new_end], after.eols[r.new_start : r.new_end]
             text = "".join(map(add, lines, eols))
-            pieces.append(text.encode(codec, errors))
+            encoded = text.encode(codec, errors)
+            pieces.append(encoded)
+            written += start - kept
+            starts[r.new_start] = written
+            written += len(encoded)
+            starts[r.new_end] = written
             kept = end
     except UnicodeEncodeError:
         # The whole text's encoding raises the error the caller words (the first bad
         # character is in a changed line: the others came from these very bytes).
         return after.encode()
     pieces.append(view[kept:])
+    after.knowing_starts(starts)
     return b"".join(pieces)
+
+
+def reads_back(before: TextFile, after: TextFile, changes: Sequence[Change]) -> bool:
+    """Whether :func:`encode_spliced`'s bytes decode strictly to ``after``'s text, known
+    without decoding them: ``before`` was decided as the UTF-8 its bytes are valid in (so its
+    lines hold no lone surrogate) and no changed line holds one, and UTF-8 writes any other
+    text as bytes that decode back to it."""
+    decision = before.decision
+    if decision is None or decision.source != "utf-8" or before.bom:
+        return False
+    if (after.encoding, after.bom) != ("utf-8", False):
+        return False
+    for c in changes:
+        text = "".join(after.lines[c.new_start : c.new_end])
+        if not text.isascii():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+    return True
 
 
 def _widened(changes: Sequence[Change]) -> list[Change]:

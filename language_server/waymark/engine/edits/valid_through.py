@@ -61,9 +61,9 @@ def _suspects(
         new_side = _differing(new, [(c.new_start, c.new_end) for c in changes], keys)
         if old_side is None or new_side is None:
             return special
-        taken = {h[:6] for h in old.context_hashes_of(old_side).values()}
-        taken.update(h[:6] for h in new.context_hashes_of(new_side).values())
-        before, after = old.context_hashes_of(repeated), new.context_hashes_of(repeated)
+        taken = {h[:6] for h in _contexts(old, old_side).values()}
+        taken.update(h[:6] for h in _contexts(new, new_side).values())
+        before, after = _contexts(old, repeated), _contexts(new, repeated)
         vouched = {
             i
             for i in repeated
@@ -73,6 +73,15 @@ def _suspects(
         }
         repeated = [i for i in repeated if i not in vouched]
     return sorted({*repeated, *(i for i in special if p6[i] in keys)})
+
+
+def _contexts(index: LineIndex, repeated: list[int]) -> dict[int, str]:
+    """The context hashes of these repeated lines of ``index``: those it made already (a
+    kept index made them for an earlier edit's diff), else hashed now."""
+    if not index.ctx_known:
+        return index.context_hashes_of(repeated)
+    ctx = index.ctx
+    return dict(zip(repeated, map(ctx.__getitem__, repeated), strict=True))
 
 
 def _differing(
