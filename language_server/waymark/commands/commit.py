@@ -17,9 +17,17 @@ from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import DECLINED
 from waymark.engine.errors import Declined, FileChangedSinceRead, WaymarkError
 from waymark.store.batch import BatchWrite, remove_dirs, write_batch
-from waymark.store.files import atomic_write, create_parents, delete_file, digest, read_state
+from waymark.store.files import (
+    atomic_write,
+    create_parents,
+    delete_file,
+    digest,
+    read_found,
+    read_state,
+)
 from waymark.store.history import write_locks
 from waymark.store.locks import locked
+from waymark.store.walk import Walks
 from waymark.store.workspace import ResolvedPath
 
 
@@ -101,11 +109,16 @@ def _write_locked(
 ) -> tuple[list[FileChange], bool]:
     touched = [c for c in planned if c.after is not None or c.source.disk is not None]
     # The one lock order a rewind takes too, so the two never wait for each other crosswise.
-    with write_locks(ctx.history, [c.source.resolved.real for c in touched]):
+    # The locks, the re-reads and the writes go through the same directories, each walked
+    # once (the lock is on the very directory read and written).
+    with (
+        Walks() as walks,
+        write_locks(ctx.history, [c.source.resolved.real for c in touched], walks=walks),
+    ):
         # Under the lock no other Waymark process writes these files: what is re-read here
         # is what the writes below replace (and each write compares once more).
         for change in planned:
-            now = _seen_now(ctx, change.source.resolved)
+            now = _seen_now(ctx, change.source.resolved, walks)
             if now != change.source.data:
                 ctx.session.observe(
                     change.source.resolved.real, None if now is None else digest(now)
@@ -120,23 +133,27 @@ def _write_locked(
                 ahead = None if through_editor else (change.source.disk, change.after)
                 warnings.extend(ctx.history.track_edit(change.source.resolved.real, ahead))
         if not through_editor:
-            _write_batch(ctx, changes, writer)
+            _write_batch(ctx, changes, writer, walks)
     return changes, through_editor
 
 
-def _seen_now(ctx: CommandContext, resolved: ResolvedPath) -> bytes | None:
+def _seen_now(ctx: CommandContext, resolved: ResolvedPath, walks: Walks) -> bytes | None:
     """The bytes :func:`load` would see now: an open buffer's, else the disk's (read
-    without what only a decode needs: the declared encoding, the URI)."""
+    without what only a decode needs: the declared encoding, the URI; nor hashed: they are
+    compared as they are)."""
     if ctx.documents.get(resolved.real) is not None:
         return load(ctx, resolved, must_exist=False).data
     ctx.workspace.check_size(resolved)
-    return read_state(resolved.real, limit=ctx.workspace.max_file_size).data
+    found = read_found(resolved.real, limit=ctx.workspace.max_file_size, walks=walks)
+    return None if found is None else found[0]
 
 
-def _write_batch(ctx: CommandContext, changes: list[FileChange], writer: str) -> None:
+def _write_batch(ctx: CommandContext, changes: list[FileChange], writer: str, walks: Walks) -> None:
     """Write every change or none (store/batch.py): recorded ahead, and put back on failure."""
     try:
-        write_batch([BatchWrite(c.source.resolved.real, c.after, c.source.disk) for c in changes])
+        write_batch(
+            [BatchWrite(c.source.resolved.real, c.after, c.source.disk) for c in changes], walks
+        )
     except WaymarkError as exc:
         failed = exc.details.get("path")
         left = set(exc.details.get("unrestored", ()))
