@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from waymark.commands.changes import FileChange, Proposal, edit_targets, load
+from waymark.commands.changes import FileChange, Proposal, edit_targets, load, read_checked
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import DECLINED
 from waymark.engine.errors import Declined, FileChangedSinceRead, WaymarkError
@@ -22,7 +22,6 @@ from waymark.store.files import (
     create_parents,
     delete_file,
     digest,
-    read_found,
     read_state,
 )
 from waymark.store.history import write_locks
@@ -143,8 +142,7 @@ def _seen_now(ctx: CommandContext, resolved: ResolvedPath, walks: Walks) -> byte
     compared as they are)."""
     if ctx.documents.get(resolved.real) is not None:
         return load(ctx, resolved, must_exist=False).data
-    ctx.workspace.check_size(resolved)
-    found = read_found(resolved.real, limit=ctx.workspace.max_file_size, walks=walks)
+    found = read_checked(ctx, resolved, must_exist=False, walks=walks)
     return None if found is None else found[0]
 
 
