@@ -9,7 +9,8 @@ editor applies them.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -106,18 +107,27 @@ def read_checked(
     within the limit, no symlink on the way): they run only when the read fails or finds no
     file, and so give the refusal they gave when they ran before the read.
     """
-    check = ctx.workspace.check_readable if must_exist else ctx.workspace.check_size
     limit = ctx.workspace.max_file_size
-    try:
+    with refused_as_shown(ctx, resolved, must_exist=must_exist):
         found = read_found(resolved.real, limit=limit, walks=walks)
-    except WaymarkError:
-        check(resolved)
-        raise
     if found is None and must_exist:
-        check(resolved)
+        ctx.workspace.check_readable(resolved)
         # Created between the read and the check: read what is there now.
         found = read_found(resolved.real, limit=limit, walks=walks)
     return found
+
+
+@contextmanager
+def refused_as_shown(
+    ctx: CommandContext, resolved: ResolvedPath, *, must_exist: bool
+) -> Iterator[None]:
+    """A read of ``resolved`` that fails is refused by the workspace's checks when they
+    refuse it (:func:`read_checked`), else with the read's own error."""
+    try:
+        yield
+    except WaymarkError:
+        (ctx.workspace.check_readable if must_exist else ctx.workspace.check_size)(resolved)
+        raise
 
 
 def load_path(

@@ -12,7 +12,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from waymark.commands.changes import FileChange, Proposal, edit_targets, load, read_checked
+from waymark.commands.changes import (
+    FileChange,
+    Loaded,
+    Proposal,
+    edit_targets,
+    load,
+    read_checked,
+    refused_as_shown,
+)
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import DECLINED
 from waymark.engine.errors import Declined, FileChangedSinceRead, WaymarkError
@@ -25,6 +33,7 @@ from waymark.store.files import (
     read_state,
 )
 from waymark.store.history import write_locks
+from waymark.store.holds import holds
 from waymark.store.locks import locked
 from waymark.store.walk import Walks
 from waymark.store.workspace import ResolvedPath
@@ -117,8 +126,8 @@ def _write_locked(
         # Under the lock no other Waymark process writes these files: what is re-read here
         # is what the writes below replace (and each write compares once more).
         for change in planned:
-            now = _seen_now(ctx, change.source.resolved, walks)
-            if now != change.source.data:
+            if not _unchanged(ctx, change.source, walks):
+                now = _seen_now(ctx, change.source.resolved, walks)
                 ctx.session.observe(
                     change.source.resolved.real, None if now is None else digest(now)
                 )
@@ -136,10 +145,20 @@ def _write_locked(
     return changes, through_editor
 
 
+def _unchanged(ctx: CommandContext, source: Loaded, walks: Walks) -> bool:
+    """Whether :func:`load` would see ``source.data`` now: an open buffer's bytes, else the
+    disk's, compared as they are read (none kept, no digest made)."""
+    resolved = source.resolved
+    if ctx.documents.get(resolved.real) is not None:
+        return _seen_now(ctx, resolved, walks) == source.data
+    limit = ctx.workspace.max_file_size
+    with refused_as_shown(ctx, resolved, must_exist=False):
+        return holds(resolved.real, source.data, limit=limit, walks=walks)
+
+
 def _seen_now(ctx: CommandContext, resolved: ResolvedPath, walks: Walks) -> bytes | None:
     """The bytes :func:`load` would see now: an open buffer's, else the disk's (read
-    without what only a decode needs: the declared encoding, the URI; nor hashed: they are
-    compared as they are)."""
+    without what only a decode needs: the declared encoding, the URI)."""
     if ctx.documents.get(resolved.real) is not None:
         return load(ctx, resolved, must_exist=False).data
     found = read_checked(ctx, resolved, must_exist=False, walks=walks)

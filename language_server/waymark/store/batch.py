@@ -44,12 +44,12 @@ from waymark.store.files import (
     _write_temp,
     digest,
 )
+from waymark.store.holds import holds_at
 from waymark.store.walk import (
     Walks,
     lstat_at,
     not_regular,
     os_error,
-    read_at,
     split_path,
     symlink_refused,
     walk,
@@ -169,15 +169,14 @@ def _commit(item: _Staged, walks: Walks) -> None:
     try:
         dir_fd = walks.directory(item.absolute, item.dirs)
         # The read refuses a symlink or a special file there, as _refuse_special does; its
-        # bytes are compared as they are (no digest of either side to make).
-        found = read_at(item.absolute, item.name, dir_fd)
-        if (None if found is None else found[0]) != item.write.before:
+        # bytes are compared as they are read (no digest of either side, no copy kept).
+        if not holds_at(item.absolute, item.name, dir_fd, item.write.before):
             raise _changed(item.absolute)
         if item.write.data is not None:
             assert item.tmp is not None
             os.rename(item.tmp, item.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
             item.tmp = None
-        elif found is not None:
+        elif item.write.before is not None:  # it holds them: it is there
             kept = _temp_name(item.name)
             os.rename(item.name, kept, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
             item.tmp = kept
