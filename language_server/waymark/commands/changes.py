@@ -9,8 +9,7 @@ editor applies them.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -108,8 +107,11 @@ def read_checked(
     file, and so give the refusal they gave when they ran before the read.
     """
     limit = ctx.workspace.max_file_size
-    with refused_as_shown(ctx, resolved, must_exist=must_exist):
+    try:
         found = read_found(resolved.real, limit=limit, walks=walks)
+    except WaymarkError:
+        refuse_as_shown(ctx, resolved, must_exist=must_exist)
+        raise
     if found is None and must_exist:
         ctx.workspace.check_readable(resolved)
         # Created between the read and the check: read what is there now.
@@ -117,17 +119,13 @@ def read_checked(
     return found
 
 
-@contextmanager
-def refused_as_shown(
-    ctx: CommandContext, resolved: ResolvedPath, *, must_exist: bool
-) -> Iterator[None]:
-    """A read of ``resolved`` that fails is refused by the workspace's checks when they
-    refuse it (:func:`read_checked`), else with the read's own error."""
-    try:
-        yield
-    except WaymarkError:
-        (ctx.workspace.check_readable if must_exist else ctx.workspace.check_size)(resolved)
-        raise
+def refuse_as_shown(ctx: CommandContext, resolved: ResolvedPath, *, must_exist: bool) -> None:
+    """For a read of ``resolved`` that failed: the workspace's checks' refusal, when they
+    refuse it (:func:`read_checked`); the caller raises the read's own error otherwise."""
+    if must_exist:
+        ctx.workspace.check_readable(resolved)
+    else:
+        ctx.workspace.check_size(resolved)
 
 
 def load_path(

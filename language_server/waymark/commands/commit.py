@@ -19,7 +19,7 @@ from waymark.commands.changes import (
     edit_targets,
     load,
     read_checked,
-    refused_as_shown,
+    refuse_as_shown,
 )
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import DECLINED
@@ -151,9 +151,11 @@ def _unchanged(ctx: CommandContext, source: Loaded, walks: Walks) -> bool:
     resolved = source.resolved
     if ctx.documents.get(resolved.real) is not None:
         return _seen_now(ctx, resolved, walks) == source.data
-    limit = ctx.workspace.max_file_size
-    with refused_as_shown(ctx, resolved, must_exist=False):
-        return holds(resolved.real, source.data, limit=limit, walks=walks)
+    try:
+        return holds(resolved.real, source.data, limit=ctx.workspace.max_file_size, walks=walks)
+    except WaymarkError:
+        refuse_as_shown(ctx, resolved, must_exist=False)
+        raise
 
 
 def _seen_now(ctx: CommandContext, resolved: ResolvedPath, walks: Walks) -> bytes | None:
