@@ -85,27 +85,35 @@ def holds_at(
 def _compared(
     fd: int, size: int, expected: bytes | None, path: Path | str, limit: int | None
 ) -> bool:
-    # read_at asks for max(size + 1, 64 KiB) at a time and takes all the bytes fstat counted,
-    # short of what it asked, as the end; each chunk here asks for as much or a chunk's worth,
-    # so a chunk short of its ask with ``size`` bytes read is that end. A file still growing
-    # is read to its end, over the limit refused, a mismatch found early read on too: the
-    # refusals are read_at's.
-    buffer = bytearray(min(max(size + 1, 1 << 16), _CHUNK))
-    view = memoryview(buffer)
+    # read_at asks for more than the fstat's size and takes all those bytes, short of what it
+    # asked, as the end; each read here asks for as much or a chunk's worth, so reads that
+    # got all they asked for, then a short one with ``size`` bytes in all, are that end. A
+    # file still growing is read to its end, over the limit refused, a mismatch found early
+    # read on too: the refusals are read_at's. A small file is one read; a large one is read
+    # into one chunk-sized buffer, again and again (only its pages are faulted in).
+    ask = min(size + 1, _CHUNK)
+    buffer = bytearray(ask) if ask == _CHUNK else None
+    view = memoryview(buffer) if buffer is not None else None
     same = expected is not None
     total = 0
     whole = True  # every read so far got all it asked for
     while True:
-        count = os.readv(fd, [buffer])
+        if buffer is None:
+            chunk: bytes | memoryview = os.read(fd, ask)
+            count = len(chunk)
+        else:
+            assert view is not None
+            count = os.readv(fd, [buffer])
+            chunk = view[:count]
         if not count:
             break
         if same:
             assert expected is not None
-            same = expected.startswith(view[:count], total)
+            same = expected.startswith(chunk, total)
         total += count
-        if whole and total == size and count < len(buffer):
+        if whole and total == size and count < ask:
             break
-        whole = whole and count == len(buffer)
+        whole = whole and count == ask
         if limit is not None and total > limit:
             raise _too_large(path, total, limit)
     return same and expected is not None and total == len(expected)
