@@ -21,8 +21,8 @@ _KILLED_AFTER_WRITE = """
 import os, signal, sys
 import waymark.commands.commit as commit
 landed = commit.write_batch
-def write_then_die(writes):
-    landed(writes)
+def write_then_die(*args):
+    landed(*args)
     os.kill(os.getpid(), signal.SIGKILL)
 commit.write_batch = write_then_die
 from waymark.doors.launch import main

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -334,3 +335,24 @@ def test_sweep_non_recursive_stays_at_the_top(tmp_path: Path) -> None:
 
 def test_sweep_of_a_missing_root_is_empty(tmp_path: Path) -> None:
     assert files.sweep_temp_files(tmp_path / "absent") == []
+
+
+def test_temp_names_never_repeat_in_a_process_nor_across_a_fork() -> None:
+    """Temp names count on from a random start (one getrandom per process): a process's
+    names are all distinct, a forked child draws a start of its own, and each name keeps
+    the ``.NAME.waymark-tmp-XXXXXXXX`` shape the start-up sweep removes."""
+    shape = re.compile(r"\.f\.txt\.waymark-tmp-[0-9a-f]{8}\Z")
+    read_end, write_end = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.close(read_end)
+        os.write(write_end, "\n".join(files._temp_name("f.txt") for _ in range(1000)).encode())
+        os._exit(0)
+    os.close(write_end)
+    mine = [files._temp_name("f.txt") for _ in range(1000)]
+    with os.fdopen(read_end, "rb") as pipe:
+        theirs = pipe.read().decode().split("\n")
+    assert os.waitpid(child, 0)[1] == 0
+    assert len(set(mine)) == len(mine) == len(theirs) == len(set(theirs))
+    assert not set(mine) & set(theirs)
+    assert all(shape.match(name) for name in mine + theirs)

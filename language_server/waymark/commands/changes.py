@@ -8,6 +8,7 @@ editor applies them.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -20,9 +21,10 @@ from waymark.commands.encoding import buffer_bytes, declared_for, encode_as
 from waymark.engine.anchors import changed_anchors, render
 from waymark.engine.diff import EditTarget, FileDiff, diff_file
 from waymark.engine.encodings import canonical, canonical_bom
-from waymark.engine.errors import InvalidParams
+from waymark.engine.errors import InvalidParams, WaymarkError
 from waymark.engine.text import TextFile
-from waymark.store.files import digest, read_state
+from waymark.store.files import digest, read_found
+from waymark.store.walk import Walks
 from waymark.store.workspace import ResolvedPath
 
 
@@ -79,20 +81,51 @@ def load(
 ) -> Loaded:
     """Read a file (and its open buffer); ``must_exist`` enforces the readable checks;
     ``encoding``: the caller's declaration of the file's encoding."""
+    found = read_checked(ctx, resolved, must_exist=must_exist)
+    declared = declared_for(ctx, resolved, encoding)
+    disk = None if found is None else found[0]
+    disk_digest = None if disk is None else digest(disk)
+    uri = resolved.lexical.as_uri()
+    document = ctx.documents.get(resolved.real)
+    if document is None:
+        return Loaded(resolved, disk, disk, None, uri, declared, disk_digest)
+    # The buffer has no encoding of its own: it is saved the way the file on disk is encoded.
+    like = TextFile.decode(disk, declared) if disk is not None else TextFile((), ())
+    data = buffer_bytes(like, document.text)
+    return Loaded(resolved, disk, data, document.version, document.uri, declared, disk_digest)
+
+
+def read_checked(
+    ctx: CommandContext, resolved: ResolvedPath, *, must_exist: bool, walks: Walks | None = None
+) -> tuple[bytes, os.stat_result] | None:
+    """The disk's bytes of ``resolved`` and their ``fstat`` (``None``: absent), refused as
+    the workspace's checks refuse it (``must_exist``: the readable checks, else the size
+    check), the path named as shown.
+
+    Those checks stat the file, which a read that succeeds has done already (a regular file
+    within the limit, no symlink on the way): they run only when the read fails or finds no
+    file, and so give the refusal they gave when they ran before the read.
+    """
+    limit = ctx.workspace.max_file_size
+    try:
+        found = read_found(resolved.real, limit=limit, walks=walks)
+    except WaymarkError:
+        refuse_as_shown(ctx, resolved, must_exist=must_exist)
+        raise
+    if found is None and must_exist:
+        ctx.workspace.check_readable(resolved)
+        # Created between the read and the check: read what is there now.
+        found = read_found(resolved.real, limit=limit, walks=walks)
+    return found
+
+
+def refuse_as_shown(ctx: CommandContext, resolved: ResolvedPath, *, must_exist: bool) -> None:
+    """For a read of ``resolved`` that failed: the workspace's checks' refusal, when they
+    refuse it (:func:`read_checked`); the caller raises the read's own error otherwise."""
     if must_exist:
         ctx.workspace.check_readable(resolved)
     else:
         ctx.workspace.check_size(resolved)
-    declared = declared_for(ctx, resolved, encoding)
-    disk = (state := read_state(resolved.real, limit=ctx.workspace.max_file_size)).data
-    uri = resolved.lexical.as_uri()
-    document = ctx.documents.get(resolved.real)
-    if document is None:
-        return Loaded(resolved, disk, disk, None, uri, declared, state.digest)
-    # The buffer has no encoding of its own: it is saved the way the file on disk is encoded.
-    like = TextFile.decode(disk, declared) if disk is not None else TextFile((), ())
-    data = buffer_bytes(like, document.text)
-    return Loaded(resolved, disk, data, document.version, document.uri, declared, state.digest)
 
 
 def load_path(

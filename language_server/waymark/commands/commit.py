@@ -12,14 +12,30 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from waymark.commands.changes import FileChange, Proposal, edit_targets, load
+from waymark.commands.changes import (
+    FileChange,
+    Loaded,
+    Proposal,
+    edit_targets,
+    load,
+    read_checked,
+    refuse_as_shown,
+)
 from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import DECLINED
 from waymark.engine.errors import Declined, FileChangedSinceRead, WaymarkError
 from waymark.store.batch import BatchWrite, remove_dirs, write_batch
-from waymark.store.files import atomic_write, create_parents, delete_file, digest, read_state
+from waymark.store.files import (
+    atomic_write,
+    create_parents,
+    delete_file,
+    digest,
+    read_state,
+)
 from waymark.store.history import write_locks
+from waymark.store.holds import holds
 from waymark.store.locks import locked
+from waymark.store.walk import Walks
 from waymark.store.workspace import ResolvedPath
 
 
@@ -101,12 +117,17 @@ def _write_locked(
 ) -> tuple[list[FileChange], bool]:
     touched = [c for c in planned if c.after is not None or c.source.disk is not None]
     # The one lock order a rewind takes too, so the two never wait for each other crosswise.
-    with write_locks(ctx.history, [c.source.resolved.real for c in touched]):
+    # The locks, the re-reads and the writes go through the same directories, each walked
+    # once (the lock is on the very directory read and written).
+    with (
+        Walks() as walks,
+        write_locks(ctx.history, [c.source.resolved.real for c in touched], walks=walks),
+    ):
         # Under the lock no other Waymark process writes these files: what is re-read here
         # is what the writes below replace (and each write compares once more).
         for change in planned:
-            now = _seen_now(ctx, change.source.resolved)
-            if now != change.source.data:
+            if not _unchanged(ctx, change.source, walks):
+                now = _seen_now(ctx, change.source.resolved, walks)
                 ctx.session.observe(
                     change.source.resolved.real, None if now is None else digest(now)
                 )
@@ -120,23 +141,38 @@ def _write_locked(
                 ahead = None if through_editor else (change.source.disk, change.after)
                 warnings.extend(ctx.history.track_edit(change.source.resolved.real, ahead))
         if not through_editor:
-            _write_batch(ctx, changes, writer)
+            _write_batch(ctx, changes, writer, walks)
     return changes, through_editor
 
 
-def _seen_now(ctx: CommandContext, resolved: ResolvedPath) -> bytes | None:
+def _unchanged(ctx: CommandContext, source: Loaded, walks: Walks) -> bool:
+    """Whether :func:`load` would see ``source.data`` now: an open buffer's bytes, else the
+    disk's, compared as they are read (none kept, no digest made)."""
+    resolved = source.resolved
+    if ctx.documents.get(resolved.real) is not None:
+        return _seen_now(ctx, resolved, walks) == source.data
+    try:
+        return holds(resolved.real, source.data, limit=ctx.workspace.max_file_size, walks=walks)
+    except WaymarkError:
+        refuse_as_shown(ctx, resolved, must_exist=False)
+        raise
+
+
+def _seen_now(ctx: CommandContext, resolved: ResolvedPath, walks: Walks) -> bytes | None:
     """The bytes :func:`load` would see now: an open buffer's, else the disk's (read
     without what only a decode needs: the declared encoding, the URI)."""
     if ctx.documents.get(resolved.real) is not None:
         return load(ctx, resolved, must_exist=False).data
-    ctx.workspace.check_size(resolved)
-    return read_state(resolved.real, limit=ctx.workspace.max_file_size).data
+    found = read_checked(ctx, resolved, must_exist=False, walks=walks)
+    return None if found is None else found[0]
 
 
-def _write_batch(ctx: CommandContext, changes: list[FileChange], writer: str) -> None:
+def _write_batch(ctx: CommandContext, changes: list[FileChange], writer: str, walks: Walks) -> None:
     """Write every change or none (store/batch.py): recorded ahead, and put back on failure."""
     try:
-        write_batch([BatchWrite(c.source.resolved.real, c.after, c.source.disk) for c in changes])
+        write_batch(
+            [BatchWrite(c.source.resolved.real, c.after, c.source.disk) for c in changes], walks
+        )
     except WaymarkError as exc:
         failed = exc.details.get("path")
         left = set(exc.details.get("unrestored", ()))

@@ -10,6 +10,10 @@ Two phases, under the caller's locks (:func:`waymark.store.history.write_locks`)
    it is replaced by a rename; a deleted file is renamed to a temp name and removed only
    once every file is in.
 
+Both phases reach each directory through the caller's :class:`~waymark.store.walk.Walks`
+(the one its locks and re-reads went through), or one of the batch's own: a directory is
+walked once per batch, not once per file and phase.
+
 When a commit fails, the files already committed are put back, newest first: a deleted file
 is renamed back, a created one removed, a replaced one rewritten with the bytes it held
 (the caller read them under the same locks, and the history backed them up). A file is
@@ -33,12 +37,14 @@ from pathlib import Path
 from waymark.engine.errors import IoError, WaymarkError
 from waymark.store import flush
 from waymark.store.files import (
+    _changed,
     _check_expected,
     _replace_at,
     _temp_name,
     _write_temp,
     digest,
 )
+from waymark.store.holds import holds_at
 from waymark.store.walk import (
     Walks,
     lstat_at,
@@ -75,27 +81,35 @@ class _Staged:
         return "delete" if self.write.data is None else "write"
 
 
-def write_batch(writes: Sequence[BatchWrite]) -> None:
+def write_batch(writes: Sequence[BatchWrite], walks: Walks | None = None) -> None:
     """Replace or delete every file of ``writes``, or leave every one as it was.
 
     Raises the error of the file that failed (``details.path``): ``io_error``, or
-    ``file_changed_since_read`` when a file no longer holds ``before``.
+    ``file_changed_since_read`` when a file no longer holds ``before``. ``walks``: the
+    directories the caller reached under its locks.
     """
+    with contextlib.ExitStack() as stack:
+        if walks is None:
+            walks = stack.enter_context(Walks())
+        _write_all(writes, walks)
+
+
+def _write_all(writes: Sequence[BatchWrite], walks: Walks) -> None:
     staged: list[_Staged] = []
     try:
         for write in writes:
-            staged.append(_stage(write))
+            staged.append(_stage(write, walks))
         for item in staged:
-            _commit(item)
+            _commit(item, walks)
     except BaseException as exc:
-        unrestored = _undo(staged)
+        unrestored = _undo(staged, walks)
         if unrestored and isinstance(exc, WaymarkError):
             raise _partial(exc, unrestored) from exc
         raise
     for item in staged:
         # The old files of deletes: the batch is in, nothing will be put back now.
         with contextlib.suppress(OSError):
-            _discard(item)
+            _discard(item, walks)
 
 
 def replace_checked(walks: Walks, path: Path, data: bytes) -> None:
@@ -129,93 +143,91 @@ def _refuse_special(absolute: Path, old: os.stat_result | None) -> None:
         raise not_regular(absolute, old.st_mode)
 
 
-def _stage(write: BatchWrite) -> _Staged:
+def _stage(write: BatchWrite, walks: Walks) -> _Staged:
     absolute, dirs, name = split_path(write.path, False)
     item = _Staged(write, absolute, dirs, name)
     if write.data is None:
         return item
     tmp = _temp_name(name)
     try:
-        with walk(absolute, dirs) as dir_fd:
-            old = lstat_at(name, dir_fd)
-            _refuse_special(absolute, old)
-            try:
-                _write_temp(dir_fd, tmp, write.data, old, None)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp, dir_fd=dir_fd)
-                raise
+        dir_fd = walks.directory(absolute, dirs)
+        old = lstat_at(name, dir_fd)
+        _refuse_special(absolute, old)
+        try:
+            _write_temp(dir_fd, tmp, write.data, old, None)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dir_fd)
+            raise
     except OSError as exc:
         raise os_error(exc, "write", absolute) from exc
     item.tmp = tmp
     return item
 
 
-def _commit(item: _Staged) -> None:
-    before = item.write.before
+def _commit(item: _Staged, walks: Walks) -> None:
     try:
-        with walk(item.absolute, item.dirs) as dir_fd:
-            old = lstat_at(item.name, dir_fd)
-            _refuse_special(item.absolute, old)
-            _check_expected(
-                item.absolute, item.name, dir_fd, None if before is None else digest(before)
-            )
-            if item.write.data is not None:
-                assert item.tmp is not None
-                os.rename(item.tmp, item.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-                item.tmp = None
-            elif old is not None:
-                kept = _temp_name(item.name)
-                os.rename(item.name, kept, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-                item.tmp = kept
-            item.committed = True
-            flush.hand_directory(dir_fd)
+        dir_fd = walks.directory(item.absolute, item.dirs)
+        # The read refuses a symlink or a special file there, as _refuse_special does; its
+        # bytes are compared as they are read (no digest of either side, no copy kept).
+        if not holds_at(item.absolute, item.name, dir_fd, item.write.before):
+            raise _changed(item.absolute)
+        if item.write.data is not None:
+            assert item.tmp is not None
+            os.rename(item.tmp, item.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            item.tmp = None
+        elif item.write.before is not None:  # it holds them: it is there
+            kept = _temp_name(item.name)
+            os.rename(item.name, kept, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            item.tmp = kept
+        item.committed = True
+        flush.hand_directory(dir_fd)
     except OSError as exc:
         raise os_error(exc, item.action, item.absolute) from exc
 
 
-def _discard(item: _Staged) -> None:
+def _discard(item: _Staged, walks: Walks) -> None:
     if item.tmp is None:
         return
-    with walk(item.absolute, item.dirs) as dir_fd:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(item.tmp, dir_fd=dir_fd)
-        item.tmp = None
+    dir_fd = walks.directory(item.absolute, item.dirs)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(item.tmp, dir_fd=dir_fd)
+    item.tmp = None
 
 
-def _undo(staged: list[_Staged]) -> list[Path]:
+def _undo(staged: list[_Staged], walks: Walks) -> list[Path]:
     """Put back what the batch committed, drop what it staged; the files left changed."""
     unrestored: list[Path] = []
     for item in reversed(staged):
         try:
             if item.committed:
-                _restore(item)
+                _restore(item, walks)
             else:
-                _discard(item)
+                _discard(item, walks)
         except (OSError, WaymarkError):
             if item.committed:
                 unrestored.append(item.absolute)
     return unrestored[::-1]
 
 
-def _restore(item: _Staged) -> None:
+def _restore(item: _Staged, walks: Walks) -> None:
     write = item.write
-    with walk(item.absolute, item.dirs) as dir_fd:
-        if write.data is None:
-            assert item.tmp is not None
-            if lstat_at(item.name, dir_fd) is not None:
-                # Someone made a new file there since: theirs is not overwritten.
-                raise FileExistsError(item.name)
-            os.rename(item.tmp, item.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-            item.tmp = None
+    dir_fd = walks.directory(item.absolute, item.dirs)
+    if write.data is None:
+        assert item.tmp is not None
+        if lstat_at(item.name, dir_fd) is not None:
+            # Someone made a new file there since: theirs is not overwritten.
+            raise FileExistsError(item.name)
+        os.rename(item.tmp, item.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        item.tmp = None
+    else:
+        # A file someone changed after the batch wrote it is theirs now.
+        _check_expected(item.absolute, item.name, dir_fd, digest(write.data))
+        if write.before is None:
+            os.unlink(item.name, dir_fd=dir_fd)
         else:
-            # A file someone changed after the batch wrote it is theirs now.
-            _check_expected(item.absolute, item.name, dir_fd, digest(write.data))
-            if write.before is None:
-                os.unlink(item.name, dir_fd=dir_fd)
-            else:
-                _replace_at(dir_fd, item.name, write.before, lstat_at(item.name, dir_fd), None)
-        flush.hand_directory(dir_fd)
+            _replace_at(dir_fd, item.name, write.before, lstat_at(item.name, dir_fd), None)
+    flush.hand_directory(dir_fd)
 
 
 def _partial(exc: WaymarkError, unrestored: list[Path]) -> IoError:

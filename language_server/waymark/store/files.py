@@ -23,8 +23,10 @@ for "certainly unchanged", never proof of "unchanged" by mtime alone.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -196,7 +198,23 @@ def atomic_write(
 
 
 def _temp_name(name: str) -> str:
-    return f".{name}{TEMP_MARKER}{os.urandom(4).hex()}"
+    return f".{name}{TEMP_MARKER}{_next_suffix() & 0xFFFFFFFF:08x}"
+
+
+def _suffixes() -> Callable[[], int]:
+    """Temp names' 32-bit suffixes: from a random start per process (anew in a forked
+    child), counted on, so no two of a process's names meet; one ``getrandom`` per process,
+    not per write."""
+    return itertools.count(int.from_bytes(os.urandom(4), "big")).__next__
+
+
+def _reseed() -> None:
+    global _next_suffix
+    _next_suffix = _suffixes()
+
+
+_next_suffix = _suffixes()
+os.register_at_fork(after_in_child=_reseed)
 
 
 def _replace_at(

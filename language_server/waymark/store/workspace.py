@@ -122,6 +122,34 @@ def _as_the_kernel_walks(candidate: Path, spelled: str) -> Path:
     return Path(os.path.normpath(Path(head, *parts[last + 1 :])))
 
 
+_O_PATH = getattr(os, "O_PATH", None)
+
+
+def real_path(path: str) -> str:
+    """``os.path.realpath(path)`` of an absolute, normalised ``path``, in one open when no
+    component of it is a symlink (the common case).
+
+    realpath lstats every component; the kernel resolves them all in one ``O_PATH`` open
+    (which never blocks, a FIFO's neither), and the path of what it opened is ``path``
+    itself exactly when none was a symlink: realpath's answer then too. Any other answer
+    (a symlink on the way, a missing file, no ``/proc``, a name a case-insensitive folder
+    spells otherwise) is realpath's own.
+    """
+    if _O_PATH is not None:
+        try:
+            fd = os.open(path, _O_PATH | os.O_CLOEXEC)
+        except OSError:
+            return os.path.realpath(path)
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}") == path:
+                return path
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return os.path.realpath(path)
+
+
 def _shown(spelled: str, parts: tuple[str, ...], upto: int) -> str:
     """The first ``upto`` components of the absolute ``parts`` as the caller spelled them."""
     words = Path(spelled).parts
@@ -270,7 +298,7 @@ class Workspace:
         return _police(
             path,
             lexical,
-            os.path.realpath(lexical),
+            real_path(lexical),
             tuple(self.folders),
             tuple(self.protected),
             tuple(self.protected_dirs),

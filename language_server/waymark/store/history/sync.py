@@ -382,19 +382,19 @@ class Locked(Protocol):
 
 @contextlib.contextmanager
 def write_locks(
-    history: Locked | None, paths: Sequence[Path] = (), *, timeout: float = DEFAULT_LOCK_TIMEOUT
+    history: Locked | None, paths: Sequence[Path] = (), *, walks: Walks | None = None
 ) -> Iterator[FileLocks]:
     """The one order every write takes its locks in: the history's, then the files'.
 
     The files' directory locks are taken in :func:`~waymark.store.locks.locked`'s fixed
     order, so an edit and a rewind in two processes never wait for each other crosswise.
-    ``history`` is ``None`` when history is off.
+    ``history`` is ``None`` when history is off; ``walks`` as for ``locked``.
     """
     files = FileLocks()
     with contextlib.ExitStack() as stack:
         if history is not None:
             stack.enter_context(history.lock)
         if paths:
-            stack.enter_context(files.hold(*paths, timeout=timeout))
+            stack.enter_context(files.hold(*paths, walks=walks))
         callbound.before_acting()
         yield files

@@ -1,0 +1,83 @@
+"""``real_path`` (one ``O_PATH`` open when no component is a symlink) answers what
+``os.path.realpath`` answers, for every shape of path the workspace resolves."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from waymark.store.workspace import Workspace, real_path
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = Path(os.path.realpath(tmp_path)) / "ws"
+    (root / "dir" / "deep").mkdir(parents=True)
+    (root / "dir" / "deep" / "f.txt").write_text("f\n")
+    (root / "outside").mkdir()
+    (root / "outside" / "o.txt").write_text("o\n")
+    (root / "to_dir").symlink_to("dir")
+    (root / "to_file").symlink_to("dir/deep/f.txt")
+    (root / "dir" / "up").symlink_to("..")
+    (root / "dangling").symlink_to("nowhere/at/all")
+    (root / "loop").symlink_to("loop")
+    (root / "abs").symlink_to(root / "outside")
+    os.mkfifo(root / "fifo")
+    (root / "file_on_the_way").write_text("not a directory\n")
+    (root / "name (deleted)").write_text("a name like an unlinked file's\n")
+    return root
+
+
+PATHS = [
+    "dir/deep/f.txt",
+    "dir/deep",
+    "dir",
+    "",
+    "to_dir/deep/f.txt",
+    "to_file",
+    "dir/up/dir/deep/f.txt",
+    "dangling",
+    "dangling/below",
+    "loop",
+    "loop/below",
+    "abs/o.txt",
+    "fifo",
+    "missing.txt",
+    "missing/below.txt",
+    "file_on_the_way/below",
+    "name (deleted)",
+]
+
+
+@pytest.mark.parametrize("spelled", PATHS)
+def test_real_path_is_realpath(tree: Path, spelled: str) -> None:
+    path = os.path.normpath(os.path.join(tree, spelled))
+    assert real_path(path) == os.path.realpath(path)
+
+
+def test_real_path_of_a_relative_or_doubled_path_is_realpath(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tree)
+    for path in ("dir/deep/f.txt", "to_dir/deep", "//" + str(tree).lstrip("/") + "/dir"):
+        assert real_path(path) == os.path.realpath(path)
+
+
+@pytest.mark.parametrize("spelled", PATHS[:8])
+def test_a_path_resolves_the_same_as_through_realpath(
+    tree: Path, spelled: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the workspace's policy sees: the resolved path or the refusal, each the same."""
+    workspace = Workspace([tree])
+
+    def outcome() -> object:
+        try:
+            return workspace.resolve(spelled or ".")
+        except Exception as exc:  # the refusal is the outcome compared
+            return (type(exc).__name__, str(exc))
+
+    fast = outcome()
+    monkeypatch.setattr("waymark.store.workspace.real_path", os.path.realpath)
+    assert outcome() == fast
