@@ -99,6 +99,10 @@ _BY_OP = {_op_of(cls): cls for cls in typing.get_args(EditOperation)}
 # In the order refusals have always listed them.
 _CLASSES: dict[str, type[Any]] = {op: _BY_OP[op] for op in (*SINGLE_OPS, *RANGE_OPS)}
 _ANCHORS = ("hash", "start_hash", "end_hash")
+# Each op's field names, looked up for every key of every item.
+_FIELDS: dict[type[Any], frozenset[str]] = {
+    cls: frozenset(attrs.fields_dict(cls)) for cls in _CLASSES.values()
+}
 
 # One request may not ask for unbounded work (docs/anchored-edits.md, "Limits"); planning is
 # O(lines + ops log ops), so this only bounds the size of the answer.
@@ -159,7 +163,7 @@ def _structure_one(i: int, raw: object) -> EditOperation:
     cls = _CLASSES.get(op) if isinstance(op, str) else None
     if cls is None:
         raise _refuse(f"{where}.op", f"must be one of {', '.join(_CLASSES)}")
-    known = attrs.fields_dict(cls)
+    known = _FIELDS[cls]
     for key in raw:
         if key not in known:
             raise _refuse(f"{where}.{key}", f"is not a field of {op}")

@@ -13,6 +13,7 @@ with :func:`register_hook`; the hook words its refusals as an :class:`InvalidPar
 
 from __future__ import annotations
 
+import functools
 import typing
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, cast
@@ -242,16 +243,24 @@ class BadFields(Exception):
         self.names = names
 
 
+@functools.cache
+def _declared(
+    cls: type[Any],
+) -> tuple[tuple[attrs.Attribute[Any], ...], tuple[tuple[str, Any], ...]]:
+    """``cls``'s fields and the schema ``minimum`` of those that declare one: read once per
+    class, not on every item of every request."""
+    fields = attrs.fields(cast(Any, cls))
+    return fields, tuple((f.name, least) for f in fields if (least := minimum(f)) is not None)
+
+
 def structure_item(raw: dict[str, Any], cls: type[T]) -> T:
     """``raw`` as ``cls``, with the exact types of :func:`structure` and each field's schema
     ``minimum``; a hook words the refusal (:class:`BadFields`) for its own wire shape."""
-    fields = attrs.fields(cast(Any, cls))
+    fields, minimums = _declared(cast(Any, cls))
     bad = {
-        f.name
-        for f in fields
-        if (least := minimum(f)) is not None
-        and type(value := raw.get(f.name)) in (int, float)
-        and value < least
+        name
+        for name, least in minimums
+        if type(value := raw.get(name)) in (int, float) and value < least
     }
     try:
         item = _converter.structure(raw, cls)
