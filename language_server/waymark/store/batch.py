@@ -51,6 +51,7 @@ from waymark.store.walk import (
     not_regular,
     os_error,
     split_path,
+    split_text,
     symlink_refused,
     walk,
 )
@@ -69,7 +70,8 @@ class BatchWrite:
 @dataclass
 class _Staged:
     write: BatchWrite
-    absolute: Path
+    # As a string: a Path per file is a good part of a one-file batch's own cost.
+    absolute: str
     dirs: list[str]
     name: str
     # Before the commit: the temp file with the new bytes. After a delete: the old file.
@@ -135,7 +137,7 @@ def remove_dirs(created: Sequence[Path]) -> None:
             os.rmdir(name, dir_fd=dir_fd)
 
 
-def _refuse_special(absolute: Path, old: os.stat_result | None) -> None:
+def _refuse_special(absolute: Path | str, old: os.stat_result | None) -> None:
     # The paths were resolved: a symlink or special file here appeared after the check.
     if old is not None and stat.S_ISLNK(old.st_mode):
         raise symlink_refused(absolute, str(absolute))
@@ -144,7 +146,7 @@ def _refuse_special(absolute: Path, old: os.stat_result | None) -> None:
 
 
 def _stage(write: BatchWrite, walks: Walks) -> _Staged:
-    absolute, dirs, name = split_path(write.path, False)
+    absolute, dirs, name = split_text(write.path, False)
     item = _Staged(write, absolute, dirs, name)
     if write.data is None:
         return item
@@ -160,7 +162,7 @@ def _stage(write: BatchWrite, walks: Walks) -> _Staged:
                 os.unlink(tmp, dir_fd=dir_fd)
             raise
     except OSError as exc:
-        raise os_error(exc, "write", absolute) from exc
+        raise os_error(exc, "write", Path(absolute)) from exc
     item.tmp = tmp
     return item
 
@@ -183,7 +185,7 @@ def _commit(item: _Staged, walks: Walks) -> None:
         item.committed = True
         flush.hand_directory(dir_fd)
     except OSError as exc:
-        raise os_error(exc, item.action, item.absolute) from exc
+        raise os_error(exc, item.action, Path(item.absolute)) from exc
 
 
 def _discard(item: _Staged, walks: Walks) -> None:
@@ -206,7 +208,7 @@ def _undo(staged: list[_Staged], walks: Walks) -> list[Path]:
                 _discard(item, walks)
         except (OSError, WaymarkError):
             if item.committed:
-                unrestored.append(item.absolute)
+                unrestored.append(Path(item.absolute))
     return unrestored[::-1]
 
 
