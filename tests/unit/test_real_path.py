@@ -1,4 +1,5 @@
-"""``real_path`` (one ``O_PATH`` open when no component is a symlink) answers what
+"""``real_path`` (one open of the directories following no symlink, and an lstat of the
+last name, when no component is a symlink) answers what
 ``os.path.realpath`` answers, for every shape of path the workspace resolves."""
 
 from __future__ import annotations
@@ -48,6 +49,11 @@ PATHS = [
     "missing/below.txt",
     "file_on_the_way/below",
     "name (deleted)",
+    "to_dir",
+    "dir/up",
+    "dir/up/to_file",
+    "dir/deep/",
+    "fifo/below",
 ]
 
 
@@ -61,7 +67,15 @@ def test_real_path_of_a_relative_or_doubled_path_is_realpath(
     tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tree)
-    for path in ("dir/deep/f.txt", "to_dir/deep", "//" + str(tree).lstrip("/") + "/dir"):
+    for path in (
+        "dir/deep/f.txt",
+        "to_dir/deep",
+        "f.txt",
+        "//" + str(tree).lstrip("/") + "/dir",
+        "//" + str(tree).lstrip("/") + "/to_dir/deep",
+        "/",
+        "/tmp",
+    ):
         assert real_path(path) == os.path.realpath(path)
 
 
@@ -81,3 +95,13 @@ def test_a_path_resolves_the_same_as_through_realpath(
     fast = outcome()
     monkeypatch.setattr("waymark.store.workspace.real_path", os.path.realpath)
     assert outcome() == fast
+
+
+@pytest.mark.parametrize("spelled", PATHS)
+def test_real_path_without_the_one_call_is_realpath(
+    tree: Path, spelled: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where ``openat2`` is refused or not built, every path is realpath's."""
+    monkeypatch.setattr("waymark.store.workspace._at_once", lambda *_: None)
+    path = os.path.normpath(os.path.join(tree, spelled))
+    assert real_path(path) == os.path.realpath(path)

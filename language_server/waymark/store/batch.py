@@ -44,13 +44,14 @@ from waymark.store.files import (
     _write_temp,
     digest,
 )
-from waymark.store.holds import holds_at
+from waymark.store.holds import Kept, holds_at
 from waymark.store.walk import (
     Walks,
     lstat_at,
     not_regular,
     os_error,
     split_path,
+    split_text,
     symlink_refused,
     walk,
 )
@@ -69,7 +70,8 @@ class BatchWrite:
 @dataclass
 class _Staged:
     write: BatchWrite
-    absolute: Path
+    # As a string: a Path per file is a good part of a one-file batch's own cost.
+    absolute: str
     dirs: list[str]
     name: str
     # Before the commit: the temp file with the new bytes. After a delete: the old file.
@@ -81,26 +83,30 @@ class _Staged:
         return "delete" if self.write.data is None else "write"
 
 
-def write_batch(writes: Sequence[BatchWrite], walks: Walks | None = None) -> None:
+def write_batch(
+    writes: Sequence[BatchWrite], walks: Walks | None = None, opened: Kept | None = None
+) -> None:
     """Replace or delete every file of ``writes``, or leave every one as it was.
 
     Raises the error of the file that failed (``details.path``): ``io_error``, or
     ``file_changed_since_read`` when a file no longer holds ``before``. ``walks``: the
-    directories the caller reached under its locks.
+    directories the caller reached under its locks; ``opened``: the files it compared there
+    (:class:`~waymark.store.holds.Kept`), compared again through their descriptors.
     """
-    with contextlib.ExitStack() as stack:
-        if walks is None:
-            walks = stack.enter_context(Walks())
-        _write_all(writes, walks)
+    if walks is not None:
+        _write_all(writes, walks, opened)
+        return
+    with Walks() as own:
+        _write_all(writes, own, opened)
 
 
-def _write_all(writes: Sequence[BatchWrite], walks: Walks) -> None:
+def _write_all(writes: Sequence[BatchWrite], walks: Walks, opened: Kept | None) -> None:
     staged: list[_Staged] = []
     try:
         for write in writes:
             staged.append(_stage(write, walks))
         for item in staged:
-            _commit(item, walks)
+            _commit(item, walks, opened)
     except BaseException as exc:
         unrestored = _undo(staged, walks)
         if unrestored and isinstance(exc, WaymarkError):
@@ -135,7 +141,7 @@ def remove_dirs(created: Sequence[Path]) -> None:
             os.rmdir(name, dir_fd=dir_fd)
 
 
-def _refuse_special(absolute: Path, old: os.stat_result | None) -> None:
+def _refuse_special(absolute: Path | str, old: os.stat_result | None) -> None:
     # The paths were resolved: a symlink or special file here appeared after the check.
     if old is not None and stat.S_ISLNK(old.st_mode):
         raise symlink_refused(absolute, str(absolute))
@@ -144,7 +150,7 @@ def _refuse_special(absolute: Path, old: os.stat_result | None) -> None:
 
 
 def _stage(write: BatchWrite, walks: Walks) -> _Staged:
-    absolute, dirs, name = split_path(write.path, False)
+    absolute, dirs, name = split_text(write.path, False)
     item = _Staged(write, absolute, dirs, name)
     if write.data is None:
         return item
@@ -160,17 +166,17 @@ def _stage(write: BatchWrite, walks: Walks) -> _Staged:
                 os.unlink(tmp, dir_fd=dir_fd)
             raise
     except OSError as exc:
-        raise os_error(exc, "write", absolute) from exc
+        raise os_error(exc, "write", Path(absolute)) from exc
     item.tmp = tmp
     return item
 
 
-def _commit(item: _Staged, walks: Walks) -> None:
+def _commit(item: _Staged, walks: Walks, opened: Kept | None) -> None:
     try:
         dir_fd = walks.directory(item.absolute, item.dirs)
         # The read refuses a symlink or a special file there, as _refuse_special does; its
         # bytes are compared as they are read (no digest of either side, no copy kept).
-        if not holds_at(item.absolute, item.name, dir_fd, item.write.before):
+        if not holds_at(item.absolute, item.name, dir_fd, item.write.before, kept=opened):
             raise _changed(item.absolute)
         if item.write.data is not None:
             assert item.tmp is not None
@@ -183,7 +189,7 @@ def _commit(item: _Staged, walks: Walks) -> None:
         item.committed = True
         flush.hand_directory(dir_fd)
     except OSError as exc:
-        raise os_error(exc, item.action, item.absolute) from exc
+        raise os_error(exc, item.action, Path(item.absolute)) from exc
 
 
 def _discard(item: _Staged, walks: Walks) -> None:
@@ -206,7 +212,7 @@ def _undo(staged: list[_Staged], walks: Walks) -> list[Path]:
                 _discard(item, walks)
         except (OSError, WaymarkError):
             if item.committed:
-                unrestored.append(item.absolute)
+                unrestored.append(Path(item.absolute))
     return unrestored[::-1]
 
 

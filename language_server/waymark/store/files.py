@@ -151,7 +151,7 @@ def read_found(
         raise os_error(exc, "read", Path(path)) from exc
 
 
-def _check_expected(path: Path, name: str, dir_fd: int, expected: Expected) -> None:
+def _check_expected(path: Path | str, name: str, dir_fd: int, expected: Expected) -> None:
     if isinstance(expected, _Unchecked):
         return
     found = read_at(path, name, dir_fd)
@@ -160,7 +160,7 @@ def _check_expected(path: Path, name: str, dir_fd: int, expected: Expected) -> N
         raise _changed(path)
 
 
-def _changed(path: Path) -> FileChangedSinceRead:
+def _changed(path: Path | str) -> FileChangedSinceRead:
     return FileChangedSinceRead(
         f"{path} changed after it was read (another process or the user wrote it); "
         "nothing was changed, read it again and redo the change.",

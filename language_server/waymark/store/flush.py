@@ -144,6 +144,9 @@ class Flusher:
             finally:
                 os.close(fd)
             return
+        self._queue(fd)
+
+    def _queue(self, fd: int) -> None:
         with self._cond:
             if len(self._pending) < MAX_PENDING:
                 self._pending.append(fd)
@@ -174,7 +177,7 @@ class Flusher:
         if synchronous():
             _fsync_directory(fd)
         else:
-            self.hand(fd)
+            self._queue(fd)
 
     def drain(self) -> None:
         """Return once everything handed so far is fsynced (by this thread or the flusher's)."""

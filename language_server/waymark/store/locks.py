@@ -12,13 +12,12 @@ import fcntl
 import os
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from waymark.engine.errors import IoError
 from waymark.store import callbound
-from waymark.store.walk import Walks, os_error, split_path, walk
+from waymark.store.walk import Walks, os_error, split_text, walk
 
 DEFAULT_LOCK_TIMEOUT = 10.0
 
@@ -36,10 +35,9 @@ _held: dict[tuple[int, int], _Held] = {}
 _held_guard = threading.Lock()
 
 
-@contextlib.contextmanager
 def locked(
     *paths: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, walks: Walks | None = None
-) -> Iterator[None]:
+) -> contextlib.AbstractContextManager[None]:
     """Hold an exclusive advisory lock on each path's directory (``flock``), in a fixed order.
 
     Every Waymark process writing a file takes this lock around re-read → compare →
@@ -50,41 +48,63 @@ def locked(
     ``walks``: the caller's directories already reached (the lock is then on the very
     directory its reads and writes go through).
     """
-    opened: list[tuple[tuple[int, int], int]] = []
-    try:
-        for path in paths:
-            absolute, dirs, _ = split_path(path, False)
-            if walks is not None:
-                fd = _open_lock(walks.directory(absolute, dirs))
+    return _Locked(paths, timeout, walks)
+
+
+class _Locked:
+    """:func:`locked`'s hold: nothing happens before ``with`` enters it. A plain class, as
+    every edit takes it (a generator's context manager cost more than its system calls)."""
+
+    def __init__(self, paths: tuple[Path, ...], timeout: float, walks: Walks | None) -> None:
+        self._paths = paths
+        self._timeout = timeout
+        self._walks = walks
+        self._acquired: list[tuple[int, int]] = []
+
+    def __enter__(self) -> None:
+        paths, walks = self._paths, self._walks
+        opened: list[tuple[tuple[int, int], int]] = []
+        try:
+            for path in paths:
+                absolute, dirs, _ = split_text(path, False)
+                if walks is not None:
+                    fd = _open_lock(walks.directory(absolute, dirs))
+                else:
+                    with walk(absolute, dirs) as dir_fd:
+                        fd = _open_lock(dir_fd)
+                st = os.fstat(fd)
+                opened.append(((st.st_dev, st.st_ino), fd))
+        except OSError as exc:
+            for _, fd in opened:
+                os.close(fd)
+            raise os_error(exc, "lock", paths[len(opened)]) from exc
+        except BaseException:
+            for _, fd in opened:
+                os.close(fd)
+            raise
+        unique: dict[tuple[int, int], int] = {}
+        for key, fd in opened:
+            if key in unique:
+                os.close(fd)
             else:
-                with walk(absolute, dirs) as dir_fd:
-                    fd = _open_lock(dir_fd)
-            st = os.fstat(fd)
-            opened.append(((st.st_dev, st.st_ino), fd))
-    except OSError as exc:
-        for _, fd in opened:
-            os.close(fd)
-        raise os_error(exc, "lock", paths[len(opened)]) from exc
-    except BaseException:
-        for _, fd in opened:
-            os.close(fd)
-        raise
-    unique: dict[tuple[int, int], int] = {}
-    for key, fd in opened:
-        if key in unique:
-            os.close(fd)
-        else:
-            unique[key] = fd
-    deadline = callbound.deadline(time.monotonic() + timeout)
-    acquired: list[tuple[int, int]] = []
-    try:
-        for key in sorted(unique):
-            _acquire(key, unique.pop(key), deadline, paths)
-            acquired.append(key)
-        yield
-    finally:
-        for fd in unique.values():
-            os.close(fd)
+                unique[key] = fd
+        deadline = callbound.deadline(time.monotonic() + self._timeout)
+        acquired = self._acquired
+        try:
+            for key in sorted(unique):
+                _acquire(key, unique.pop(key), deadline, paths)
+                acquired.append(key)
+        except BaseException:
+            for fd in unique.values():
+                os.close(fd)
+            self._release()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self._release()
+
+    def _release(self) -> None:
+        acquired, self._acquired = self._acquired, []
         for key in reversed(acquired):
             _release(key)
 

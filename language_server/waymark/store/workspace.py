@@ -30,6 +30,7 @@ from waymark.engine.errors import (
     ProtectedPath,
     WorkspaceGone,
 )
+from waymark.store.walk import _at_once
 
 DEFAULT_PROTECTED = (".git/**", ".ssh/**", ".gnupg/**", "**/.env", "node_modules/**")
 DEFAULT_MAX_FILE_SIZE = 20 * 1024 * 1024
@@ -122,32 +123,33 @@ def _as_the_kernel_walks(candidate: Path, spelled: str) -> Path:
     return Path(os.path.normpath(Path(head, *parts[last + 1 :])))
 
 
-_O_PATH = getattr(os, "O_PATH", None)
-
-
 def real_path(path: str) -> str:
-    """``os.path.realpath(path)`` of an absolute, normalised ``path``, in one open when no
+    """``os.path.realpath(path)`` of an absolute, normalised ``path``, in two calls when no
     component of it is a symlink (the common case).
 
-    realpath lstats every component; the kernel resolves them all in one ``O_PATH`` open
-    (which never blocks, a FIFO's neither), and the path of what it opened is ``path``
-    itself exactly when none was a symlink: realpath's answer then too. Any other answer
-    (a symlink on the way, a missing file, no ``/proc``, a name a case-insensitive folder
-    spells otherwise) is realpath's own.
+    realpath lstats every component. Its directories are opened in one call that follows no
+    symlink (``openat2``, as :class:`~waymark.store.walk.Walks` opens them), and the last name is
+    lstat'ed there: when that open succeeds and the name is no symlink (or absent), no
+    component is one, and realpath's answer is ``path`` itself. Any other answer (a symlink
+    on the way, a missing directory, no ``openat2``, a relative path, a leading ``//``
+    realpath folds) is realpath's own.
     """
-    if _O_PATH is not None:
-        try:
-            fd = os.open(path, _O_PATH | os.O_CLOEXEC)
-        except OSError:
-            return os.path.realpath(path)
-        try:
-            if os.readlink(f"/proc/self/fd/{fd}") == path:
-                return path
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
-    return os.path.realpath(path)
+    head, _, name = path.rpartition("/")
+    plain = path.startswith("/") and not path.startswith("//")
+    fd = _at_once(head or "/") if plain else None
+    if fd is None:
+        return os.path.realpath(path)
+    try:
+        st = os.stat(name, dir_fd=fd, follow_symlinks=False) if name else None
+    except FileNotFoundError:
+        st = None
+    except OSError:
+        return os.path.realpath(path)
+    finally:
+        os.close(fd)
+    if st is not None and stat.S_ISLNK(st.st_mode):
+        return os.path.realpath(path)
+    return path
 
 
 def _shown(spelled: str, parts: tuple[str, ...], upto: int) -> str:

@@ -19,7 +19,7 @@ import fcntl
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
@@ -380,21 +380,49 @@ class Locked(Protocol):
     def lock(self) -> HistoryLock: ...
 
 
-@contextlib.contextmanager
 def write_locks(
     history: Locked | None, paths: Sequence[Path] = (), *, walks: Walks | None = None
-) -> Iterator[FileLocks]:
+) -> contextlib.AbstractContextManager[FileLocks]:
     """The one order every write takes its locks in: the history's, then the files'.
 
     The files' directory locks are taken in :func:`~waymark.store.locks.locked`'s fixed
     order, so an edit and a rewind in two processes never wait for each other crosswise.
     ``history`` is ``None`` when history is off; ``walks`` as for ``locked``.
     """
-    files = FileLocks()
-    with contextlib.ExitStack() as stack:
+    return _WriteLocks(history, paths, walks)
+
+
+class _WriteLocks:
+    """:func:`write_locks`' hold: plain enter and exit, as every edit takes it (a generator
+    and an exit stack cost it more than its own system calls)."""
+
+    def __init__(self, history: Locked | None, paths: Sequence[Path], walks: Walks | None):
+        self._history = None if history is None else history.lock
+        self._files = locked(*paths, walks=walks) if paths else None
+
+    def __enter__(self) -> FileLocks:
+        history, files = self._history, self._files
         if history is not None:
-            stack.enter_context(history.lock)
-        if paths:
-            stack.enter_context(files.hold(*paths, walks=walks))
-        callbound.before_acting()
-        yield files
+            history.__enter__()
+        try:
+            if files is not None:
+                files.__enter__()
+            try:
+                callbound.before_acting()
+            except BaseException:
+                if files is not None:
+                    files.__exit__(None, None, None)
+                raise
+        except BaseException:
+            if history is not None:
+                history.__exit__(None, None, None)
+            raise
+        return FileLocks()
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if self._files is not None:
+                self._files.__exit__(None, None, None)
+        finally:
+            if self._history is not None:
+                self._history.__exit__(None, None, None)
