@@ -73,7 +73,7 @@ def _first_call(path: str, *dir_fd: int) -> int:
 _one_call: Callable[..., int] | None = _first_call
 
 
-def _at_once(path: str, *dir_fd: int) -> int | None:
+def dir_at_once(path: str, *dir_fd: int) -> int | None:
     """The directory ``path`` (relative to ``dir_fd``, if given) in one call that follows no
     symlink; None when that is not available or failed for any reason."""
     global _one_call
@@ -153,7 +153,7 @@ def walk(
     ``create`` makes missing directories from ``dirs[create_from]`` on (those above must
     exist) and appends each one it made to ``created``.
     """
-    fd = _at_once("/" + "/".join(dirs))
+    fd = dir_at_once("/" + "/".join(dirs))
     if fd is None:
         fd = _walk_components(path, dirs, create, create_from, created)
     try:
@@ -250,7 +250,7 @@ class Walks:
         if len(dirs) - start > 1:
             # The parent in one call and the last directory on its own: the next file's
             # directory is often a sibling, reached from the parent held in one more call.
-            parent = _at_once("/".join(dirs[start:-1]), fds[-1])
+            parent = dir_at_once("/".join(dirs[start:-1]), fds[-1])
             if parent is not None:
                 names.extend(dirs[start:-1])
                 fds.extend([_PASSED] * (len(dirs) - start - 2))

@@ -30,7 +30,7 @@ from waymark.engine.errors import (
     ProtectedPath,
     WorkspaceGone,
 )
-from waymark.store.walk import _at_once
+from waymark.store.walk import dir_at_once
 
 DEFAULT_PROTECTED = (".git/**", ".ssh/**", ".gnupg/**", "**/.env", "node_modules/**")
 DEFAULT_MAX_FILE_SIZE = 20 * 1024 * 1024
@@ -136,7 +136,7 @@ def real_path(path: str) -> str:
     """
     head, _, name = path.rpartition("/")
     plain = path.startswith("/") and not path.startswith("//")
-    fd = _at_once(head or "/") if plain else None
+    fd = dir_at_once(head or "/") if plain else None
     if fd is None:
         return os.path.realpath(path)
     try:

@@ -302,7 +302,7 @@ def test_a_write_between_plan_and_restore_is_a_conflict(
     workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from waymark.store.files import read_state
-    from waymark.store.history import History, history_workspace, sync
+    from waymark.store.history import History, history_workspace, writelocks
 
     history = History.open(
         tmp_path / "h", history_workspace(tmp_path / "h", [workspace]), session="s1"
@@ -314,13 +314,13 @@ def test_a_write_between_plan_and_restore_is_a_conflict(
         history.track_edit(path)
         path.write_bytes(b"agent\n")
         history.record_write(path, read_state(path).digest)
-    real_locked = sync.locked
+    real_locked = writelocks.locked
 
     def locked_after_a_race(*paths: Path, **options: Any) -> Any:
         path.write_bytes(b"another process\n")  # lands after the plan, before the lock
         return real_locked(*paths, **options)
 
-    monkeypatch.setattr(sync, "locked", locked_after_a_race)
+    monkeypatch.setattr(writelocks, "locked", locked_after_a_race)
     result = history.rewind("t0")
     [outcome] = result.outcomes
     assert (outcome.kind, outcome.reason) == ("conflict", "changed_during_rewind")

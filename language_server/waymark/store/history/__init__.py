@@ -30,7 +30,7 @@ from waymark.store.history.store import (
     history_workspace,
     workspace_dir,
 )
-from waymark.store.history.sync import write_locks
+from waymark.store.history.writelocks import write_locks
 
 if TYPE_CHECKING:
     from waymark.store.history.plan import FilePlan, RewindPlan

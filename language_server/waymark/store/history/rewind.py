@@ -1,7 +1,7 @@
 """Rewind: doing what a plan (:mod:`~.plan`) says, file by file.
 
 A rewind first opens an undo turn (so it can itself be rewound), then restores file by file
-under the history's lock and each file's own (:func:`~.sync.write_locks`): a file is replaced
+under the history's lock and each file's own (:func:`~.writelocks.write_locks`): a file is replaced
 only if it still holds exactly the bytes planned, which the undo turn holds.
 
 Each thread reaches each directory once for the whole rewind
@@ -39,8 +39,8 @@ from waymark.store.history.parts import Parts
 from waymark.store.history.plan import FilePlan, RewindPlan, chosen, failure, plan_file
 from waymark.store.history.pool import bounded_map, io_workers
 from waymark.store.history.snapshots import FileEntry
-from waymark.store.history.sync import FileLocks, write_locks
 from waymark.store.history.turns import open_turn, require
+from waymark.store.history.writelocks import FileLocks, write_locks
 from waymark.store.walk import ThreadWalks, Walks, lstat_at, split_path
 
 # What a rewind may do: restore files, drop the later turns, or both.

@@ -3,7 +3,7 @@
 :class:`History` is the one public face; each job lives in its own module:
 
 - :mod:`~.sync`: the lock shared by every process, catching up with their journal appends,
-  and :func:`~.sync.write_locks`, the one lock order of every write;
+  and :func:`~.writelocks.write_locks`, the one lock order of every write;
 - :mod:`~.capture`: backups before a write, recording writes and shell changes;
 - :mod:`~.turns`: opening turns (snapshots) and listing them;
 - :mod:`~.rewind`: planning and carrying out a rewind;
