@@ -102,6 +102,6 @@ def test_real_path_without_the_one_call_is_realpath(
     tree: Path, spelled: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Where ``openat2`` is refused or not built, every path is realpath's."""
-    monkeypatch.setattr("waymark.store.workspace._at_once", lambda *_: None)
+    monkeypatch.setattr("waymark.store.workspace.dir_at_once", lambda *_: None)
     path = os.path.normpath(os.path.join(tree, spelled))
     assert real_path(path) == os.path.realpath(path)
