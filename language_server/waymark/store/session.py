@@ -1,6 +1,6 @@
 """What one agent session knows about the files it touches.
 
-Per file: the content digest the session last read (or wrote), and the writers that have
+Per file: the content digest the session last read (or wrote), and the last writer that
 changed the file since the session first saw it. A writer is one of the command families
 (``edit``, ``replace``, ``write``, ``sed``, ``rewind``) or ``external`` when the content on
 disk was found to differ from what the session last knew — somebody else changed it.
@@ -29,7 +29,12 @@ def valid_session_id(value: object) -> bool:
 class FileRecord:
     read_digest: str | None = None  # None: seen, never read (or known absent)
     known_digest: str | None = None  # last content this session saw or wrote
+    # The last writer only (a list, as the session file has always stored it): continuity
+    # asks for no more, and a long session must not grow a record per write.
     writers: list[str] = field(default_factory=list)
+
+    def wrote(self, writer: str) -> None:
+        self.writers[:] = [writer]
 
 
 @dataclass
@@ -44,7 +49,7 @@ class Session:
         """Note the current content; a change we did not make is an ``external`` writer."""
         record = self._record(path)
         if record.known_digest is not None and digest != record.known_digest:
-            record.writers.append("external")
+            record.wrote("external")
         record.known_digest = digest
 
     def note_read(self, path: Path, digest: str) -> None:
@@ -54,7 +59,7 @@ class Session:
     def note_write(self, path: Path, digest: str | None, writer: str) -> None:
         """After our own write the session knows the new content as if it had read it."""
         record = self._record(path)
-        record.writers.append(writer)
+        record.wrote(writer)
         record.known_digest = digest
         record.read_digest = digest
 
@@ -66,7 +71,7 @@ class Session:
     def note_rewind(self, path: Path, digest: str | None) -> None:
         """A rewind changed the file: the session must read it again before string edits."""
         record = self._record(path)
-        record.writers.append("rewind")
+        record.wrote("rewind")
         record.known_digest = digest
         record.read_digest = None
 
@@ -105,6 +110,8 @@ class Session:
         try:
             data = json.loads(raw)
             files = {Path(p): FileRecord(**record) for p, record in data.items()}
+            for loaded in files.values():
+                del loaded.writers[:-1]  # earlier versions kept every writer in the file
         except (ValueError, TypeError, AttributeError):
             # A damaged record only costs a re-read: the guard then asks for one.
             files = {}
