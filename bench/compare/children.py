@@ -53,3 +53,32 @@ def report(
                 path = "pure" if pure else "core"
                 sizes = f"big {big:6.1f} ms, small {small:6.1f} ms"
                 print(f"{kind:6s} {path} {side:4s} {sizes}: {ratio:.2f}x")
+
+
+def interleaved(
+    code: str, args: list[str], trees: dict[str, Any], runs: int
+) -> dict[str, list[float]]:
+    """``python -c code *args`` in each tree's source, tree after tree, ``runs`` rounds: the
+    float each child prints last, by tree."""
+    samples: dict[str, list[float]] = {name: [] for name in trees}
+    for _ in range(runs):
+        for name, tree in trees.items():
+            done = subprocess.run(
+                [sys.executable, "-c", code, *args],
+                env={"PYTHONPATH": f"{tree}/language_server", "PATH": "/usr/bin:/bin"},
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            samples[name].append(float(done.stdout.splitlines()[-1]))
+    return samples
+
+
+def medians(samples: dict[str, list[float]], per: str, digits: int) -> None:
+    """Each tree's median in µs ``per`` what was timed, its samples, and this / base."""
+    for name, values in samples.items():
+        shown = " / ".join(f"{v * 1e6:.{digits}f}" for v in values)
+        middle = statistics.median(values) * 1e6
+        print(f"{name:4} {middle:7.{digits}f} µs per {per} (median; {shown})")
+    ratio = statistics.median(samples["this"]) / statistics.median(samples["base"])
+    print(f"this / base {ratio:.2f}×")

@@ -10,12 +10,13 @@ Usage: python bench/compare/edit_chain_cpu.py BASE_TREE [RUNS] [EDITS] [FILE LIN
 
 from __future__ import annotations
 
-import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(HERE))
+from bench.compare.children import interleaved, medians  # noqa: E402
+
 CODE = r"""
 import sys, time
 from waymark.engine.anchors import LineIndex
@@ -64,22 +65,7 @@ def main() -> None:
     edits = sys.argv[3] if len(sys.argv) > 3 else "3000"
     path, at = (sys.argv[4], sys.argv[5]) if len(sys.argv) > 5 else ("", "500")
     trees = {"base": base, "this": HERE}
-    samples: dict[str, list[float]] = {name: [] for name in trees}
-    for _ in range(runs):
-        for name, tree in trees.items():
-            done = subprocess.run(
-                [sys.executable, "-c", CODE, edits, path, at],
-                env={"PYTHONPATH": str(tree / "language_server"), "PATH": "/usr/bin:/bin"},
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            samples[name].append(float(done.stdout.splitlines()[-1]))
-    for name, values in samples.items():
-        shown = " / ".join(f"{v * 1e6:.1f}" for v in values)
-        print(f"{name:4} {statistics.median(values) * 1e6:7.1f} µs per edit (median; {shown})")
-    ratio = statistics.median(samples["this"]) / statistics.median(samples["base"])
-    print(f"this / base {ratio:.2f}×")
+    medians(interleaved(CODE, [edits, path, at], trees, runs), "edit", 1)
 
 
 if __name__ == "__main__":
