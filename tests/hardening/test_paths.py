@@ -9,6 +9,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -243,6 +244,15 @@ def test_state_is_private_under_umask_000(workspace: Path) -> None:
     try:
         wire.initialize(workspace, {})
         assert wire.command("waymark.read", {"path": "a.txt"})["ok"]
+        # The server advertises its bridge once `initialized` has run, a moment after the
+        # handshake: a command may be answered before (on a loaded machine, it was).
+        advertised = [runtime / f"ls-{wire.proc.pid}.{kind}" for kind in ("json", "sock")]
+        for _ in range(300):
+            if all(path.exists() for path in advertised):
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail(f"the server never advertised its bridge in {runtime}")
         registry = {
             p.name: stat.S_IMODE(p.lstat().st_mode) for p in [runtime.parent, *runtime.rglob("*")]
         }
