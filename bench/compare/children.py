@@ -1,6 +1,7 @@
 """What the CLI side-by-side scripts share: a tree's environment, a child's CPU, the
 report of big-file ratios."""
 
+import json
 import os
 import shutil
 import statistics
@@ -82,3 +83,18 @@ def medians(samples: dict[str, list[float]], per: str, digits: int) -> None:
         print(f"{name:4} {middle:7.{digits}f} µs per {per} (median; {shown})")
     ratio = statistics.median(samples["this"]) / statistics.median(samples["base"])
     print(f"this / base {ratio:.2f}×")
+
+
+def one_line_ops(root: Any, name: str, line: int, env: dict[str, str]) -> str:
+    """``--ops`` of a one-line ``replace_line`` at or after ``line`` (0-based) of ``root/name``,
+    anchored on what ``waymark read`` shows there (the first line with an anchor of its own)."""
+    read = [sys.executable, "-m", "waymark", "read", name, "--hashes", "--limit", "20"]
+    shown = subprocess.run(
+        [*read, "--offset", str(line + 1), "--root", str(root)],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    anchor = next(r.split("|")[0] for r in shown.splitlines() if "~|" not in r)
+    return json.dumps([{"op": "replace_line", "hash": anchor, "content": "x = 0"}])

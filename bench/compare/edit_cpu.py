@@ -9,10 +9,8 @@ The base tree must have its compiled core built in place (see bench/compare/READ
 Usage: python bench/compare/edit_cpu.py BASE_TREE [RUNS]
 """
 
-import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -20,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(HERE))
 from bench.anchors_speed import make_file  # noqa: E402
-from bench.compare.children import announce, cpu, env_of, report  # noqa: E402
+from bench.compare.children import announce, cpu, env_of, one_line_ops, report  # noqa: E402
 
 runs = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 trees = {"base": f"{sys.argv[1]}/language_server", "mine": str(HERE / "language_server")}
@@ -28,22 +26,13 @@ root = Path(tempfile.mkdtemp())
 files = {"big.py": make_file(), "small.py": make_file(100, seed=8)}
 # Where the edited line is: the bench's (the first lines), and the middle of the file.
 WHERE = {"top": 0, "middle": 100_000}
-READ = [sys.executable, "-m", "waymark", "read"]
 
 
 def edit(tree: str, pure: bool, name: str, where: str) -> float:
     (root / name).write_bytes(files[name])
     env = env_of(tree, pure)
     offset = min(WHERE[where], 50) if name == "small.py" else WHERE[where]
-    shown = subprocess.run(
-        [*READ, name, "--hashes", "--limit", "20", "--offset", str(offset + 1), "--root", root],
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    anchor = next(r.split("|")[0] for r in shown.splitlines() if "~|" not in r)
-    ops = json.dumps([{"op": "replace_line", "hash": anchor, "content": "x = 0"}])
+    ops = one_line_ops(root, name, offset, env)
     command = [sys.executable, "-m", "waymark", "edit", name, "--ops", ops, "--root", str(root)]
     return cpu(command, env)
 

@@ -7,7 +7,6 @@ the paired difference (this tree's minus the base's, each pair run back to back)
 Usage: python bench/compare/edit_plan_cpu.py BASE_TREE [RUNS]
 """
 
-import json
 import statistics
 import subprocess
 import sys
@@ -17,14 +16,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(HERE))
 from bench.anchors_speed import make_file  # noqa: E402
-from bench.compare.children import announce, cpu, env_of  # noqa: E402
+from bench.compare.children import announce, cpu, env_of, one_line_ops  # noqa: E402
 
 runs = int(sys.argv[2]) if len(sys.argv) > 2 else 9
 trees = {"base": f"{sys.argv[1]}/language_server", "mine": str(HERE / "language_server")}
 root = Path(tempfile.mkdtemp())
 big = root / "big.py"
 data = make_file()
-READ = [sys.executable, "-m", "waymark", "read", "big.py", "--hashes", "--limit", "20"]
 PLAN = """
 import json, resource, sys, time
 from waymark.commands.edit_ops import parse_operations
@@ -41,15 +39,7 @@ print(took, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults)
 
 def ops_at(tree: str, line: int) -> str:
     big.write_bytes(data)
-    shown = subprocess.run(
-        [*READ, "--offset", str(line + 1), "--root", str(root)],
-        env=env_of(tree, False),
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    anchor = next(r.split("|")[0] for r in shown.splitlines() if "~|" not in r)
-    return json.dumps([{"op": "replace_line", "hash": anchor, "content": "x = 0"}])
+    return one_line_ops(root, "big.py", line, env_of(tree, False))
 
 
 announce(trees)
