@@ -33,7 +33,7 @@ from waymark.store.files import (
     read_state,
 )
 from waymark.store.history import write_locks
-from waymark.store.holds import Kept, holds
+from waymark.store.holds import holds
 from waymark.store.locks import locked
 from waymark.store.walk import Walks
 from waymark.store.workspace import ResolvedPath
@@ -118,17 +118,15 @@ def _write_locked(
     touched = [c for c in planned if c.after is not None or c.source.disk is not None]
     # The one lock order a rewind takes too, so the two never wait for each other crosswise.
     # The locks, the re-reads and the writes go through the same directories, each walked
-    # once (the lock is on the very directory read and written); each file found unchanged
-    # stays open for the batch's last compare.
+    # once (the lock is on the very directory read and written).
     with (
         Walks() as walks,
-        Kept() as opened,
         write_locks(ctx.history, [c.source.resolved.real for c in touched], walks=walks),
     ):
         # Under the lock no other Waymark process writes these files: what is re-read here
         # is what the writes below replace (and each write compares once more).
         for change in planned:
-            if not _unchanged(ctx, change.source, walks, opened):
+            if not _unchanged(ctx, change.source, walks):
                 now = _seen_now(ctx, change.source.resolved, walks)
                 ctx.session.observe(
                     change.source.resolved.real, None if now is None else digest(now)
@@ -143,19 +141,18 @@ def _write_locked(
                 ahead = None if through_editor else (change.source.disk, change.after)
                 warnings.extend(ctx.history.track_edit(change.source.resolved.real, ahead))
         if not through_editor:
-            _write_batch(ctx, changes, writer, walks, opened)
+            _write_batch(ctx, changes, writer, walks)
     return changes, through_editor
 
 
-def _unchanged(ctx: CommandContext, source: Loaded, walks: Walks, opened: Kept) -> bool:
+def _unchanged(ctx: CommandContext, source: Loaded, walks: Walks) -> bool:
     """Whether :func:`load` would see ``source.data`` now: an open buffer's bytes, else the
     disk's, compared as they are read (none kept, no digest made)."""
     resolved = source.resolved
     if ctx.documents.get(resolved.real) is not None:
         return _seen_now(ctx, resolved, walks) == source.data
     try:
-        limit = ctx.workspace.max_file_size
-        return holds(resolved.real, source.data, limit=limit, walks=walks, kept=opened)
+        return holds(resolved.real, source.data, limit=ctx.workspace.max_file_size, walks=walks)
     except WaymarkError:
         refuse_as_shown(ctx, resolved, must_exist=False)
         raise
@@ -170,13 +167,12 @@ def _seen_now(ctx: CommandContext, resolved: ResolvedPath, walks: Walks) -> byte
     return None if found is None else found[0]
 
 
-def _write_batch(
-    ctx: CommandContext, changes: list[FileChange], writer: str, walks: Walks, opened: Kept
-) -> None:
+def _write_batch(ctx: CommandContext, changes: list[FileChange], writer: str, walks: Walks) -> None:
     """Write every change or none (store/batch.py): recorded ahead, and put back on failure."""
     try:
-        writes = [BatchWrite(c.source.resolved.real, c.after, c.source.disk) for c in changes]
-        write_batch(writes, walks, opened)
+        write_batch(
+            [BatchWrite(c.source.resolved.real, c.after, c.source.disk) for c in changes], walks
+        )
     except WaymarkError as exc:
         failed = exc.details.get("path")
         left = set(exc.details.get("unrestored", ()))

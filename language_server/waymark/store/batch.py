@@ -44,7 +44,7 @@ from waymark.store.files import (
     _write_temp,
     digest,
 )
-from waymark.store.holds import Kept, holds_at
+from waymark.store.holds import holds_at
 from waymark.store.walk import (
     Walks,
     lstat_at,
@@ -83,30 +83,26 @@ class _Staged:
         return "delete" if self.write.data is None else "write"
 
 
-def write_batch(
-    writes: Sequence[BatchWrite], walks: Walks | None = None, opened: Kept | None = None
-) -> None:
+def write_batch(writes: Sequence[BatchWrite], walks: Walks | None = None) -> None:
     """Replace or delete every file of ``writes``, or leave every one as it was.
 
     Raises the error of the file that failed (``details.path``): ``io_error``, or
     ``file_changed_since_read`` when a file no longer holds ``before``. ``walks``: the
-    directories the caller reached under its locks; ``opened``: the files it compared there
-    (:class:`~waymark.store.holds.Kept`), compared again through their descriptors.
+    directories the caller reached under its locks.
     """
-    if walks is not None:
-        _write_all(writes, walks, opened)
-        return
-    with Walks() as own:
-        _write_all(writes, own, opened)
+    with contextlib.ExitStack() as stack:
+        if walks is None:
+            walks = stack.enter_context(Walks())
+        _write_all(writes, walks)
 
 
-def _write_all(writes: Sequence[BatchWrite], walks: Walks, opened: Kept | None) -> None:
+def _write_all(writes: Sequence[BatchWrite], walks: Walks) -> None:
     staged: list[_Staged] = []
     try:
         for write in writes:
             staged.append(_stage(write, walks))
         for item in staged:
-            _commit(item, walks, opened)
+            _commit(item, walks)
     except BaseException as exc:
         unrestored = _undo(staged, walks)
         if unrestored and isinstance(exc, WaymarkError):
@@ -171,12 +167,12 @@ def _stage(write: BatchWrite, walks: Walks) -> _Staged:
     return item
 
 
-def _commit(item: _Staged, walks: Walks, opened: Kept | None) -> None:
+def _commit(item: _Staged, walks: Walks) -> None:
     try:
         dir_fd = walks.directory(item.absolute, item.dirs)
         # The read refuses a symlink or a special file there, as _refuse_special does; its
         # bytes are compared as they are read (no digest of either side, no copy kept).
-        if not holds_at(item.absolute, item.name, dir_fd, item.write.before, kept=opened):
+        if not holds_at(item.absolute, item.name, dir_fd, item.write.before):
             raise _changed(item.absolute)
         if item.write.data is not None:
             assert item.tmp is not None

@@ -6,10 +6,6 @@ locks (the re-read, then right before the rename). Read whole, a 10 MB file is a
 chunks into one buffer compared in place, it costs the copy. The file is reached, refused
 and read to its end exactly as :func:`~waymark.store.walk.read_at` reads it, so the answer
 is ``read_at(...) == expected`` and a refusal is the one ``read_at`` raises.
-
-The second compare reads through the first one's descriptor (:class:`Kept`) when the name
-still links to that very file (an lstat's device and inode say so): reading it is then
-reading the file at the name, without opening it again.
 """
 
 from __future__ import annotations
@@ -35,53 +31,21 @@ _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _CHUNK = 1 << 20
 
 
-class Kept:
-    """The descriptors of the files an operation found holding what it expected, by
-    absolute path, each with its file's (device, inode): open until the ``with`` ends."""
-
-    def __init__(self) -> None:
-        self._fds: dict[str, tuple[int, tuple[int, int]]] = {}
-
-    def __enter__(self) -> Kept:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        fds, self._fds = self._fds, {}
-        for fd, _ in fds.values():
-            os.close(fd)
-
-    def _take(self, path: str, at: os.stat_result) -> int | None:
-        """The descriptor kept for ``path`` if its file is the one ``at`` describes."""
-        held = self._fds.get(path)
-        if held is None or held[1] != (at.st_dev, at.st_ino):
-            return None
-        return held[0]
-
-    def _keep(self, path: str, fd: int, st: os.stat_result) -> bool:
-        if path in self._fds:
-            return False
-        self._fds[path] = (fd, (st.st_dev, st.st_ino))
-        return True
-
-
 def holds(
     path: Path | str,
     expected: bytes | None,
     *,
     limit: int | None = None,
     walks: Walks | None = None,
-    kept: Kept | None = None,
 ) -> bool:
     """Whether the file at ``path`` holds exactly ``expected`` (``None``: it is absent),
-    read as :func:`~waymark.store.files.read_found` reads it (``limit``, ``walks``).
-    ``kept``: where a file found holding ``expected`` stays open, for the next compare."""
+    read as :func:`~waymark.store.files.read_found` reads it (``limit``, ``walks``)."""
     absolute, dirs, name = split_text(path, False)
     try:
         if walks is not None:
-            dir_fd = walks.directory(absolute, dirs)
-            return holds_at(absolute, name, dir_fd, expected, limit, kept)
+            return holds_at(absolute, name, walks.directory(absolute, dirs), expected, limit)
         with walk(absolute, dirs) as dir_fd:
-            return holds_at(absolute, name, dir_fd, expected, limit, kept)
+            return holds_at(absolute, name, dir_fd, expected, limit)
     except FileNotFoundError:
         return expected is None
     except OSError as exc:
@@ -89,12 +53,7 @@ def holds(
 
 
 def holds_at(
-    path: Path | str,
-    name: str,
-    dir_fd: int,
-    expected: bytes | None,
-    limit: int | None = None,
-    kept: Kept | None = None,
+    path: Path | str, name: str, dir_fd: int, expected: bytes | None, limit: int | None = None
 ) -> bool:
     """:func:`holds` of the file ``name`` in ``dir_fd``."""
     before = lstat_at(name, dir_fd)
@@ -104,10 +63,6 @@ def holds_at(
         raise symlink_refused(path, str(path))
     if not stat.S_ISREG(before.st_mode):
         raise not_regular(path, before.st_mode)
-    held = None if kept is None else kept._take(str(path), before)
-    if held is not None:
-        os.lseek(held, 0, os.SEEK_SET)
-        return _checked(held, expected, path, limit)[0]
     try:
         fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
     except FileNotFoundError:
@@ -116,26 +71,15 @@ def holds_at(
         if exc.errno == errno.ELOOP:
             raise symlink_refused(path, str(path)) from exc
         raise
-    keep = False
     try:
-        same, opened = _checked(fd, expected, path, limit)
-        # The file opened, not the one lstat'ed: the name may have changed in between.
-        keep = same and kept is not None and kept._keep(str(path), fd, opened)
-        return same
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise not_regular(path, st.st_mode)
+        if limit is not None and st.st_size > limit:
+            raise _too_large(path, st.st_size, limit)
+        return _compared(fd, st.st_size, expected, path, limit)
     finally:
-        if not keep:
-            os.close(fd)
-
-
-def _checked(
-    fd: int, expected: bytes | None, path: Path | str, limit: int | None
-) -> tuple[bool, os.stat_result]:
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        raise not_regular(path, st.st_mode)
-    if limit is not None and st.st_size > limit:
-        raise _too_large(path, st.st_size, limit)
-    return _compared(fd, st.st_size, expected, path, limit), st
+        os.close(fd)
 
 
 def _compared(
