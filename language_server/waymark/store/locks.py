@@ -115,9 +115,13 @@ def _open_lock(dir_fd: int) -> int:
 
 
 def _acquire(key: tuple[int, int], fd: int, deadline: float, paths: tuple[Path, ...]) -> None:
-    with _held_guard:
-        held = _held.setdefault(key, _Held())
-    if not held.mutex.acquire(timeout=max(0.0, deadline - time.monotonic())):
+    held = _held.get(key)
+    if held is None:
+        with _held_guard:
+            held = _held.setdefault(key, _Held())
+    if not held.mutex.acquire(blocking=False) and not held.mutex.acquire(
+        timeout=max(0.0, deadline - time.monotonic())
+    ):
         os.close(fd)
         raise _busy(paths)
     if held.depth:

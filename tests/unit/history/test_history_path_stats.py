@@ -28,7 +28,7 @@ def _by_path(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
-def test_a_backup_and_a_recorded_write_stat_three_paths_each(
+def test_a_backup_and_a_recorded_write_stat_two_paths_each(
     workspace: Path, history_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     paths = [workspace / f"f{n}.txt" for n in range(3)]
@@ -41,21 +41,19 @@ def test_a_backup_and_a_recorded_write_stat_three_paths_each(
     for n, path in enumerate(paths[1:]):
         calls.clear()
         history.track_edit(path)
-        # The history's lock, its journal, its packs directory: each replaced by rename or
-        # deleted with the directory, so looked up by path; the newest segment is the one
-        # appended to (its descriptor's fstat), the file's stat is its read's fstat.
+        # The history's lock and its packs directory: each renamed away with the directory,
+        # so looked up by path. Once the lock is the one there, the journal is the file its
+        # descriptor pins while that has a link (replaced only by a rename over it); the
+        # newest segment is the one appended to (its descriptor's fstat), the file's stat is
+        # its read's fstat.
         assert sorted(calls) == sorted(
-            [
-                os.path.join(history.dir, "lock"),
-                str(history.dir / "journal.jsonl"),
-                str(history.dir / "packs"),
-            ]
+            [os.path.join(history.dir, "lock"), str(history.dir / "packs")]
         ), calls
         new = b"y" * (n + 1)
         atomic_write(path, new)
         calls.clear()
         history.record_write(path, digest(new))
-        assert len(calls) == 3, calls
+        assert len(calls) == 2, calls
     monkeypatch.undo()
     assert history.rewind("t0")
     assert all(path.read_bytes() == b"x" * 5000 for path in paths)
@@ -86,3 +84,27 @@ def test_a_newest_segment_removed_in_the_same_tick_is_not_appended_to(
     history.record_write(second, digest(b"changed\n"))
     assert history.rewind("t0")
     assert second.read_bytes() == b"second\n" * 100
+
+
+def test_a_journal_deleted_or_replaced_by_hand_is_seen_without_its_path_stat(
+    workspace: Path, history_root: Path
+) -> None:
+    """The pinned journal's own stat stands for the path's only while it has a link: one
+    deleted by hand is forgotten with its turns, one put there anew is replayed."""
+    path = workspace / "a.txt"
+    path.write_bytes(b"one\n")
+    live = open_history(history_root, workspace).raw
+    other = open_history(history_root, workspace).raw
+    live.make_snapshot("t1")
+    live.track_edit(path)
+    assert [t.prompt_id for t in other.turns()] == ["t1"]
+    journal = live.dir / "journal.jsonl"
+    kept = journal.read_bytes()
+    journal.unlink()
+    assert other.turns() == []
+    assert other.ledger.lost == {"t1"}
+    # Written anew under a temporary name and renamed over, as a compaction does.
+    spare = live.dir / "spare.jsonl"
+    spare.write_bytes(kept)
+    os.replace(spare, journal)
+    assert [t.prompt_id for t in other.turns()] == ["t1"]

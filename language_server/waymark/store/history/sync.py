@@ -164,13 +164,15 @@ class Ledger:
 
     def catch_up(self) -> None:
         """Fold in what other processes appended; replay anew if one compacted the journal."""
-        try:
-            st = os.stat(self.journal.path)
-        except FileNotFoundError:
-            if self._journal_pin is not None:
-                # Deleted by hand, without the rest of the directory.
-                self._forget()
-            return
+        st = self._pinned()
+        if st is None:
+            try:
+                st = os.stat(self.journal.path)
+            except FileNotFoundError:
+                if self._journal_pin is not None:
+                    # Deleted by hand, without the rest of the directory.
+                    self._forget()
+                return
         if not S_ISREG(st.st_mode):
             # A journal that is not a file is no one's new state.
             return
@@ -186,6 +188,21 @@ class Ledger:
         self.offset = replay.offset
         self.lines += replay.records
         self.warnings.extend(replay.warnings)
+
+    def _pinned(self) -> os.stat_result | None:
+        """The journal's stat through the descriptor pinning it, while that file is still
+        linked; None: look it up by path.
+
+        Called once the history's lock is known to be the one at its path, so this is the
+        history's directory; the journal in it is only ever replaced by a rename over it or
+        deleted, either of which leaves the pinned file with no link."""
+        if self._journal_pin is None:
+            return None
+        try:
+            st = os.fstat(self._journal_pin)
+        except OSError:
+            return None
+        return st if st.st_nlink > 0 else None
 
     def _fold(self, record: SnapshotRecord) -> None:
         """Replay one record; evict on the way so resume holds only what is kept.
