@@ -275,3 +275,26 @@ def test_a_journal_line_is_the_bytes_json_dumps_made(record: dict[str, Any]) -> 
     # by older versions, and compaction compares nothing but bytes).
     old = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
     assert encode(record) == old.encode("utf-8", "surrogateescape")
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"type": "system", "payload": {"snapshots": [{"seq": 3, "label": None, "ok": True}]}},
+        {"path": "/w/caf\u00e9 \u65e5\u672c.py", "tab": "a\tb\n\"q\"\\", "nul": "\x00\x1f\x7f"},
+        {"undecodable": "/w/\udcff\udc80.py", "emoji": "\U0001f600", "bom": "\ufeff"},
+        {"floats": [0.1, 1e300, -0.0, float("inf"), float("nan")], "big": 2**70, "neg": -1},
+        {"empty": {}, "list": [], "nested": [[{"k": [None, False]}]], "": ""},
+    ],
+)
+def test_a_line_is_what_json_dumps_makes_of_the_record(record: dict[str, Any]) -> None:
+    expected = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+    assert encode(record) == expected.encode("utf-8", "surrogateescape")
+
+
+def test_a_value_json_cannot_carry_is_refused_as_json_dumps_refuses_it() -> None:
+    with pytest.raises(TypeError) as ours:
+        encode({"bytes": b"x"})
+    with pytest.raises(TypeError) as theirs:
+        json.dumps({"bytes": b"x"})
+    assert str(ours.value) == str(theirs.value)
