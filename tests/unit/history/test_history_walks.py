@@ -186,3 +186,19 @@ def test_a_file_is_read_in_one_read(
     with counting(monkeypatch, "read", lambda fd, n: True) as reads:
         state = read_state(path, limit=1 << 21)
     assert state.data == data and len(reads) == 1
+
+
+def test_an_operation_in_one_directory_opens_it_and_its_parent_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parent in one call straight from "/", the directory itself with one ``openat``: no
+    descriptor of "/" (an edit's commit is one such operation), and the same directory
+    reached as the component walk reaches it."""
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    absolute, dirs, _ = split_path(deep / "f.txt", False)
+    with counting(monkeypatch, "open", _directory) as opened, Walks() as walks:
+        fd = walks.directory(absolute, dirs)
+        again = walks.directory(absolute, dirs)
+        assert os.fstat(fd).st_ino == deep.stat().st_ino and again == fd
+    assert [call[0] for call in opened] == ["b"]
