@@ -28,7 +28,7 @@ def _by_path(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
-def test_a_backup_and_a_recorded_write_stat_two_paths_each(
+def test_a_backup_and_a_recorded_write_stat_one_path_each(
     workspace: Path, history_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     paths = [workspace / f"f{n}.txt" for n in range(3)]
@@ -41,19 +41,17 @@ def test_a_backup_and_a_recorded_write_stat_two_paths_each(
     for n, path in enumerate(paths[1:]):
         calls.clear()
         history.track_edit(path)
-        # The history's lock and its packs directory: each renamed away with the directory,
-        # so looked up by path. Once the lock is the one there, the journal is the file its
-        # descriptor pins while that has a link (replaced only by a rename over it); the
-        # newest segment is the one appended to (its descriptor's fstat), the file's stat is
-        # its read's fstat.
-        assert sorted(calls) == sorted(
-            [os.path.join(history.dir, "lock"), str(history.dir / "packs")]
-        ), calls
+        # The history's lock: renamed away with the directory, so looked up by path. Once it
+        # is the one there, the journal and the packs directory are what their descriptors
+        # hold while those have a link (the journal replaced only by a rename over it, the
+        # directory removed only with the history's); the newest segment is the one appended
+        # to (its descriptor's fstat), the file's stat is its read's fstat.
+        assert calls == [os.path.join(history.dir, "lock")], calls
         new = b"y" * (n + 1)
         atomic_write(path, new)
         calls.clear()
         history.record_write(path, digest(new))
-        assert len(calls) == 2, calls
+        assert len(calls) == 1, calls
     monkeypatch.undo()
     assert history.rewind("t0")
     assert all(path.read_bytes() == b"x" * 5000 for path in paths)
@@ -108,3 +106,28 @@ def test_a_journal_deleted_or_replaced_by_hand_is_seen_without_its_path_stat(
     spare.write_bytes(kept)
     os.replace(spare, journal)
     assert [t.prompt_id for t in other.turns()] == ["t1"]
+
+
+def test_a_packs_directory_removed_by_hand_is_looked_up_again(
+    workspace: Path, history_root: Path
+) -> None:
+    """The held directory counts only while it has a link: once removed, the next backup
+    lands in a ``packs/`` made anew, and a rewind finds it there."""
+    path = workspace / "a.txt"
+    path.write_bytes(b"one\n")
+    history = open_history(history_root, workspace).raw
+    history.make_snapshot("t0")
+    history.track_edit(path)
+    packs = history.dir / "packs"
+    for segment in packs.iterdir():
+        segment.unlink()
+    packs.rmdir()
+    atomic_write(path, b"two\n")
+    history.record_write(path, digest(b"two\n"))
+    history.make_snapshot("t1")
+    history.track_edit(path)
+    assert any(packs.iterdir())
+    atomic_write(path, b"three\n")
+    history.record_write(path, digest(b"three\n"))
+    assert history.rewind("t1")
+    assert path.read_bytes() == b"two\n"

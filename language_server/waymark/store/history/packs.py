@@ -41,6 +41,9 @@ from waymark.store.private import DIR_MODE, open_private
 
 __all__ = ["HEADER", "Packs", "RecordCorrupt", "header", "parse_header"]
 
+# The directory as ``os.stat`` of its path reaches it (a symlink followed), held for its stat.
+_DIR_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_CLOEXEC
+
 
 class Packs:
     """The pack segments under ``root`` and an index of their records (digest → place)."""
@@ -62,6 +65,8 @@ class Packs:
         self.lock = threading.RLock()
         self._fd: int | None = None
         self._fd_number: int | None = None
+        # ``packs/`` held open (O_PATH): its stat through this while it has a link.
+        self._dir_fd: int | None = None
 
     # -- the index -------------------------------------------------------------------------
 
@@ -76,7 +81,7 @@ class Packs:
         with self.lock:
             self.stale = False
             try:
-                st = os.stat(self._dir)
+                st = self._dir_stat()
             except OSError:
                 # None yet, or no history directory at all (the history is then not usable).
                 self._stamp = None
@@ -105,6 +110,30 @@ class Packs:
                 with contextlib.suppress(OSError):
                     there[int(match[1])] = os.stat(self.path(int(match[1])), follow_symlinks=False)
             self._reread(there)
+
+    def _dir_stat(self) -> os.stat_result:
+        """The directory's stat: through the descriptor held while that directory still has a
+        link, else looked up by path (and held from then on).
+
+        ``packs/`` is removed or renamed only with the history's directory, which a process
+        notices at its lock (its lock file is no longer the one at its path) and forgets all it
+        held (:meth:`reset`); one removed by hand has no link left."""
+        fd = self._dir_fd
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                st = os.fstat(fd)
+                if st.st_nlink > 0:
+                    return st
+            self._close_dir()
+        fd = os.open(self._dir, _DIR_FLAGS)
+        self._dir_fd = fd
+        return os.fstat(fd)
+
+    def _close_dir(self) -> None:
+        if self._dir_fd is not None:
+            fd, self._dir_fd = self._dir_fd, None
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
     def _newest_size(self) -> tuple[Segment, int] | None:
         """The newest segment and its size now, when it is still the file indexed (None:
@@ -325,11 +354,13 @@ class Packs:
     def close(self) -> None:
         with self.lock:
             self._close_fd()
+            self._close_dir()
 
     def reset(self) -> None:
         """Forget everything (the history was deleted under this process)."""
         with self.lock:
             self._close_fd()
+            self._close_dir()
             self.segments.clear()
             self.index.clear()
             self.dead.clear()
