@@ -199,8 +199,8 @@ class Walks:
     A backup or rewind of many files (a turn's snapshot, a rewind's reads and writes) walks
     each directory once instead of once per file, and its files are opened relative to that
     descriptor (``O_NOFOLLOW``). Each directory is opened as :func:`walk` opens it, without
-    following a symlink (its parent in one call from the deepest directory held, or from
-    ``/`` when none is, else component by component), so a descriptor pins the directory actually walked, as
+    following a symlink (its parent in one call from the deepest directory held, else
+    component by component), so a descriptor pins the directory actually walked, as
     :func:`walk`'s does for the length of one file's operation. Descriptors live for one
     operation (a ``with`` block under the caller's locks), never across calls: a directory
     swapped for a symlink later is walked anew next time, and refused. They are held as the
@@ -213,8 +213,7 @@ class Walks:
     def __init__(self) -> None:
         self._names: list[str] = []
         # ``_fds[0]`` is ``/``; ``_fds[i + 1]`` is the directory ``/_names[0]/.../_names[i]``;
-        # any but the last may be ``_PASSED``: one the one-call walk went through to a deeper
-        # one ("/" too, when the first directory was reached from it in one call).
+        # any but the last may be ``_PASSED``: one the one-call walk went through.
         self._fds: list[int] = []
 
     def __enter__(self) -> Walks:
@@ -246,28 +245,22 @@ class Walks:
             fd = fds.pop()
             if fd != _PASSED:
                 os.close(fd)
-        tried = False
-        if not fds and len(dirs) > 1:
-            # Nothing held: the parent straight from "/" in one call ("/" itself is then
-            # never opened, as an operation of one directory needs no other).
-            tried = True
-            parent = dir_at_once("/" + "/".join(dirs[:-1]))
-            if parent is not None:
-                names.extend(dirs[:-1])
-                fds.extend([_PASSED] * (len(dirs) - 1))
-                fds.append(parent)
-        if not fds:
-            fds.append(os.open("/", _DIR_FLAGS))
         start = len(names)
-        if len(dirs) - start > 1 and not tried:
+        if len(dirs) - start > 1:
             # The parent in one call and the last directory on its own: the next file's
             # directory is often a sibling, reached from the parent held in one more call.
-            parent = dir_at_once("/".join(dirs[start:-1]), fds[-1])
+            # Nothing held: the call starts at "/", which is then never opened.
+            base = fds[-1:]
+            parent = dir_at_once(
+                "/".join(dirs[start:-1]) if base else "/" + "/".join(dirs[:-1]), *base
+            )
             if parent is not None:
                 names.extend(dirs[start:-1])
-                fds.extend([_PASSED] * (len(dirs) - start - 2))
+                fds.extend([_PASSED] * (len(dirs) - start - 1 - len(base)))
                 fds.append(parent)
                 start = len(dirs) - 1
+        if not fds:
+            fds.append(os.open("/", _DIR_FLAGS))
         for index in range(start, len(dirs)):
             fds.append(_open_dir(path, dirs, index, fds[-1]))
             names.append(dirs[index])
