@@ -281,7 +281,7 @@ def test_a_journal_line_is_the_bytes_json_dumps_made(record: dict[str, Any]) -> 
     "record",
     [
         {"type": "system", "payload": {"snapshots": [{"seq": 3, "label": None, "ok": True}]}},
-        {"path": "/w/caf\u00e9 \u65e5\u672c.py", "tab": "a\tb\n\"q\"\\", "nul": "\x00\x1f\x7f"},
+        {"path": "/w/caf\u00e9 \u65e5\u672c.py", "tab": 'a\tb\n"q"\\', "nul": "\x00\x1f\x7f"},
         {"undecodable": "/w/\udcff\udc80.py", "emoji": "\U0001f600", "bom": "\ufeff"},
         {"floats": [0.1, 1e300, -0.0, float("inf"), float("nan")], "big": 2**70, "neg": -1},
         {"empty": {}, "list": [], "nested": [[{"k": [None, False]}]], "": ""},
