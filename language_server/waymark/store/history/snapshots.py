@@ -158,20 +158,29 @@ class SnapshotRecord:
     ) -> SnapshotRecord:
         """An update of ``snap``'s turn: entries added, writes noted, paths out of reach, or
         the turn dropped."""
-        return cls(
-            snap.prompt_id,
-            snap.label,
-            snap.timestamp,
-            snap.seq,
-            True,
-            files or {},
-            writes or {},
+        # One per edit: every field set at once, where a frozen dataclass's ``__init__`` sets
+        # each through ``object.__setattr__`` (most of its cost). The same record as
+        # ``cls(...)`` makes, field for field (tests/unit/history/test_history_records.py).
+        record = object.__new__(cls)
+        record.__dict__.update(
+            prompt_id=snap.prompt_id,
+            label=snap.label,
+            timestamp=snap.timestamp,
+            seq=snap.seq,
+            is_update=True,
+            files=files or {},
+            writes=writes or {},
             dropped=dropped,
             session=session,
+            base=False,
+            edited=(),
+            inherit=None,
+            forget=(),
             unreached=unreached or {},
             was=was or {},
             putback=putback or {},
         )
+        return record
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
