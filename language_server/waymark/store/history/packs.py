@@ -356,6 +356,11 @@ class Packs:
             self._close_fd()
             self._close_dir()
 
+    def __del__(self) -> None:
+        # Unreachable, so no thread holds the lock: the descriptors go without it.
+        self._close_fd()
+        self._close_dir()
+
     def reset(self) -> None:
         """Forget everything (the history was deleted under this process)."""
         with self.lock:

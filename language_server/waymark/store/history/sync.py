@@ -247,6 +247,13 @@ class Ledger:
         self._unpin_journal()
         self._drop_lock()
 
+    def __del__(self) -> None:
+        # A History is long-lived and rarely closed: one dropped unclosed (a process that
+        # opens several, a test) must not keep its lock and journal pin open. The journal
+        # and the packs release their own descriptors the same way.
+        self._unpin_journal()
+        self._drop_lock()
+
     def _drop_lock(self) -> None:
         self._lock_id = None
         if self._lock_fd is not None:
