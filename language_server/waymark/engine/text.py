@@ -184,6 +184,13 @@ class TextFile:
         object.__setattr__(self, "_same_end", end)
         return end
 
+    @property
+    def told_end(self) -> str | None:
+        """:attr:`same_end` when it is known already (counted, or told by the file's maker),
+        else None: for a check worth skipping only when the answer costs no count."""
+        known = self.__dict__.get("_same_end")
+        return known if isinstance(known, str) else None
+
     def knowing_ends(self, end: str | None) -> TextFile:
         """This file, told its :attr:`same_end` by a maker that knows it."""
         object.__setattr__(self, "_same_end", end)

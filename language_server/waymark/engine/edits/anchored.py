@@ -13,7 +13,7 @@ from typing import Any
 
 from waymark.engine.anchors import LineIndex, gc_paused
 from waymark.engine.displays import displays
-from waymark.engine.edits.line_ends import check_rereads
+from waymark.engine.edits.line_ends import check_rereads, ends_apart
 from waymark.engine.edits.operations import (
     AdvisoryLineIgnored,
     Operation,
@@ -163,7 +163,8 @@ def plan_anchored_edit(
             "The operations would leave the file exactly as it is; nothing was changed.",
             {"operations_applied": 0},
         )
-    check_rereads(after.lines, after.eols, changes)
+    if not ends_apart(after):
+        check_rereads(after.lines, after.eols, changes)
     warnings = check_safety(tf, after, changes)
     if warnings:
         raise SafetyCheckFailed(

@@ -27,7 +27,7 @@ from waymark.engine import core
 from waymark.engine.anchors import HIGH, LOW, MEDIUM, LineIndex, hash_lines
 from waymark.engine.diff import FileDiff, common_ends, diff_file
 from waymark.engine.edits.anchored import diff_hunks, with_shown
-from waymark.engine.edits.line_ends import EndingsWouldMerge, check_rereads
+from waymark.engine.edits.line_ends import EndingsWouldMerge, check_rereads, ends_apart
 from waymark.engine.edits.operations import AdvisoryLineIgnored, Operation, RangeSwapped
 from waymark.engine.edits.resolve import Resolver
 from waymark.engine.edits.safety import BRACKETS, check_safety
@@ -188,7 +188,8 @@ class _Stretch:
         if after == before:
             return None  # nothing to do: refused the old way
         try:
-            check_rereads(after.lines, after.eols, changes)
+            if not ends_apart(after):
+                check_rereads(after.lines, after.eols, changes)
         except EndingsWouldMerge:
             return None
         if check_safety(before, after, changes, self._balance):

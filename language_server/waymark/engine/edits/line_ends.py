@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from operator import add
 
 from waymark.engine.edits.safety import Change
-from waymark.engine.text import split_lines
+from waymark.engine.text import TextFile, split_lines
 
 
 class EndingsWouldMerge(Exception):
@@ -28,6 +28,14 @@ class EndingsWouldMerge(Exception):
 
 def _merge(lines: Sequence[str], end: Callable[[int], str], i: int) -> bool:
     return end(i) == "\r" and not lines[i + 1] and end(i + 1) == "\n"
+
+
+def ends_apart(file: TextFile) -> bool:
+    """Whether no line of ``file`` can run into the next, known without a look at its lines:
+    its maker told it every line ends in LF, or every one in CRLF (a line holds no CR or LF,
+    so its text splits back at those ends alone). Then :func:`kept_apart` finds nothing and
+    :func:`check_rereads` passes."""
+    return file.told_end in ("\n", "\r\n")
 
 
 def kept_apart(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from waymark.engine.anchors import hash_lines
-from waymark.engine.edits.line_ends import kept_apart
+from waymark.engine.edits.line_ends import ends_apart, kept_apart
 from waymark.engine.edits.safety import Change
 from waymark.engine.text import TextFile
 
@@ -35,16 +35,19 @@ def apply_splices(
     that touches every line object costs more than the copy itself). ``eol``: the new lines'
     terminator, by default ``tf``'s dominant one (``tf`` may be a stretch of a file)."""
     eol = eol or tf.eol
-    lines, eols, new_hashes = list(tf.lines), list(tf.eols), list(hashes)
     # Every line ending in ``end`` before, and every line given one ending in it too: the new
     # file is told so rather than counting its ends again.
     end = tf.same_end or ""
+    if end and eol == end:
+        # Every old and new line ends in ``end``: no terminator is moved, none is looked at.
+        return _spliced_alike(tf, hashes, splices, end)
+    lines, eols, new_hashes = list(tf.lines), list(tf.eols), list(hashes)
     same = bool(end)
     tail = 0  # lines after ``cursor`` in the file as edited so far
     cursor = len(tf.lines)
     # Lines above ``cursor`` are untouched so far: ``eols[i]`` is the old terminator of line
     # ``i``, or the one a splice below it gave it.
-    for sp in sorted(splices, key=lambda s: (s.start, s.end > s.start), reverse=True):
+    for sp in _in_order(splices):
         tail += max(cursor - sp.end, 0)
         cursor = sp.start
         new = list(sp.lines)
@@ -73,6 +76,25 @@ def apply_splices(
     return (after.knowing_ends(end if lines else None) if same else after), new_hashes
 
 
+def _in_order(splices: list[Splice]) -> list[Splice]:
+    """Bottom-up, and at one start the region first (:func:`apply_splices`)."""
+    return sorted(splices, key=lambda s: (s.start, s.end > s.start), reverse=True)
+
+
+def _spliced_alike(
+    tf: TextFile, hashes: list[int], splices: list[Splice], end: str
+) -> tuple[TextFile, list[int]]:
+    """:func:`apply_splices` of a file whose lines, old and new, all end in ``end``: the
+    terminators are that one string repeated (the list of the old ones is neither copied
+    nor read)."""
+    lines, new_hashes = list(tf.lines), list(hashes)
+    for sp in _in_order(splices):
+        lines[sp.start : sp.end] = sp.lines
+        new_hashes[sp.start : sp.end] = hash_lines(list(sp.lines)) if sp.lines else []
+    after = TextFile(tuple(lines), (end,) * len(lines), tf.encoding, tf.bom)
+    return after.knowing_ends(end if lines else None), new_hashes
+
+
 def merged_changes(splices: list[Splice]) -> list[Change]:
     """Touching splices merged, in new-file coordinates too."""
     changes: list[Change] = []
@@ -95,6 +117,8 @@ def spliced_apart(
     run into its neighbour given ``eol``; the new file, its hashes and the merged changes."""
     after, new_hashes = apply_splices(tf, hashes, splices, eol)
     changes = merged_changes(splices)
+    if ends_apart(after):
+        return after, new_hashes, changes
     fixed = kept_apart(after.lines, after.eols, changes, eol)
     if fixed:
         eols = list(after.eols)
