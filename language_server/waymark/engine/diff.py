@@ -52,15 +52,18 @@ def _ends(
     not compared again (the ends found are the same, only sooner)."""
     limit = min(size_b, size_a)
     head = min(known[0], limit)
-    for size in _BLOCKS:
-        while head + size <= limit and same(head, head, size):
-            head += size
+    # Where the caller's ends stop at a difference (an edit's own lines), one item says so.
+    if head < limit and same(head, head, 1):
+        for size in _BLOCKS:
+            while head + size <= limit and same(head, head, size):
+                head += size
     tail = min(known[1], limit - head)
-    for size in _BLOCKS:
-        while tail + size <= limit - head and same(
-            size_b - tail - size, size_a - tail - size, size
-        ):
-            tail += size
+    if tail < limit - head and same(size_b - tail - 1, size_a - tail - 1, 1):
+        for size in _BLOCKS:
+            while tail + size <= limit - head and same(
+                size_b - tail - size, size_a - tail - size, size
+            ):
+                tail += size
     return head, tail
 
 

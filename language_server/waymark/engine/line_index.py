@@ -388,7 +388,9 @@ class LineIndex:
 
     def quality(self, i: int) -> str:
         line = self.lines[i]  # punctuation alone is low whatever the file holds: not counted
-        return quality_of(line, self.text_count[line] if line.strip(_PUNCT_WS) else 1)
+        if not line.strip(_PUNCT_WS):
+            return LOW
+        return quality_of(line, self.text_count[line])
 
 
 def quality_of(line: str, texts: int) -> str:

@@ -72,7 +72,10 @@ def _with_anchors(index: LineIndex, hunks: list[dict[str, Any]]) -> list[dict[st
     rows = [row for hunk in hunks for row in hunk["lines"] if row["kind"] != "removed"]
     at = sorted({row["line"] - 1 for row in rows})
     shown = dict(zip(at, displays(index, at, one_off=True), strict=True))
-    return with_shown(hunks, lambda i: (shown[i], index.quality(i)))
+    for row in rows:  # as with_shown fills them in, without a call per row
+        i = row["line"] - 1
+        row["hash"], row["quality"] = shown[i], index.quality(i)
+    return hunks
 
 
 def with_shown(
@@ -94,9 +97,6 @@ def diff_hunks(
     ``new`` may be a stretch of each file starting at line ``offset`` (the changes in its
     coordinates, every hunk inside it); the rows' anchors are left to :func:`with_shown`."""
 
-    def row(kind: str, i: int) -> dict[str, Any]:
-        return {"kind": kind, "line": i + 1 + offset, "text": new[i]}
-
     groups: list[list[Change]] = []
     for change in changes:
         if groups and change.old_start - groups[-1][-1].old_end <= 2 * _CONTEXT_LINES:
@@ -106,19 +106,21 @@ def diff_hunks(
     hunks = []
     for group in groups:
         lines: list[dict[str, Any]] = []
+        add = lines.append  # a loop, not a comprehension per run: a hunk holds few rows
         first, last = group[0], group[-1]
         ctx_start = max(first.new_start - _CONTEXT_LINES, 0)
         cursor = ctx_start
         for change in group:
-            lines += [row("context", i) for i in range(cursor, change.new_start)]
-            lines += [
-                {"kind": "removed", "old_line": i + 1 + offset, "text": before[i]}
-                for i in range(change.old_start, change.old_end)
-            ]
-            lines += [row("added", i) for i in range(change.new_start, change.new_end)]
+            for i in range(cursor, change.new_start):
+                add({"kind": "context", "line": i + 1 + offset, "text": new[i]})
+            for i in range(change.old_start, change.old_end):
+                add({"kind": "removed", "old_line": i + 1 + offset, "text": before[i]})
+            for i in range(change.new_start, change.new_end):
+                add({"kind": "added", "line": i + 1 + offset, "text": new[i]})
             cursor = change.new_end
         ctx_end = min(last.new_end + _CONTEXT_LINES, len(new))
-        lines += [row("context", i) for i in range(cursor, ctx_end)]
+        for i in range(cursor, ctx_end):
+            add({"kind": "context", "line": i + 1 + offset, "text": new[i]})
         old_start = first.old_start - (first.new_start - ctx_start)
         hunks.append(
             {
