@@ -163,8 +163,8 @@ class FileChange:
         like = self.source.decoded if self.source.decoded is not None else self.source.empty()
         return like.decode_like(self.after, self.source.declared, self.planned)
 
-    @property
-    def changed(self) -> bool:
+    @cached_property
+    def changed(self) -> bool:  # asked by the plan, its diffs and its commit: compared once
         return self.after != self.source.data
 
 

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple, cast, overload
 
 from waymark.engine import core
 from waymark.engine.displays import displays
+from waymark.engine.gc_pause import gc_paused
 from waymark.engine.line_index import (
     HIGH,
     LOW,
@@ -34,7 +35,6 @@ from waymark.engine.line_index import (
     P6_SHIFT,
     LineIndex,
     context_hash,
-    gc_paused,
     hash_lines,
     line_hash,
     low_by_text,

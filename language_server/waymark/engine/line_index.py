@@ -7,13 +7,11 @@ bytecode would cost more than the hashing itself.
 
 from __future__ import annotations
 
-import gc
 import re
 import string
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from functools import cached_property
 from itertools import compress, count, repeat
 from operator import add, itemgetter, not_, rshift
@@ -40,19 +38,6 @@ _HEX = frozenset("0123456789abcdef")
 _TABLES = frozenset({"p6", "p6_count", "shared", "several", "text_count"})
 _prefix6 = itemgetter(slice(0, 6))
 _T = TypeVar("_T")
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC around bulk work: building 200k acyclic tuples otherwise triggers
-    full collections that cost more than the work itself."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def where(flags: Iterable[object]) -> list[int]:
