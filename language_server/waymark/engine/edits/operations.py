@@ -37,6 +37,8 @@ class Operation:
 
 def split_content(content: str) -> tuple[str, ...]:
     """Lines of ``content``: one trailing newline dropped, then split like file lines."""
+    if "\n" not in content and "\r" not in content:
+        return (content,)  # one line (an edit's usual content): nothing to split
     for eol in ("\r\n", "\n", "\r"):
         if content.endswith(eol):
             content = content[: -len(eol)]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from itertools import chain, repeat
+from itertools import repeat
 from operator import add, is_, rshift
 
 from waymark.engine.edits.safety import Change
@@ -35,10 +35,11 @@ class IndexAfterEdit(LineIndex):
         self._tables()  # now: they are made from the old index's, which is let go of later
         # The lines just written are where the next edit most likely points (the result
         # hands their anchors out): found by key, not by a scan of every line.
-        p6, counts = self.p6, self.p6_count
-        self._known_pos.update(
-            (p6[j], j) for c in changes for j in range(c.new_start, c.new_end) if counts[p6[j]] == 1
-        )
+        p6, counts, known = self.p6, self.p6_count, self._known_pos
+        for c in changes:
+            for j in range(c.new_start, c.new_end):
+                if counts[p6[j]] == 1:
+                    known[p6[j]] = j
 
     def release(self) -> None:
         """Let go of the index before the edit: one kept for the next edit would otherwise
@@ -82,10 +83,13 @@ class IndexAfterEdit(LineIndex):
         # their Python-level checks than the few keys an edit moves.
         counts: Counter[int] = Counter.__new__(Counter)
         dict.update(counts, old.p6_count)
-        for key in chain.from_iterable(old.p6[c.old_start : c.old_end] for c in self._changes):
-            counts[key] -= 1
-        for key in chain.from_iterable(self.p6[c.new_start : c.new_end] for c in self._changes):
-            counts[key] += 1
+        old_p6, p6 = old.p6, self.p6
+        for c in self._changes:
+            for key in old_p6[c.old_start : c.old_end]:
+                counts[key] -= 1
+        for c in self._changes:
+            for key in p6[c.new_start : c.new_end]:
+                counts[key] += 1
         if len(counts) > len(self.p6) + _ZEROS:
             counts = Counter({key: n for key, n in counts.items() if n})
         return counts
