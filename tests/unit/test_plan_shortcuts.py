@@ -1,8 +1,9 @@
 """The anchored plan's shortcuts give what the long way gives.
 
 A file whose lines all end alike is spliced without reading its terminators
-(engine/edits/splice.py), and a new file its maker knows to end every line in LF or CRLF skips
-the look for lines that would run together (engine/edits/line_ends.py): each is compared here
+(engine/edits/splice.py), a new file its maker knows to end every line in LF or CRLF skips
+the look for lines that would run together (engine/edits/line_ends.py), and the diff of one
+known stretch takes its opcodes without matching (engine/diff_known.py): each is compared here
 with the long way on files with every kind of terminator, a lone CR and a missing final one
 included.
 """
@@ -10,11 +11,13 @@ included.
 from __future__ import annotations
 
 from typing import Any
+from unittest.mock import patch
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from waymark.engine.anchors import hash_lines
+from waymark.engine.diff import diff_file
 from waymark.engine.edits.line_ends import check_rereads, ends_apart, kept_apart
 from waymark.engine.edits.splice import Splice, apply_splices, merged_changes, spliced_apart
 from waymark.engine.text import TextFile
@@ -100,3 +103,27 @@ def test_ends_told_apart_are_what_the_look_finds(
         assert _counted_end(after) in ("\n", "\r\n")
         assert kept_apart(after.lines, after.eols, changes, eol) == {}
         check_rereads(after.lines, after.eols, changes)  # raises nothing
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.data(),
+    st.lists(st.sampled_from(["x", "y", "z", ""]), max_size=12),
+    st.sampled_from(_ENDS),
+)
+def test_an_edits_known_stretch_diffs_as_the_whole_files_do(
+    data: st.DataObject, lines: list[str], end: str
+) -> None:
+    n = len(lines)
+    start = data.draw(st.integers(0, n))
+    stop = data.draw(st.integers(start, n))
+    new = data.draw(st.lists(st.sampled_from(["x", "w", "v", ""]), max_size=4))
+    before = TextFile(tuple(lines), (end,) * n)
+    after_lines = (*lines[:start], *new, *lines[stop:])
+    after = TextFile(after_lines, (end,) * len(after_lines))
+    # What the planner knows: at most the lines above and below the stretch it replaced.
+    known = (data.draw(st.integers(0, start)), data.draw(st.integers(0, n - stop)))
+    got = diff_file("f.txt", before, after, known=known)
+    with patch("waymark.engine.diff.one_stretch", lambda *_: None):
+        assert got == diff_file("f.txt", before, after, known=known)
+        assert got == diff_file("f.txt", before, after)

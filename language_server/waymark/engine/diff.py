@@ -14,11 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from waymark.engine import patience
+from waymark.engine.diff_known import Opcode, one_stretch
 from waymark.engine.linecount import equal_ahead, equal_back, matching_blocks
 from waymark.engine.text import TextFile
-
-Opcode = tuple[str, int, int, int, int]
-
 
 # difflib's smallest diff is quadratic on lines that repeat (blank lines, braces): 10,000 such
 # lines take seconds, 200,000 many minutes. Past this size a region is first cut at lines that
@@ -288,6 +286,40 @@ def _ended(file: TextFile) -> bool:
     return eols.count("\n") + eols.count("\r\n") == len(eols)
 
 
+def _file_opcodes(
+    before: TextFile | None, after: TextFile | None, uniform: bool, known: tuple[int, int]
+) -> list[Opcode]:
+    """The opcodes of the whole files, as opcodes() finds them: its first step, trimming the
+    common ends, done here without joining every line to its end."""
+    size_a = 0 if before is None else len(before.lines)
+    size_b = 0 if after is None else len(after.lines)
+    old: Sequence[str]
+    new: Sequence[str]
+    if uniform:
+        assert before is not None and after is not None
+        old_lines, new_lines = before.lines, after.lines
+        head, tail = _ends(
+            size_a,
+            size_b,
+            lambda i, j, n: old_lines[i : i + n] == new_lines[j : j + n],
+            known,
+        )
+        old = before.lines[head : size_a - tail]
+        new = after.lines[head : size_b - tail]
+    else:
+        head, tail = _file_ends(before, after, known)
+        old = _with_ends(before, head, size_a - tail)
+        new = _with_ends(after, head, size_b - tail)
+    middle: list[Block] = []
+    _match(old, new, 0, size_a - head - tail, 0, size_b - head - tail, middle, 0)
+    blocks = [(head + i, head + j, n) for i, j, n in middle]
+    if head:
+        blocks.insert(0, (0, 0, head))
+    if tail:
+        blocks.append((size_a - tail, size_b - tail, tail))
+    return _opcodes(blocks, size_a, size_b)
+
+
 def diff_file(
     display: str,
     before: TextFile | None,
@@ -307,43 +339,10 @@ def diff_file(
     """
     size_a = 0 if before is None else len(before.lines)
     size_b = 0 if after is None else len(after.lines)
-    # The opcodes of the whole files, as opcodes() finds them: its first step, trimming the
-    # common ends, done here without joining every line to its end.
-    old: Sequence[str]
-    new: Sequence[str]
     uniform = before is not None and after is not None and _uniform(before, after)
-    if uniform:
-        assert before is not None and after is not None
-        old_lines, new_lines = before.lines, after.lines
-        head, tail = _ends(
-            size_a,
-            size_b,
-            lambda i, j, n: old_lines[i : i + n] == new_lines[j : j + n],
-            known,
-        )
-        old = before.lines[head : size_a - tail]
-        new = after.lines[head : size_b - tail]
-    else:
-        head, tail = _file_ends(before, after, known)
-        old = _with_ends(before, head, size_a - tail)
-        new = _with_ends(after, head, size_b - tail)
-    middle: list[Block] = []
-    _match(
-        old,
-        new,
-        0,
-        size_a - head - tail,
-        0,
-        size_b - head - tail,
-        middle,
-        0,
-    )
-    blocks = [(head + i, head + j, n) for i, j, n in middle]
-    if head:
-        blocks.insert(0, (0, 0, head))
-    if tail:
-        blocks.append((size_a - tail, size_b - tail, tail))
-    ops = _opcodes(blocks, size_a, size_b)
+    ops = one_stretch(before, after, known, _MINIMAL_LINES) if uniform else None
+    if ops is None:
+        ops = _file_opcodes(before, after, uniform, known)
     hunks = _hunks(ops, context)
     out = [
         "--- /dev/null\n" if before is None else f"--- a/{display}\n",
