@@ -10,22 +10,36 @@ from __future__ import annotations
 from waymark.engine.text import TextFile
 
 Opcode = tuple[str, int, int, int, int]
+# Alike lines past the known ends looked at one by one before the whole match is left to run.
+_GROWN = 8
 
 
 def one_stretch(
     before: TextFile | None, after: TextFile | None, known: tuple[int, int], limit: int
 ) -> list[Opcode] | None:
-    """The opcodes turning ``before``'s lines into ``after``'s when between the ``known``
-    ends each file has one stretch of at most ``limit`` lines, the two sharing no line (so
-    neither end grows and nothing between matches); None otherwise."""
+    """The opcodes turning ``before``'s lines into ``after``'s when, past the ``known`` ends
+    grown by a few alike lines (a planner leaves one untouched line above its change), each
+    file has one stretch of at most ``limit`` lines, the two sharing no line (so nothing
+    between matches); None otherwise."""
     if before is None or after is None:
         return None
-    head, tail = known
     old, new = before.lines, after.lines
+    size = min(len(old), len(new))
+    head = min(known[0], size)
+    stop = head + _GROWN
+    while head < size and old[head] == new[head]:
+        head += 1
+        if head == stop:
+            return None
+    tail = min(known[1], size - head)
+    stop = tail + _GROWN
+    while tail < size - head and old[-tail - 1] == new[-tail - 1]:
+        tail += 1
+        if tail == stop:
+            return None
     i2, j2 = len(old) - tail, len(new) - tail
     if not (head < i2 and head < j2) or max(i2, j2) - head > limit:
         return None
-    # Sharing no line, the stretches neither start nor end alike: the ends do not grow.
     if not set(old[head:i2]).isdisjoint(new[head:j2]):
         return None
     ops: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
