@@ -141,6 +141,8 @@ def overlaps(placed: Sequence[Placed]) -> list[Failure]:
 
     A sweep over ops sorted by line finds, for every op that clashes, one op it clashes with.
     """
+    if len(placed) < 2:
+        return []  # one op clashes with none (the usual edit: no sweep)
     regions = sorted((p.first, p.last, k) for k, p in enumerate(placed) if not p.splice.is_insert)
     pairs: set[tuple[int, int]] = set()
     # reach[i]: the furthest last line among regions[: i + 1], and which region has it.
