@@ -78,6 +78,8 @@ def apply_splices(
 
 def _in_order(splices: list[Splice]) -> list[Splice]:
     """Bottom-up, and at one start the region first (:func:`apply_splices`)."""
+    if len(splices) < 2:
+        return splices
     return sorted(splices, key=lambda s: (s.start, s.end > s.start), reverse=True)
 
 
@@ -97,6 +99,9 @@ def _spliced_alike(
 
 def merged_changes(splices: list[Splice]) -> list[Change]:
     """Touching splices merged, in new-file coordinates too."""
+    if len(splices) == 1:  # the usual edit: nothing to sort or merge
+        sp = splices[0]
+        return [Change(sp.start, sp.end, sp.start, sp.start + len(sp.lines))]
     changes: list[Change] = []
     offset = 0
     for sp in sorted(splices, key=lambda s: (s.start, s.end > s.start)):
