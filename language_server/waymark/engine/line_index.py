@@ -164,7 +164,7 @@ class LineIndex:
         return where(map(self.several.__contains__, self.p6))
 
     def repeated(self, i: int) -> bool:
-        return self.text_count[self.lines[i]] > 1
+        return self.text_count.get(self.lines[i], 0) > 1
 
     @property
     def repeated_lines(self) -> list[int]:
@@ -375,7 +375,9 @@ class LineIndex:
         line = self.lines[i]  # punctuation alone is low whatever the file holds: not counted
         if not line.strip(_PUNCT_WS):
             return LOW
-        return quality_of(line, self.text_count[line])
+        # get, not [ ]: most texts are not in the counts, and a Counter's miss is a Python call.
+        texts = self.text_count.get(line, 0)
+        return HIGH if texts <= 1 else quality_of(line, texts)
 
 
 def quality_of(line: str, texts: int) -> str:
