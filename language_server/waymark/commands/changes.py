@@ -24,7 +24,7 @@ from waymark.engine.encodings import canonical, canonical_bom
 from waymark.engine.errors import InvalidParams, WaymarkError
 from waymark.engine.text import TextFile
 from waymark.store.files import digest, read_found
-from waymark.store.walk import Walks
+from waymark.store.walk import Reached, Walks
 from waymark.store.workspace import ResolvedPath
 
 
@@ -78,10 +78,12 @@ def load(
     *,
     must_exist: bool = True,
     encoding: str | None = None,
+    reached: Reached | None = None,
 ) -> Loaded:
     """Read a file (and its open buffer); ``must_exist`` enforces the readable checks;
-    ``encoding``: the caller's declaration of the file's encoding."""
-    found = read_checked(ctx, resolved, must_exist=must_exist)
+    ``encoding``: the caller's declaration of the file's encoding; ``reached``: where
+    resolving the file reached it (:meth:`~waymark.store.workspace.Workspace.resolve_reached`)."""
+    found = read_checked(ctx, resolved, must_exist=must_exist, reached=reached)
     declared = declared_for(ctx, resolved, encoding)
     disk = None if found is None else found[0]
     disk_digest = None if disk is None else digest(disk)
@@ -96,7 +98,12 @@ def load(
 
 
 def read_checked(
-    ctx: CommandContext, resolved: ResolvedPath, *, must_exist: bool, walks: Walks | None = None
+    ctx: CommandContext,
+    resolved: ResolvedPath,
+    *,
+    must_exist: bool,
+    walks: Walks | None = None,
+    reached: Reached | None = None,
 ) -> tuple[bytes, os.stat_result] | None:
     """The disk's bytes of ``resolved`` and their ``fstat`` (``None``: absent), refused as
     the workspace's checks refuse it (``must_exist``: the readable checks, else the size
@@ -108,7 +115,7 @@ def read_checked(
     """
     limit = ctx.workspace.max_file_size
     try:
-        found = read_found(resolved.real, limit=limit, walks=walks)
+        found = read_found(resolved.real, limit=limit, walks=walks, reached=reached)
     except WaymarkError:
         refuse_as_shown(ctx, resolved, must_exist=must_exist)
         raise
@@ -136,8 +143,12 @@ def load_path(
     base: Path | None = None,
     encoding: str | None = None,
 ) -> Loaded:
-    resolved = ctx.workspace.resolve(path, base=base)
-    return load(ctx, resolved, must_exist=must_exist, encoding=encoding)
+    resolved, reached = ctx.workspace.resolve_reached(path, base=base)
+    try:
+        return load(ctx, resolved, must_exist=must_exist, encoding=encoding, reached=reached)
+    finally:
+        if reached is not None:
+            os.close(reached.dir_fd)
 
 
 @dataclass(frozen=True)

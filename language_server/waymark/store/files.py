@@ -36,11 +36,13 @@ from waymark.engine.errors import FileChangedSinceRead, FileNotFound, IoError
 from waymark.store import flush, spare
 from waymark.store.walk import (
     SKIP_DIRS,
+    Reached,
     Walks,
     lstat_at,
     not_regular,
     os_error,
     read_at,
+    read_lstated,
     split_path,
     split_text,
     symlink_refused,
@@ -135,12 +137,16 @@ def read_found(
     follow_links: bool = False,
     limit: int | None = None,
     walks: Walks | None = None,
+    reached: Reached | None = None,
 ) -> tuple[bytes, os.stat_result] | None:
     """:func:`read_state`'s bytes with the ``fstat`` of the file read, taken before its bytes
     were (``None``: absent): a caller remembering the file's stat needs no stat of its own,
-    and one naming files by string builds no ``Path``."""
+    and one naming files by string builds no ``Path``. ``reached``: the file's directory and
+    lstat as resolving ``path`` (a real path) just found them, read there."""
     absolute, dirs, name = split_text(path, follow_links)
     try:
+        if reached is not None:
+            return read_lstated(absolute, reached.name, reached.dir_fd, reached.lstat, limit)
         if walks is not None:
             return read_at(absolute, name, walks.directory(absolute, dirs), limit)
         with walk(absolute, dirs) as dir_fd:

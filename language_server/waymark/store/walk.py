@@ -23,7 +23,7 @@ import stat
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import cast
+from typing import NamedTuple, cast
 
 from waymark.engine.errors import (
     FileNotFound,
@@ -326,6 +326,17 @@ def _component_error(path: Path | str, so_far: Path, name: str, parent: int) -> 
     )
 
 
+class Reached(NamedTuple):
+    """A file's directory, opened in one call that followed no symlink, and the ``lstat`` of
+    the file's name there (``None``: absent), as a path's resolution found them: a read right
+    after reads there (:func:`read_lstated`) instead of walking to it again. The one who
+    reached it closes ``dir_fd``."""
+
+    dir_fd: int
+    name: str
+    lstat: os.stat_result | None
+
+
 def lstat_at(name: str, dir_fd: int) -> os.stat_result | None:
     try:
         return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
@@ -341,7 +352,19 @@ def read_at(
     A file over ``limit`` bytes is refused (``file_too_large``) from its ``fstat``, before a
     byte is read, and so is one that grows past it while being read.
     """
-    before = lstat_at(name, dir_fd)
+    return read_lstated(path, name, dir_fd, lstat_at(name, dir_fd), limit)
+
+
+def read_lstated(
+    path: Path | str,
+    name: str,
+    dir_fd: int,
+    before: os.stat_result | None,
+    limit: int | None = None,
+) -> tuple[bytes, os.stat_result] | None:
+    """:func:`read_at` with the ``lstat`` of ``name`` in ``dir_fd`` already taken (``before``,
+    ``None``: absent), by a caller that reached the directory for its own reasons: the open
+    and the ``fstat`` still judge the file actually read."""
     if before is None:
         return None
     if stat.S_ISLNK(before.st_mode):

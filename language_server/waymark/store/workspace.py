@@ -30,7 +30,7 @@ from waymark.engine.errors import (
     ProtectedPath,
     WorkspaceGone,
 )
-from waymark.store.walk import dir_at_once
+from waymark.store.walk import Reached, dir_at_once
 
 DEFAULT_PROTECTED = (".git/**", ".ssh/**", ".gnupg/**", "**/.env", "node_modules/**")
 DEFAULT_MAX_FILE_SIZE = 20 * 1024 * 1024
@@ -134,22 +134,36 @@ def real_path(path: str) -> str:
     on the way, a missing directory, no ``openat2``, a relative path, a leading ``//``
     realpath folds) is realpath's own.
     """
+    real, reached = reach(path)
+    if reached is not None:
+        os.close(reached.dir_fd)
+    return real
+
+
+def reach(path: str) -> tuple[str, Reached | None]:
+    """:func:`real_path`, and when its two calls answered, what they reached: the directory
+    (still open, the caller closes it) and the last name's lstat, which are those a read of
+    the real path would reach first (:func:`~waymark.store.walk.read_lstated`)."""
     head, _, name = path.rpartition("/")
     plain = path.startswith("/") and not path.startswith("//")
     fd = dir_at_once(head or "/") if plain else None
     if fd is None:
-        return os.path.realpath(path)
+        return os.path.realpath(path), None
     try:
         st = os.stat(name, dir_fd=fd, follow_symlinks=False) if name else None
     except FileNotFoundError:
         st = None
     except OSError:
-        return os.path.realpath(path)
-    finally:
         os.close(fd)
-    if st is not None and stat.S_ISLNK(st.st_mode):
-        return os.path.realpath(path)
-    return path
+        return os.path.realpath(path), None
+    except BaseException:
+        os.close(fd)
+        raise
+    if name and (st is None or not stat.S_ISLNK(st.st_mode)):
+        return path, Reached(fd, name, st)
+    os.close(fd)
+    # "/" names no file to read there.
+    return (path if st is None else os.path.realpath(path)), None
 
 
 def _shown(spelled: str, parts: tuple[str, ...], upto: int) -> str:
@@ -273,6 +287,16 @@ class Workspace:
 
     def resolve(self, path: str, *, base: Path | None = None) -> ResolvedPath:
         """Resolve and police a path; raise the contract's error when it is not allowed."""
+        resolved, reached = self.resolve_reached(path, base=base)
+        if reached is not None:
+            os.close(reached.dir_fd)
+        return resolved
+
+    def resolve_reached(
+        self, path: str, *, base: Path | None = None
+    ) -> tuple[ResolvedPath, Reached | None]:
+        """:meth:`resolve`, with the file's directory as resolving it reached it (the caller
+        closes it), for a caller about to read the file: its read need not walk there again."""
         if not isinstance(path, str) or not path.strip():
             raise InvalidParams("`path` must be a non-empty string.", {"field": "path"})
         if "\x00" in path:
@@ -297,14 +321,21 @@ class Workspace:
             lexical = os.fspath(_as_the_kernel_walks(Path(candidate), path))
         else:
             lexical = os.path.normpath(candidate)
-        return _police(
-            path,
-            lexical,
-            real_path(lexical),
-            tuple(self.folders),
-            tuple(self.protected),
-            tuple(self.protected_dirs),
-        )
+        real, reached = reach(lexical)
+        try:
+            resolved = _police(
+                path,
+                lexical,
+                real,
+                tuple(self.folders),
+                tuple(self.protected),
+                tuple(self.protected_dirs),
+            )
+        except BaseException:
+            if reached is not None:
+                os.close(reached.dir_fd)
+            raise
+        return resolved, reached
 
     def _folder_of(self, real: Path) -> Path | None:
         return _folder_of(real, tuple(self.folders))
