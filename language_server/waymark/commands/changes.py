@@ -84,10 +84,10 @@ def load(
     ``encoding``: the caller's declaration of the file's encoding; ``reached``: where
     resolving the file reached it (:meth:`~waymark.store.workspace.Workspace.resolve_reached`)."""
     found = read_checked(ctx, resolved, must_exist=must_exist, reached=reached)
-    declared = declared_for(ctx, resolved, encoding)
+    declared = declared_for(ctx, resolved, encoding, None if reached is None else reached.dir_fd)
     disk = None if found is None else found[0]
     disk_digest = None if disk is None else digest(disk)
-    uri = resolved.lexical.as_uri()
+    uri = resolved.uri
     document = ctx.documents.get(resolved.real)
     if document is None:
         return Loaded(resolved, disk, disk, None, uri, declared, disk_digest)

@@ -19,9 +19,12 @@ if TYPE_CHECKING:
     from waymark.store.workspace import ResolvedPath
 
 
-def declared_for(ctx: CommandContext, resolved: ResolvedPath, explicit: str | None) -> str | None:
+def declared_for(
+    ctx: CommandContext, resolved: ResolvedPath, explicit: str | None, dir_fd: int | None = None
+) -> str | None:
     """The encoding declared for a file: the caller's, the project's (.editorconfig,
-    .gitattributes), else the editor's ``files.encoding``."""
+    .gitattributes), else the editor's ``files.encoding``; ``dir_fd``: the file's directory,
+    when the caller holds it open."""
     if explicit is not None:
         if canonical(explicit) is None:
             raise InvalidParams(
@@ -30,7 +33,7 @@ def declared_for(ctx: CommandContext, resolved: ResolvedPath, explicit: str | No
                 {"field": "encoding", "supported": list(SUPPORTED)},
             )
         return explicit
-    project = declared_encoding(resolved.real, resolved.folder)
+    project = declared_encoding(resolved.real, resolved.folder, dir_fd)
     if project is not None:
         return project
     editor = ctx.options.filesEncoding

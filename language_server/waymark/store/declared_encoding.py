@@ -16,8 +16,10 @@ from functools import lru_cache
 from pathlib import Path
 
 
-def declared_encoding(real: Path, folder: Path) -> str | None:
-    """The encoding declared for ``real`` (a path below ``folder``), or None."""
+def declared_encoding(real: Path, folder: Path, dir_fd: int | None = None) -> str | None:
+    """The encoding declared for ``real`` (a path below ``folder``), or None. ``dir_fd``:
+    ``real``'s directory, open already (:class:`~waymark.store.walk.Reached`): its two probes
+    start there instead of walking its path again."""
     # Strings, not Path objects: this runs on every load of every file, UTF-8 ones included.
     top, name = str(folder), str(real)
     if not name.startswith(top.rstrip("/") + "/"):
@@ -28,12 +30,15 @@ def declared_encoding(real: Path, folder: Path) -> str | None:
         (top if i == 0 else top.rstrip("/") + "/" + "/".join(parts[:i]), "/".join(parts[i:]))
         for i in range(len(parts) - 1, -1, -1)
     ]
-    return _editorconfig(dirs) or _gitattributes(dirs)
+    return _editorconfig(dirs, dir_fd) or _gitattributes(dirs, dir_fd)
 
 
-def _key(path: str) -> tuple[int, int, str] | None:
+def _key(directory: str, name: str, dir_fd: int | None) -> tuple[int, int, str] | None:
     # os.access answers "absent" without raising: most directories have neither file.
-    if not os.access(path, os.F_OK):
+    path = directory + "/" + name
+    if not (
+        os.access(path, os.F_OK) if dir_fd is None else os.access(name, os.F_OK, dir_fd=dir_fd)
+    ):
         return None
     try:
         stat = os.stat(path)
@@ -70,9 +75,10 @@ def _parsed_editorconfig(key: tuple[int, int, str]) -> tuple[bool, list[tuple[st
     return root, sections
 
 
-def _editorconfig(dirs: list[tuple[str, str]]) -> str | None:
+def _editorconfig(dirs: list[tuple[str, str]], dir_fd: int | None) -> str | None:
     for directory, relative in dirs:
-        key = _key(directory + "/.editorconfig")
+        key = _key(directory, ".editorconfig", dir_fd)
+        dir_fd = None  # the file's own directory only
         if key is None:
             continue
         root, sections = _parsed_editorconfig(key)
@@ -144,9 +150,10 @@ def _parsed_gitattributes(key: tuple[int, int, str]) -> list[tuple[str, str | No
     return rules
 
 
-def _gitattributes(dirs: list[tuple[str, str]]) -> str | None:
+def _gitattributes(dirs: list[tuple[str, str]], dir_fd: int | None) -> str | None:
     for directory, relative in dirs:
-        key = _key(directory + "/.gitattributes")
+        key = _key(directory, ".gitattributes", dir_fd)
+        dir_fd = None  # the file's own directory only
         if key is None:
             continue
         found: tuple[bool, str | None] = (False, None)

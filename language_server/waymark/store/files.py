@@ -143,10 +143,16 @@ def read_found(
     were (``None``: absent): a caller remembering the file's stat needs no stat of its own,
     and one naming files by string builds no ``Path``. ``reached``: the file's directory and
     lstat as resolving ``path`` (a real path) just found them, read there."""
+    if reached is not None:
+        # A real path resolved and reached: absolute and normalised, what split_text names.
+        try:
+            return read_lstated(path, reached.name, reached.dir_fd, reached.lstat, limit)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise os_error(exc, "read", Path(path)) from exc
     absolute, dirs, name = split_text(path, follow_links)
     try:
-        if reached is not None:
-            return read_lstated(absolute, reached.name, reached.dir_fd, reached.lstat, limit)
         if walks is not None:
             return read_at(absolute, name, walks.directory(absolute, dirs), limit)
         with walk(absolute, dirs) as dir_fd:

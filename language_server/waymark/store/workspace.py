@@ -17,7 +17,7 @@ import re
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path, PurePosixPath
 
 from waymark.engine.errors import (
@@ -182,6 +182,13 @@ class ResolvedPath:
     lexical: Path  # absolute, symlinks not resolved (what the user named) but those a `..` left
     real: Path  # absolute, symlinks resolved (what gets read and written)
     folder: Path  # the (real) workspace folder it lies in
+
+    # Every load names its file by it, and the policy hands out the same ResolvedPath for the
+    # same path call after call (_police): made once, not per load.
+    @cached_property
+    def uri(self) -> str:
+        """``lexical`` as a ``file:`` URI."""
+        return self.lexical.as_uri()
 
 
 # The policy is a pure function of the spelled, lexical and real paths and the settings, and
