@@ -1,0 +1,116 @@
+"""A load reads its file in the directory its path's resolution reached (``resolve_reached``:
+one walk, one lstat), and probes the declared encoding from there: differential against the
+reference, a resolve whose read walks to the file afresh, for every shape of path the
+workspace resolves. Same bytes, same digest, same declaration, same refusal word for word,
+and no descriptor left open."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers_commands import Agent
+from waymark.commands.changes import Loaded, load, load_path
+from waymark.engine.errors import WaymarkError
+
+SPELLED = [
+    "f.txt",
+    "dir/deep/f.txt",
+    "dir/deep/latin.txt",
+    "dir/utf16.txt",
+    "dir/deep",
+    "dir",
+    "to_dir/deep/f.txt",
+    "to_file",
+    "dir/up/dir/deep/f.txt",
+    "dir/deep/../deep/f.txt",
+    "dangling",
+    "dangling/below",
+    "loop",
+    "loop/below",
+    "abs/o.txt",
+    "fifo",
+    "missing.txt",
+    "dir/missing.txt",
+    "missing/below.txt",
+    "file_on_the_way/below",
+    "big.txt",
+    ".env",
+    "to_env",
+    "dir/deep/",
+    "fifo/below",
+    ".",
+]
+
+
+@pytest.fixture
+def agent(tmp_path: Path) -> Agent:
+    root = Path(os.path.realpath(tmp_path)) / "ws"
+    (root / "dir" / "deep").mkdir(parents=True)
+    (root / "f.txt").write_bytes(b"top\n")
+    (root / "dir" / "deep" / "f.txt").write_bytes(b"f\xe9\n")
+    (root / "dir" / "deep" / "latin.txt").write_bytes(b"caf\xe9\n")
+    (root / "dir" / "utf16.txt").write_bytes("hi\n".encode("utf-16-le"))
+    # A declaration in the file's own directory (probed from the directory held open) and
+    # one above it (probed by path).
+    (root / "dir" / "deep" / ".editorconfig").write_text("[latin.txt]\ncharset = latin1\n")
+    (root / "dir" / ".gitattributes").write_text("utf16.txt working-tree-encoding=UTF-16LE\n")
+    (root / "big.txt").write_bytes(b"x" * 64)
+    (root / ".env").write_bytes(b"SECRET=1\n")
+    (root / "to_env").symlink_to(".env")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "o.txt").write_text("o\n")
+    (root / "to_dir").symlink_to("dir")
+    (root / "to_file").symlink_to("dir/deep/f.txt")
+    (root / "dir" / "up").symlink_to("..")
+    (root / "dangling").symlink_to("nowhere/at/all")
+    (root / "loop").symlink_to("loop")
+    (root / "abs").symlink_to(tmp_path / "outside")
+    os.mkfifo(root / "fifo")
+    (root / "file_on_the_way").write_text("not a directory\n")
+    made = Agent(root, tmp_path / "history", maxFileSize=32)
+    return made
+
+
+def _outcome(run: Any) -> tuple[str, Any]:
+    try:
+        loaded: Loaded = run()
+    except WaymarkError as exc:
+        return "refused", (exc.to_result(), exc.next_step)
+    return "loaded", (
+        loaded.resolved,
+        loaded.disk,
+        loaded.data,
+        loaded.version,
+        loaded.uri,
+        loaded.declared,
+        loaded.disk_digest,
+        loaded.digest,
+    )
+
+
+def _open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.parametrize("must_exist", [True, False], ids=["must-exist", "may-be-absent"])
+@pytest.mark.parametrize("spelled", SPELLED)
+def test_a_load_reads_what_a_fresh_walk_reads(agent: Agent, spelled: str, must_exist: bool) -> None:
+    ctx = agent.ctx
+    before = _open_fds()
+    reached = _outcome(lambda: load_path(ctx, spelled, must_exist=must_exist))
+    assert _open_fds() == before
+    reference = _outcome(lambda: load(ctx, ctx.workspace.resolve(spelled), must_exist=must_exist))
+    assert reached == reference
+    if reached[0] == "loaded":
+        assert reached[1][4] == reached[1][0].lexical.as_uri()
+
+
+def test_the_declarations_are_found_from_the_directory_held_open(agent: Agent) -> None:
+    ctx = agent.ctx
+    assert load_path(ctx, "dir/deep/latin.txt").declared == "latin1"
+    assert load_path(ctx, "dir/utf16.txt").declared == "UTF-16LE"
+    assert load_path(ctx, "dir/deep/f.txt").declared is None
