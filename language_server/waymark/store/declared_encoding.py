@@ -20,17 +20,23 @@ def declared_encoding(real: Path, folder: Path, dir_fd: int | None = None) -> st
     """The encoding declared for ``real`` (a path below ``folder``), or None. ``dir_fd``:
     ``real``'s directory, open already (:class:`~waymark.store.walk.Reached`): its two probes
     start there instead of walking its path again."""
-    # Strings, not Path objects: this runs on every load of every file, UTF-8 ones included.
-    top, name = str(folder), str(real)
+    dirs = _directories(str(real), str(folder))
+    return _editorconfig(dirs, dir_fd) or _gitattributes(dirs, dir_fd)
+
+
+# Strings, not Path objects, and kept: this runs on every load of every file (UTF-8 ones
+# included), for the same few files call after call.
+@lru_cache(maxsize=1024)
+def _directories(name: str, top: str) -> tuple[tuple[str, str], ...]:
+    """``(directory, the file's path relative to it)`` for each directory from ``name``'s up
+    to ``top``, closest first; none when ``name`` is not below ``top``."""
     if not name.startswith(top.rstrip("/") + "/"):
-        return None
+        return ()
     parts = name[len(top.rstrip("/")) + 1 :].split("/")
-    # (directory, the file's path relative to it), closest directory first
-    dirs = [
+    return tuple(
         (top if i == 0 else top.rstrip("/") + "/" + "/".join(parts[:i]), "/".join(parts[i:]))
         for i in range(len(parts) - 1, -1, -1)
-    ]
-    return _editorconfig(dirs, dir_fd) or _gitattributes(dirs, dir_fd)
+    )
 
 
 def _key(directory: str, name: str, dir_fd: int | None) -> tuple[int, int, str] | None:
@@ -75,7 +81,7 @@ def _parsed_editorconfig(key: tuple[int, int, str]) -> tuple[bool, list[tuple[st
     return root, sections
 
 
-def _editorconfig(dirs: list[tuple[str, str]], dir_fd: int | None) -> str | None:
+def _editorconfig(dirs: tuple[tuple[str, str], ...], dir_fd: int | None) -> str | None:
     for directory, relative in dirs:
         key = _key(directory, ".editorconfig", dir_fd)
         dir_fd = None  # the file's own directory only
@@ -150,7 +156,7 @@ def _parsed_gitattributes(key: tuple[int, int, str]) -> list[tuple[str, str | No
     return rules
 
 
-def _gitattributes(dirs: list[tuple[str, str]], dir_fd: int | None) -> str | None:
+def _gitattributes(dirs: tuple[tuple[str, str], ...], dir_fd: int | None) -> str | None:
     for directory, relative in dirs:
         key = _key(directory, ".gitattributes", dir_fd)
         dir_fd = None  # the file's own directory only
