@@ -24,7 +24,8 @@ from waymark.engine.encodings import canonical, canonical_bom
 from waymark.engine.errors import InvalidParams, WaymarkError
 from waymark.engine.text import TextFile
 from waymark.store.files import digest, read_found
-from waymark.store.walk import Reached, Walks
+from waymark.store.real_path import Reached
+from waymark.store.walk import Walks
 from waymark.store.workspace import ResolvedPath
 
 

@@ -34,9 +34,9 @@ import xxhash
 
 from waymark.engine.errors import FileChangedSinceRead, FileNotFound, IoError
 from waymark.store import flush, spare
+from waymark.store.real_path import Reached
 from waymark.store.walk import (
     SKIP_DIRS,
-    Reached,
     Walks,
     lstat_at,
     not_regular,

@@ -23,7 +23,7 @@ import stat
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import NamedTuple, cast
+from typing import cast
 
 from waymark.engine.errors import (
     FileNotFound,
@@ -326,17 +326,6 @@ def _component_error(path: Path | str, so_far: Path, name: str, parent: int) -> 
     )
 
 
-class Reached(NamedTuple):
-    """A file's directory, opened in one call that followed no symlink, and the ``lstat`` of
-    the file's name there (``None``: absent), as a path's resolution found them: a read right
-    after reads there (:func:`read_lstated`) instead of walking to it again. The one who
-    reached it closes ``dir_fd``."""
-
-    dir_fd: int
-    name: str
-    lstat: os.stat_result | None
-
-
 def lstat_at(name: str, dir_fd: int) -> os.stat_result | None:
     try:
         return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
@@ -347,24 +336,17 @@ def lstat_at(name: str, dir_fd: int) -> os.stat_result | None:
 def read_at(
     path: Path | str, name: str, dir_fd: int, limit: int | None = None
 ) -> tuple[bytes, os.stat_result] | None:
-    """Read the regular file ``name`` in ``dir_fd``; ``None`` when absent. Never blocks.
-
-    A file over ``limit`` bytes is refused (``file_too_large``) from its ``fstat``, before a
-    byte is read, and so is one that grows past it while being read.
-    """
+    """Read the regular file ``name`` in ``dir_fd``; ``None`` when absent. Never blocks. A file
+    over ``limit`` bytes is refused (``file_too_large``) from its ``fstat``, before a byte is
+    read, and so is one that grows past it while being read."""
     return read_lstated(path, name, dir_fd, lstat_at(name, dir_fd), limit)
 
 
 def read_lstated(
-    path: Path | str,
-    name: str,
-    dir_fd: int,
-    before: os.stat_result | None,
-    limit: int | None = None,
+    path: Path | str, name: str, dir_fd: int, before: os.stat_result | None, limit: int | None
 ) -> tuple[bytes, os.stat_result] | None:
-    """:func:`read_at` with the ``lstat`` of ``name`` in ``dir_fd`` already taken (``before``,
-    ``None``: absent), by a caller that reached the directory for its own reasons: the open
-    and the ``fstat`` still judge the file actually read."""
+    """:func:`read_at`, the lstat of ``name`` taken already (``before``; ``None``: absent):
+    the open and its ``fstat`` still judge the file actually read."""
     if before is None:
         return None
     if stat.S_ISLNK(before.st_mode):

@@ -30,7 +30,7 @@ from waymark.engine.errors import (
     ProtectedPath,
     WorkspaceGone,
 )
-from waymark.store.walk import Reached, dir_at_once
+from waymark.store.real_path import Reached, reach
 
 DEFAULT_PROTECTED = (".git/**", ".ssh/**", ".gnupg/**", "**/.env", "node_modules/**")
 DEFAULT_MAX_FILE_SIZE = 20 * 1024 * 1024
@@ -123,47 +123,14 @@ def _as_the_kernel_walks(candidate: Path, spelled: str) -> Path:
     return Path(os.path.normpath(Path(head, *parts[last + 1 :])))
 
 
-def real_path(path: str) -> str:
-    """``os.path.realpath(path)`` of an absolute, normalised ``path``, in two calls when no
-    component of it is a symlink (the common case).
-
-    realpath lstats every component. Its directories are opened in one call that follows no
-    symlink (``openat2``, as :class:`~waymark.store.walk.Walks` opens them), and the last name is
-    lstat'ed there: when that open succeeds and the name is no symlink (or absent), no
-    component is one, and realpath's answer is ``path`` itself. Any other answer (a symlink
-    on the way, a missing directory, no ``openat2``, a relative path, a leading ``//``
-    realpath folds) is realpath's own.
-    """
-    real, reached = reach(path)
-    if reached is not None:
-        os.close(reached.dir_fd)
-    return real
-
-
-def reach(path: str) -> tuple[str, Reached | None]:
-    """:func:`real_path`, and when its two calls answered, what they reached: the directory
-    (still open, the caller closes it) and the last name's lstat, which are those a read of
-    the real path would reach first (:func:`~waymark.store.walk.read_lstated`)."""
-    head, _, name = path.rpartition("/")
-    plain = path.startswith("/") and not path.startswith("//")
-    fd = dir_at_once(head or "/") if plain else None
-    if fd is None:
-        return os.path.realpath(path), None
-    try:
-        st = os.stat(name, dir_fd=fd, follow_symlinks=False) if name else None
-    except FileNotFoundError:
-        st = None
-    except OSError:
-        os.close(fd)
-        return os.path.realpath(path), None
-    except BaseException:
-        os.close(fd)
-        raise
-    if name and (st is None or not stat.S_ISLNK(st.st_mode)):
-        return path, Reached(fd, name, st)
-    os.close(fd)
-    # "/" names no file to read there.
-    return (path if st is None else os.path.realpath(path)), None
+# Strings until the policy's kept answer, and kept: an edit resolves the same path on every
+# call, and making Path objects was half of that (only a `..` needs them).
+@lru_cache(maxsize=1024)
+def _plain_lexical(spelled: str, base: Path) -> str | None:
+    """``spelled`` joined to ``base`` and normalised as text, or None when it holds a ``..``,
+    which only the file system can resolve (:func:`_as_the_kernel_walks`)."""
+    candidate = os.path.join(base, spelled)
+    return None if ".." in candidate.split("/") else os.path.normpath(candidate)
 
 
 def _shown(spelled: str, parts: tuple[str, ...], upto: int) -> str:
@@ -321,13 +288,11 @@ class Workspace:
                 {"field": "path"},
             )
         spelled = os.path.expanduser(path) if path.startswith("~") else path
-        # Strings until the policy's kept answer: an edit resolves its path on every call,
-        # and making Path objects was half of that (only a `..` needs them).
-        candidate = os.path.join(base or self.folders[0], spelled)
-        if ".." in candidate.split("/"):
-            lexical = os.fspath(_as_the_kernel_walks(Path(candidate), path))
-        else:
-            lexical = os.path.normpath(candidate)
+        lexical = _plain_lexical(spelled, base or self.folders[0])
+        if lexical is None:
+            lexical = os.fspath(
+                _as_the_kernel_walks(Path(os.path.join(base or self.folders[0], spelled)), path)
+            )
         real, reached = reach(lexical)
         try:
             resolved = _police(
