@@ -15,6 +15,8 @@ import pytest
 from helpers_commands import Agent
 from waymark.commands.changes import Loaded, load, load_path
 from waymark.engine.errors import WaymarkError
+from waymark.store import workspace
+from waymark.store.real_path import Reached, reach
 
 SPELLED = [
     "f.txt",
@@ -92,17 +94,35 @@ def _outcome(run: Any) -> tuple[str, Any]:
     )
 
 
-def _open_fds() -> set[str]:
-    return set(os.listdir("/proc/self/fd"))
+def _still_open(fd: int, directory: os.stat_result) -> bool:
+    """Whether ``fd`` is still the directory reached (its number may have gone to another
+    thread's file since: that is no leak)."""
+    try:
+        now = os.fstat(fd)
+    except OSError:
+        return False
+    return (now.st_dev, now.st_ino) == (directory.st_dev, directory.st_ino)
 
 
 @pytest.mark.parametrize("must_exist", [True, False], ids=["must-exist", "may-be-absent"])
 @pytest.mark.parametrize("spelled", SPELLED)
-def test_a_load_reads_what_a_fresh_walk_reads(agent: Agent, spelled: str, must_exist: bool) -> None:
+def test_a_load_reads_what_a_fresh_walk_reads(
+    agent: Agent, spelled: str, must_exist: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ctx = agent.ctx
-    before = _open_fds()
+    handed: list[tuple[int, os.stat_result]] = []
+
+    def spied(path: str) -> tuple[str, Reached | None]:
+        real, reached = reach(path)
+        if reached is not None:
+            handed.append((reached.dir_fd, os.fstat(reached.dir_fd)))
+        return real, reached
+
+    monkeypatch.setattr(workspace, "reach", spied)
     reached = _outcome(lambda: load_path(ctx, spelled, must_exist=must_exist))
-    assert _open_fds() == before
+    assert handed or spelled not in ("f.txt", "dir/deep/f.txt", "missing.txt")
+    assert not [fd for fd, directory in handed if _still_open(fd, directory)]
+    monkeypatch.undo()
     reference = _outcome(lambda: load(ctx, ctx.workspace.resolve(spelled), must_exist=must_exist))
     assert reached == reference
     if reached[0] == "loaded":
