@@ -42,6 +42,7 @@ SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "__pycach
 _O_PATH = getattr(os, "O_PATH", os.O_RDONLY)
 _DIR_FLAGS = _O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_Read = tuple[bytes, os.stat_result] | None  # a file's bytes and their fstat, or absent
 # What the one call itself is refused with (seccomp, an old kernel, no openat2 in the
 # headers), whatever the path: asking again would only fail again.
 _NOT_AVAILABLE = frozenset({errno.ENOSYS, errno.EPERM, errno.EINVAL, errno.E2BIG})
@@ -333,20 +334,16 @@ def lstat_at(name: str, dir_fd: int) -> os.stat_result | None:
         return None
 
 
-def read_at(
-    path: Path | str, name: str, dir_fd: int, limit: int | None = None
-) -> tuple[bytes, os.stat_result] | None:
-    """Read the regular file ``name`` in ``dir_fd``; ``None`` when absent. Never blocks. A file
-    over ``limit`` bytes is refused (``file_too_large``) from its ``fstat``, before a byte is
-    read, and so is one that grows past it while being read."""
+def read_at(path: Path | str, name: str, dir_fd: int, limit: int | None = None) -> _Read:
+    """Read the regular file ``name`` in ``dir_fd``; ``None`` when absent. Never blocks. Over
+    ``limit`` bytes, by its ``fstat`` (no byte read) or as it is read: ``file_too_large``."""
     return read_lstated(path, name, dir_fd, lstat_at(name, dir_fd), limit)
 
 
 def read_lstated(
     path: Path | str, name: str, dir_fd: int, before: os.stat_result | None, limit: int | None
-) -> tuple[bytes, os.stat_result] | None:
-    """:func:`read_at`, the lstat of ``name`` taken already (``before``; ``None``: absent):
-    the open and its ``fstat`` still judge the file actually read."""
+) -> _Read:
+    """:func:`read_at` with ``name``'s lstat taken already (``before``; ``None``: absent)."""
     if before is None:
         return None
     if stat.S_ISLNK(before.st_mode):
@@ -374,8 +371,7 @@ def read_lstated(
             # All the bytes its fstat counted, short of what was asked: the end, with no
             # second read to be told so (a short read of fewer, on some filesystems, is not).
             return first, st
-        chunks = [first]
-        total = len(first)
+        chunks, total = [first], len(first)
         while True:
             if limit is not None and total > limit:
                 raise _too_large(path, total, limit)
