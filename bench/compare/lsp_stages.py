@@ -32,6 +32,7 @@ STAGES = ("read", "dispatch", "hop", "plan", "back", "commit", "lsp", "respond",
 
 def serve(out: str) -> None:
     """Run ``waymark-ls`` with the stamps; write the p50s of each stage to ``out`` at exit."""
+    sys.path.insert(0, str(HERE / "language_server"))  # this tree's server, from any cwd
     import pygls.protocol.json_rpc as json_rpc
 
     import waymark.commands.registry as registry
