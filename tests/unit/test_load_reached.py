@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers_path_shapes import add_path_shapes
 
 from helpers_commands import Agent
 from waymark.commands.changes import Loaded, load, load_path
@@ -63,16 +64,7 @@ def agent(tmp_path: Path) -> Agent:
     (root / "big.txt").write_bytes(b"x" * 64)
     (root / ".env").write_bytes(b"SECRET=1\n")
     (root / "to_env").symlink_to(".env")
-    (tmp_path / "outside").mkdir()
-    (tmp_path / "outside" / "o.txt").write_text("o\n")
-    (root / "to_dir").symlink_to("dir")
-    (root / "to_file").symlink_to("dir/deep/f.txt")
-    (root / "dir" / "up").symlink_to("..")
-    (root / "dangling").symlink_to("nowhere/at/all")
-    (root / "loop").symlink_to("loop")
-    (root / "abs").symlink_to(tmp_path / "outside")
-    os.mkfifo(root / "fifo")
-    (root / "file_on_the_way").write_text("not a directory\n")
+    add_path_shapes(root, tmp_path / "outside")
     made = Agent(root, tmp_path / "history", maxFileSize=32)
     return made
 

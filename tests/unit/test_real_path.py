@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers_path_shapes import add_path_shapes
 
 from waymark.store.real_path import reach, real_path
 from waymark.store.workspace import Workspace
@@ -18,16 +19,7 @@ def tree(tmp_path: Path) -> Path:
     root = Path(os.path.realpath(tmp_path)) / "ws"
     (root / "dir" / "deep").mkdir(parents=True)
     (root / "dir" / "deep" / "f.txt").write_text("f\n")
-    (root / "outside").mkdir()
-    (root / "outside" / "o.txt").write_text("o\n")
-    (root / "to_dir").symlink_to("dir")
-    (root / "to_file").symlink_to("dir/deep/f.txt")
-    (root / "dir" / "up").symlink_to("..")
-    (root / "dangling").symlink_to("nowhere/at/all")
-    (root / "loop").symlink_to("loop")
-    (root / "abs").symlink_to(root / "outside")
-    os.mkfifo(root / "fifo")
-    (root / "file_on_the_way").write_text("not a directory\n")
+    add_path_shapes(root, root / "outside")
     (root / "name (deleted)").write_text("a name like an unlinked file's\n")
     return root
 
