@@ -71,7 +71,9 @@ class EditParams:
     encoding: str | None = param(ENCODING, default=None)
 
 
-@dataclass(frozen=True)
+# Not frozen: a frozen dataclass sets each of its eight fields through object.__setattr__,
+# and every edit makes one (nothing changes it after).
+@dataclass
 class PlannedEdit:
     """An anchored edit as ``waymark.edit`` answers it: details, diff and warnings worded."""
 
