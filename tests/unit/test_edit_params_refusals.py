@@ -8,7 +8,9 @@ from typing import Any
 import pytest
 
 from waymark.commands.edit import EditParams
+from waymark.commands.edit_ops import parse_operations
 from waymark.commands.params import structure
+from waymark.engine.edits.operations import Anchor
 from waymark.engine.errors import InvalidParams
 
 _CASES: list[tuple[dict[str, Any], str, str]] = [
@@ -60,3 +62,34 @@ def test_item_within_minimums_is_taken() -> None:
     item = {"op": "replace_line", "hash": "a1b2c3", "content": "x", "occurrence": 1, "line": 1}
     params = structure({"path": "a.py", "operations": [item]}, EditParams)
     assert (params.operations[0].occurrence, params.operations[0].line) == (1, 1)
+
+
+@pytest.mark.parametrize(
+    ("item", "target"),
+    [
+        ({"op": "replace_line", "hash": "A1B2C3", "content": "x"}, Anchor("a1b2c3")),
+        ({"op": "delete_line", "hash": "a1b2c3.2"}, Anchor("a1b2c3", 2)),
+        ({"op": "delete_line", "hash": "a1b2c3.2", "occurrence": 2}, Anchor("a1b2c3", 2)),
+        ({"op": "delete_line", "hash": "a1b2c3", "occurrence": 3}, Anchor("a1b2c3", 3)),
+        ({"op": "insert_after", "hash": "12#a1b2c3~", "content": ""}, Anchor("a1b2c3", None, 12)),
+        (
+            {"op": "insert_before", "hash": "12#a1b2c3", "content": "", "line": 4},
+            Anchor("a1b2c3", None, 4),
+        ),
+    ],
+)
+def test_item_anchors_as_the_engine_gets_them(item: dict[str, Any], target: Anchor) -> None:
+    (operation,) = parse_operations([item])
+    assert operation.target == target
+    assert operation.start is None and operation.end is None
+
+
+def test_range_anchors_as_the_engine_gets_them() -> None:
+    item = {"op": "replace_range", "start_hash": "a1b2c3.2", "end_hash": "d4e5f6", "content": ""}
+    (operation,) = parse_operations([item])
+    assert (operation.start, operation.end, operation.target, operation.content) == (
+        Anchor("a1b2c3", 2),
+        Anchor("d4e5f6"),
+        None,
+        ("",),
+    )

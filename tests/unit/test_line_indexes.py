@@ -102,6 +102,23 @@ def test_a_kept_index_is_used_only_on_its_own_lines_and_once() -> None:
     assert line_indexes.take(_REAL, None, as_latin1) is None
 
 
+def test_an_edit_borrows_the_index_and_the_written_file_at_once() -> None:
+    # commands/edit.py takes both in one go (line_indexes.lend), as take and known would.
+    data = b"a = 1\nb = 2\n"
+    tf = TextFile.decode(data)
+    index = LineIndex(tf.lines)
+    line_indexes.keep(_REAL, digest(data), index, (data, tf))
+    lent = line_indexes.lend(_REAL, digest(data))
+    assert lent is not None and lent[0] is index and lent[1] == (data, tf)
+    assert line_indexes.lend(_REAL, digest(data)) is None
+    assert line_indexes.known(_REAL, digest(data), data) is None
+    assert line_indexes.fitting(index, tf) is index
+    assert line_indexes.fitting(index, TextFile.decode(data, "latin-1")) is index
+    assert line_indexes.fitting(index, TextFile.decode(b"a = 1\n")) is None
+    line_indexes.keep(_REAL, digest(data), index)
+    assert line_indexes.lend(_REAL, digest(data)) == (index, None)
+
+
 def test_the_kept_indexes_are_bounded_oldest_out() -> None:
     tfs = [TextFile.from_text(f"n = {i}\n") for i in range(line_indexes.MAX_ENTRIES + 1)]
     for i, tf in enumerate(tfs):

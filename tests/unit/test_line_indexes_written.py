@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 
@@ -119,3 +120,22 @@ def test_large_written_bytes_are_not_kept(tmp_path: Path) -> None:
         line_indexes.keep(tmp_path / name, name, index, (data, tf))
     assert line_indexes.known(tmp_path / "big", "big", big) is None
     assert line_indexes.known(tmp_path / "small", "small", small) is not None
+
+
+@pytest.mark.parametrize("case", ["utf-8", "crlf, no final newline", "mixed ends"])
+def test_edits_in_a_row_take_the_lines_the_last_one_wrote(tmp_path: Path, case: str) -> None:
+    # The edit borrows the kept index and the written file at once (line_indexes.lend): the
+    # bytes it reads back are decoded knowing their lines, not split again.
+    data, _ = CASES[case]
+    ctx, target = _workspace(tmp_path, data)
+    anchor = _run(ctx, "waymark.read", {"path": "f.py", "hashes": True})["lines"][1]["hash"]
+    for n in range(3):
+        content = f"beta = {n}"
+        op = {"op": "replace_line", "hash": anchor, "content": content}
+        with patch.object(TextFile, "decode", side_effect=TextFile.decode) as decode:
+            result = _run(ctx, "waymark.edit", {"path": "f.py", "operations": [op]})
+        knowing = [c.kwargs.get("known") is not None for c in decode.call_args_list]
+        assert knowing == [True]
+        assert result["anchoredDiff"][0]["lines"][2]["text"] == content
+        anchor = result["anchoredDiff"][0]["lines"][2]["hash"]
+    _same_file(load_path(ctx, "f.py").text_file(), TextFile.decode(target.read_bytes()))

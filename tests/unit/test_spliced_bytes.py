@@ -170,8 +170,14 @@ def test_a_plan_that_reads_back_is_what_its_bytes_decode_to(
     for each in (tf, plan.text_file, tf.read_back(plan.text_file)):
         _told_its_ends(each)
     # The next edit reads those bytes back, its lines taken from this one's file.
-    again = TextFile.decode(new, declared, known=tf.read_back(plan.text_file))
+    written = tf.read_back(plan.text_file)
+    again = TextFile.decode(new, declared, known=written)
     _told_its_ends(again)
+    if plan.reads_back:  # then ``written`` is what these bytes decode to
+        fresh = TextFile.decode(new, declared)
+        assert _as_read(again) == _as_read(fresh)
+        # Decided alike, the bytes are the file the edit wrote: that file itself, not a copy.
+        assert (again is written) is (written.decision == fresh.decision)
 
 
 @pytest.mark.parametrize(

@@ -67,6 +67,15 @@ class Loaded:
         assert self.decoded is not None
         return self.decoded
 
+    def text_file_as_written(self, written: tuple[bytes, TextFile] | None) -> TextFile:
+        """:meth:`text_file`, told what an edit wrote as ``written`` (the bytes and their
+        file, taken by :func:`line_indexes.lend`, which the decode could then not ask for)."""
+        if "decoded" not in self.__dict__:
+            assert self.data is not None
+            known = None if written is None or written[0] != self.data else written[1]
+            self.__dict__["decoded"] = TextFile.decode(self.data, self.declared, known=known)
+        return self.text_file()
+
     def empty(self) -> TextFile:
         """A new file: empty, in the encoding declared for it (UTF-8 by default)."""
         declared = self.declared or ""

@@ -71,7 +71,9 @@ class EditParams:
     encoding: str | None = param(ENCODING, default=None)
 
 
-@dataclass(frozen=True)
+# Not frozen: a frozen dataclass sets each of its eight fields through object.__setattr__,
+# and every edit makes one (nothing changes it after).
+@dataclass
 class PlannedEdit:
     """An anchored edit as ``waymark.edit`` answers it: details, diff and warnings worded."""
 
@@ -249,12 +251,15 @@ def edit(ctx: CommandContext, params: EditParams) -> Proposal:
     data = loaded.data
     assert data is not None
     # A kept index answers from the decoded lines; without one, the bytes answer alone.
-    if loaded.digest is None or not line_indexes.holds(real, loaded.digest):
+    lent = None if loaded.digest is None else line_indexes.lend(real, loaded.digest)
+    if lent is None:
         quick = plan_from_bytes(data, loaded.declared, operations, swap_reversed_ranges=as_read)
         if quick is not None:
             return _proposal(ctx, loaded, warnings, quick)
-    tf = loaded.text_file()
-    kept = line_indexes.take(real, loaded.digest, tf)
+        tf, kept = loaded.text_file(), None
+    else:
+        tf = loaded.text_file_as_written(lent[1])
+        kept = line_indexes.fitting(lent[0], tf)
     plan = plan_edit(tf, operations, swap_reversed_ranges=as_read, index=kept)
     details = dict(plan.details)
     details["baseline_continuity"] = ctx.session.continuity(real)

@@ -13,7 +13,7 @@ import functools
 import re
 import typing
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import attrs
 
@@ -99,6 +99,12 @@ _BY_OP = {_op_of(cls): cls for cls in typing.get_args(EditOperation)}
 # In the order refusals have always listed them.
 _CLASSES: dict[str, type[Any]] = {op: _BY_OP[op] for op in (*SINGLE_OPS, *RANGE_OPS)}
 _ANCHORS = ("hash", "start_hash", "end_hash")
+# Each op's anchor fields, in that order, and the ops of one line (looked up for every item).
+_ANCHORS_OF = {
+    cls: tuple(name for name in _ANCHORS if name in attrs.fields_dict(cls))
+    for cls in _CLASSES.values()
+}
+_SINGLE = frozenset(typing.get_args(SingleLine))
 # Each op's field names, looked up for every key of every item.
 _FIELDS: dict[type[Any], frozenset[str]] = {
     cls: frozenset(attrs.fields_dict(cls)) for cls in _CLASSES.values()
@@ -126,13 +132,17 @@ def _refuse(field: str, problem: str) -> InvalidParams:
 
 def _anchor(value: str, line: int | None = None) -> Anchor | None:
     """``value`` as an anchor (``a1b2c3``, ``a1b2c3.2``, a pasted ``12#a1b2c3~``), or None."""
-    # Each operation's anchor is read when its item is checked, again for its ``.N`` and
-    # when it becomes an operation: parsed once. Only anchor-sized text is kept.
-    parsed = _parsed(value) if len(value) <= _KEPT else _parse(value)
+    parsed = _parsed_anchor(value)
     if parsed is None:
         return None
     token, occurrence, pasted = parsed
     return Anchor(token, occurrence, line if pasted is None else line or pasted)
+
+
+def _parsed_anchor(value: str) -> tuple[str, int | None, int | None] | None:
+    # Each operation's anchor is read when its item is checked, again for its ``.N`` and
+    # when it becomes an operation: parsed once. Only anchor-sized text is kept.
+    return _parsed(value) if len(value) <= _KEPT else _parse(value)
 
 
 def _parse(value: str) -> tuple[str, int | None, int | None] | None:
@@ -172,17 +182,18 @@ def _structure_one(i: int, raw: object) -> EditOperation:
         item: EditOperation = structure_item(raw, cls)
     except BadFields as exc:
         problems = {name: _PROBLEMS[name] for name in exc.names}
-    for name in _ANCHORS:
+    for name in _ANCHORS_OF[cls]:
         value = raw.get(name)
-        if name in known and isinstance(value, str) and _anchor(value) is None:
+        if isinstance(value, str) and _parsed_anchor(value) is None:
             problems[name] = f"is not an anchor: {value!r} (expected 6-16 hex chars)"
     if problems:
         # The order the checks have always run in, so a many-fault item gets the same answer.
         name = min(problems, key=list(_PROBLEMS).index)
         raise _refuse(f"{where}.{name}", problems[name])
-    if isinstance(item, SingleLine):
-        suffix = _anchor(item.hash)
-        if item.occurrence and suffix and suffix.occurrence not in (None, item.occurrence):
+    one = cast(SingleLine, item)
+    if cls in _SINGLE and one.occurrence:
+        suffix = _parsed_anchor(one.hash)
+        if suffix and suffix[1] not in (None, one.occurrence):
             raise _refuse(f"{where}.occurrence", "contradicts the .N suffix of the hash")
     return item
 
@@ -205,11 +216,14 @@ register_hook(list[EditOperation], structure_operations)
 
 def _operation(i: int, item: EditOperation) -> Operation:
     content = split_content(item.content) if hasattr(item, "content") else None
-    if isinstance(item, SingleLine):
-        target = _anchor(item.hash, item.line)
+    if type(item) in _SINGLE:
+        one = cast(SingleLine, item)
+        target = _anchor(one.hash, one.line)
         assert target is not None  # checked by _structure_one
-        occurrence = item.occurrence or target.occurrence
-        return Operation(i, item.op, Anchor(target.token, occurrence, target.line), content=content)
+        if one.occurrence and one.occurrence != target.occurrence:
+            target = Anchor(target.token, one.occurrence, target.line)
+        return Operation(i, one.op, target, content=content)
+    item = cast(ReplaceRange | DeleteRange, item)
     start, end = _anchor(item.start_hash), _anchor(item.end_hash)
     assert start is not None and end is not None
     return Operation(i, item.op, start=start, end=end, content=content)

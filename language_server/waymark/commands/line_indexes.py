@@ -50,10 +50,29 @@ def take(real: Path, digest: str | None, tf: TextFile) -> LineIndex | None:
         _written.pop((real, digest), None)
         if index is not None:
             _lines -= len(index.lines)
+    return fitting(index, tf)
+
+
+def fitting(index: LineIndex | None, tf: TextFile) -> LineIndex | None:
+    """``index`` when it is the index of ``tf``'s lines, else None."""
     # The same tuple when the file's lines were taken from what the last edit wrote.
     if index is None or (index.lines is not tf.lines and index.lines != tf.lines):
         return None
     return index
+
+
+def lend(real: Path, digest: str) -> tuple[LineIndex, tuple[bytes, TextFile] | None] | None:
+    """The kept index of ``real``'s bytes of ``digest`` and what the edit that wrote them
+    kept of them (:func:`keep`'s ``written``), taken out at once (an edit would otherwise
+    ask :func:`holds`, :func:`known` and :func:`take` in turn); None when none is kept. The
+    caller checks the index against the lines it decodes (:func:`fitting`)."""
+    global _lines
+    with _guard:
+        index = _indexes.pop((real, digest), None)
+        if index is None:
+            return None
+        _lines -= len(index.lines)
+        return index, _written.pop((real, digest), None)
 
 
 def known(real: Path, digest: str | None, data: bytes) -> TextFile | None:

@@ -125,6 +125,9 @@ class TextFile:
         decision, text = decide_with_text(data, declared, text_wanted=known is None)
         encoding, bom = decision.encoding, decision.bom
         if known is not None and (known.encoding, known.bom) == (encoding, bom):
+            if known.decision == decision:
+                # Decided alike, these bytes are that very file, and all it knows holds.
+                return known
             return known._ends_to(cls(known.lines, known.eols, encoding, bom, decision))
         body = data[len(_BOM_OF[encoding]) :] if bom else data
         try:

@@ -43,7 +43,11 @@ class Session:
     files: dict[Path, FileRecord] = field(default_factory=dict)
 
     def _record(self, path: Path) -> FileRecord:
-        return self.files.setdefault(path, FileRecord())
+        # Not setdefault: a record made only to be dropped cost every edit's observe one.
+        record = self.files.get(path)
+        if record is None:
+            record = self.files[path] = FileRecord()
+        return record
 
     def observe(self, path: Path, digest: str | None) -> None:
         """Note the current content; a change we did not make is an ``external`` writer."""

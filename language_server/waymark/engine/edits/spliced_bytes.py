@@ -9,6 +9,7 @@ byte for byte (a differential test in tests/unit/test_spliced_bytes.py).
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_left, insort
 from collections.abc import Callable, Sequence
 from operator import add
@@ -113,12 +114,18 @@ def _widened(changes: Sequence[Change]) -> list[Change]:
     ]
 
 
+@functools.cache
+def _codec_facts(codec: str) -> tuple[str, int, bool]:
+    """``codec``'s error handler, the width of a line feed in it, and whether its characters
+    are all of one width: every character, or (a flag a joined string carries) ASCII."""
+    fixed = codec in _ONE_BYTE or codec.startswith("utf-32")
+    return errors_for(codec), len("\n".encode(codec)), fixed
+
+
 def _span_bytes(tf: TextFile, data: bytes) -> Callable[[int, int], int]:
     """How many bytes of ``data`` lines ``[a, b)`` of ``tf`` take, terminators included."""
     lines, eols, codec = tf.lines, tf.eols, tf.encoding
-    errors, unit = errors_for(codec), len("\n".encode(codec))
-    # Characters of one width: every character, or (a flag a joined string carries) ASCII.
-    fixed = codec in _ONE_BYTE or codec.startswith("utf-32")
+    errors, unit, fixed = _codec_facts(codec)
     n, unterminated = len(lines), bool(eols) and not eols[-1]
 
     def text_bytes(a: int, b: int) -> int:
@@ -131,6 +138,10 @@ def _span_bytes(tf: TextFile, data: bytes) -> Callable[[int, int], int]:
         # Terminators are one character, CRLF two, and only the last line may have none.
         return b - a - (unterminated and b == n and b > a)
 
-    if codec in _ASCII_COMPATIBLE and (b"\r" not in data or b"\n" not in data):
+    # Every line ending in LF (when the file knows it without counting), no terminator is
+    # CRLF: the bytes need not be searched for one.
+    if codec in _ASCII_COMPATIBLE and (
+        tf.told_end == "\n" or b"\r" not in data or b"\n" not in data
+    ):
         return lambda a, b: text_bytes(a, b) + ends(a, b)
     return lambda a, b: text_bytes(a, b) + unit * (ends(a, b) + eols[a:b].count("\r\n"))
