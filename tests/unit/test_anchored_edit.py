@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from helpers_splices import planned_splices
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -716,27 +717,6 @@ def test_reversed_range_is_refused_when_swapping_is_off() -> None:
     assert info.value.details["reversed"] is True
 
 
-@st.composite
-def _splices(draw: st.DrawFn, n: int) -> list[Any]:
-    """Non-overlapping splices as the planner makes them."""
-    from waymark.engine.edits.splice import Splice
-
-    out = []
-    pos = 0
-    while pos <= n and len(out) < 6:
-        start = draw(st.integers(pos, n))
-        end = draw(st.integers(start, min(n, start + 3)))
-        new = tuple(draw(st.lists(st.sampled_from(["a", "b", ""]), max_size=3)))
-        if start == end and not new:
-            break
-        out.append(Splice(start, end, new))
-        # The planner puts an insert at a region's start only from insert_after the line above.
-        if end > start > 0 and draw(st.booleans()):
-            out.append(Splice(start, start, ("ins",)))
-        pos = end + 1
-    return out
-
-
 @settings(max_examples=500, deadline=None)
 @given(st.data(), st.lists(st.sampled_from(["x", "y", ""]), min_size=1, max_size=12))
 def test_one_pass_apply_equals_splicing_one_by_one(data: st.DataObject, lines: list[str]) -> None:
@@ -746,7 +726,7 @@ def test_one_pass_apply_equals_splicing_one_by_one(data: st.DataObject, lines: l
     eol = data.draw(st.sampled_from(["\n", "\r\n"]))
     final = data.draw(st.booleans())
     tf = TextFile(tuple(lines), tuple([eol] * (len(lines) - 1) + [eol if final else ""]))
-    splices = data.draw(_splices(len(lines)))
+    splices = data.draw(planned_splices(len(lines)))
     expected = tf
     # New lines take the original file's terminator even where an earlier splice left the
     # file with none (deleting every terminated line, then inserting).

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 from unittest.mock import patch
 
+from helpers_splices import planned_splices
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,25 +24,6 @@ from waymark.engine.edits.splice import Splice, apply_splices, merged_changes, s
 from waymark.engine.text import TextFile
 
 _ENDS = ("\n", "\r\n", "\r")
-
-
-@st.composite
-def _splices(draw: st.DrawFn, n: int) -> list[Splice]:
-    """Non-overlapping splices as the planner makes them (an insert at a region's start
-    only with the region)."""
-    out = []
-    pos = 0
-    while pos <= n and len(out) < 6:
-        start = draw(st.integers(pos, n))
-        end = draw(st.integers(start, min(n, start + 3)))
-        new = tuple(draw(st.lists(st.sampled_from(["a", "b", ""]), max_size=3)))
-        if start == end and not new:
-            break
-        out.append(Splice(start, end, new))
-        if end > start > 0 and draw(st.booleans()):
-            out.append(Splice(start, start, ("ins",)))
-        pos = end + 1
-    return out
 
 
 def _one_by_one(tf: TextFile, splices: list[Splice], eol: str) -> TextFile:
@@ -67,7 +49,7 @@ def test_a_file_ending_alike_splices_as_one_by_one(
 ) -> None:
     tf = TextFile(tuple(lines), tuple([end] * (len(lines) - 1) + [end if final else ""]))
     eol = data.draw(st.sampled_from((end, *_ENDS)))
-    splices = data.draw(_splices(len(lines)))
+    splices = data.draw(planned_splices(len(lines)))
     expected = _one_by_one(tf, splices, eol)
     after, hashes = apply_splices(tf, hash_lines(tf.lines), splices, eol)
     assert (after.lines, after.eols) == (expected.lines, expected.eols)
@@ -91,7 +73,7 @@ def test_ends_told_apart_are_what_the_look_finds(
     eols = [end for _, end in rows[:-1]] + [last]
     tf = TextFile(tuple(lines), tuple(eols))
     eol = data.draw(st.sampled_from(_ENDS))
-    splices = data.draw(_splices(len(lines)))
+    splices = data.draw(planned_splices(len(lines)))
     after, _, changes = spliced_apart(tf, hash_lines(tf.lines), splices, eol)
     # The long way: the splices, every new line kept apart from its neighbours, then the look.
     plain, _ = apply_splices(tf, hash_lines(tf.lines), splices, eol)
