@@ -5,6 +5,21 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+# Paths through those shapes, for a test's own list of spelled paths.
+THROUGH_SHAPES = [
+    "to_dir/deep/f.txt",
+    "to_file",
+    "dir/up/dir/deep/f.txt",
+    "dangling",
+    "dangling/below",
+    "loop",
+    "loop/below",
+    "abs/o.txt",
+    "fifo",
+    "fifo/below",
+    "file_on_the_way/below",
+]
+
 
 def add_path_shapes(root: Path, outside: Path) -> None:
     """Under ``root`` (which has ``dir/deep/f.txt``): symlinks to a directory, to a file, up

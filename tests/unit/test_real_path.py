@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers_path_shapes import add_path_shapes
+from helpers_path_shapes import THROUGH_SHAPES, add_path_shapes
 
 from waymark.store.real_path import reach, real_path
 from waymark.store.workspace import Workspace
@@ -29,24 +29,14 @@ PATHS = [
     "dir/deep",
     "dir",
     "",
-    "to_dir/deep/f.txt",
-    "to_file",
-    "dir/up/dir/deep/f.txt",
-    "dangling",
-    "dangling/below",
-    "loop",
-    "loop/below",
-    "abs/o.txt",
-    "fifo",
     "missing.txt",
     "missing/below.txt",
-    "file_on_the_way/below",
     "name (deleted)",
     "to_dir",
     "dir/up",
     "dir/up/to_file",
     "dir/deep/",
-    "fifo/below",
+    *THROUGH_SHAPES,
 ]
 
 
