@@ -67,7 +67,7 @@ class BatchWrite:
     before: bytes | None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Staged:
     write: BatchWrite
     # As a string: a Path per file is a good part of a one-file batch's own cost.
@@ -90,10 +90,11 @@ def write_batch(writes: Sequence[BatchWrite], walks: Walks | None = None) -> Non
     ``file_changed_since_read`` when a file no longer holds ``before``. ``walks``: the
     directories the caller reached under its locks.
     """
-    with contextlib.ExitStack() as stack:
-        if walks is None:
-            walks = stack.enter_context(Walks())
+    if walks is not None:
         _write_all(writes, walks)
+        return
+    with Walks() as own:
+        _write_all(writes, own)
 
 
 def _write_all(writes: Sequence[BatchWrite], walks: Walks) -> None:
@@ -110,8 +111,9 @@ def _write_all(writes: Sequence[BatchWrite], walks: Walks) -> None:
         raise
     for item in staged:
         # The old files of deletes: the batch is in, nothing will be put back now.
-        with contextlib.suppress(OSError):
-            _discard(item, walks)
+        if item.tmp is not None:
+            with contextlib.suppress(OSError):
+                _discard(item, walks)
 
 
 def replace_checked(walks: Walks, path: Path, data: bytes) -> None:

@@ -9,13 +9,12 @@ several times the rest of an edit (bench/results.md, h44lsp and h45lsp3).
 
 A resident door calls :func:`enable`, and :func:`wake` whenever a reply has left. Each write
 into a directory then asks for an unnamed file there (``O_TMPFILE``), which a thread makes
-once woken, for the next write; the next write takes it, fills it,
-gives it the temp name (:func:`link`, through ``/proc/self/fd``) and renames it over the
-target exactly as a file created by name. Until it is linked the file has no name: nothing
-can open it, a killed process leaves nothing behind (the kernel frees it), and a file system
-that cannot make one (or link it) just costs the write the create it always made. A one-shot
-process (a hook, a CLI verb) never enables it: its one write would pay for a thread and a
-file it never uses.
+once woken, for the next write; the next write takes it, fills it, gives it the temp name
+(:func:`link`, through ``/proc/self/fd``, opened once) and renames it over the target exactly
+as a file created by name. Until it is linked the file has no name: nothing can open it, a
+killed process leaves nothing behind (the kernel frees it), and a file system that cannot make
+one (or link it) just costs the write the create it always made. A one-shot process (a hook,
+a CLI verb) never enables it: its one write would pay for a thread and a file it never uses.
 """
 
 from __future__ import annotations
@@ -50,9 +49,16 @@ class Spares:
         self._wanted: dict[Key, int] = {}
         self._refused: set[int] = set()  # devices that cannot make or link one
         self._thread: threading.Thread | None = None
+        # This process's /proc/PID/fd (``self`` resolved once): a link names a spare in it
+        # by its number alone, not by a path through /proc walked anew per write. A forked
+        # child holds its parent's, closed with the rest.
+        self._fds = -1
 
     def enable(self) -> None:
-        self._enabled = bool(_TMPFILE) and os.path.isdir("/proc/self/fd")
+        if self._fds < 0 and _TMPFILE:
+            with contextlib.suppress(OSError):
+                self._fds = os.open("/proc/self/fd", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+        self._enabled = self._fds >= 0
 
     def take(self, dir_fd: int) -> int | None:
         """The unnamed file made for the directory ``dir_fd`` (the caller owns it now), or
@@ -85,7 +91,7 @@ class Spares:
         file system cannot (the caller then creates the file by name). A name already there
         raises ``FileExistsError``, as a create's ``O_EXCL`` does."""
         try:
-            os.link(f"/proc/self/fd/{fd}", name, dst_dir_fd=dir_fd, follow_symlinks=True)
+            os.link(str(fd), name, src_dir_fd=self._fds, dst_dir_fd=dir_fd, follow_symlinks=True)
         except FileExistsError:
             raise
         except OSError:
@@ -130,7 +136,7 @@ class Spares:
     def _forked(self) -> None:
         """A forked child holds copies of the parent's spares, and no thread: it starts
         over, disabled (a child is no resident door)."""
-        for fd in [*self._ready.values(), *self._wanted.values()]:
+        for fd in [*self._ready.values(), *self._wanted.values(), self._fds]:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._reset()
