@@ -252,7 +252,10 @@ _TAKEN = (str, int, bool, type(None))
 @functools.cache
 def _plain(cls: type[Any]) -> tuple[tuple[_PlainField, ...], frozenset[str]] | None:
     """``cls``'s fields as :func:`_plain_structure` checks them, or None when one of them
-    takes more than exact JSON scalars, Literals and hooks (cattrs then structures it)."""
+    takes more than exact JSON scalars, Literals and hooks (cattrs then structures it), or
+    ``cls`` is no attrs class (a plain dict of params, say)."""
+    if not attrs.has(cls):
+        return None
     try:
         hints = typing.get_type_hints(cls)
     except (NameError, TypeError):
