@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from waymark.commands.context import CommandContext, load_options
 from waymark.commands.registry import execute
+from waymark.store import batch
 
 
 class Agent:
@@ -24,6 +28,27 @@ class Agent:
 
     async def __call__(self, verb: str, /, **params: Any) -> dict[str, Any]:
         return await execute(self.ctx, f"waymark.{verb}", params)
+
+
+async def edit_third_line_with_a_writer_at_stage(
+    agent: Agent, path: Path, theirs: Callable[[Path], None], monkeypatch: pytest.MonkeyPatch
+) -> dict[str, Any]:
+    """Edit line 3 of ``path`` to ``3`` (anchored on a fresh read) while another program, which
+    takes no lock, runs ``theirs`` on the file as the batch stages the new bytes: after the
+    re-read under the lock, before the batch's last compare."""
+    read = await agent("read", path=path.name, hashes=True)
+    staged = batch._write_temp
+
+    def theirs_then_stage(*args: Any) -> None:
+        theirs(path)
+        staged(*args)
+
+    monkeypatch.setattr(batch, "_write_temp", theirs_then_stage)
+    return await agent(
+        "edit",
+        path=path.name,
+        operations=[{"op": "replace_line", "hash": read["lines"][2]["hash"], "content": "3"}],
+    )
 
 
 def put(root: Path, name: str, data: bytes) -> Path:

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 import waymark.commands.commit as commit
-import waymark.store.batch as batch
-from helpers_commands import Agent, put
+from helpers_commands import Agent, edit_third_line_with_a_writer_at_stage, put
 from waymark.store.files import digest
 
 SOURCE = b"one\ntwo\nthree\n"
@@ -81,18 +80,8 @@ async def test_a_file_another_program_writes_after_the_re_read_is_still_caught_b
     root = tmp_path / "ws"
     path = put(root, "f.txt", SOURCE)
     agent = Agent(root, tmp_path / "history")
-    read = await agent("read", path="f.txt", hashes=True)
-    staged = batch._write_temp
-
-    def theirs_then_stage(*args: Any) -> None:
-        path.write_bytes(b"one\nTHEIRS\nthree\n")
-        staged(*args)
-
-    monkeypatch.setattr(batch, "_write_temp", theirs_then_stage)
-    result = await agent(
-        "edit",
-        path="f.txt",
-        operations=[{"op": "replace_line", "hash": read["lines"][2]["hash"], "content": "3"}],
+    result = await edit_third_line_with_a_writer_at_stage(
+        agent, path, lambda p: p.write_bytes(b"one\nTHEIRS\nthree\n"), monkeypatch
     )
     assert result == {
         "ok": False,

@@ -1,6 +1,6 @@
-"""The batch's compare right before the rename reads through the re-read's descriptor when
-the name still links to that file: whatever happens to the file between the two compares
-is answered as a fresh open of the name answers it."""
+"""The batch's compare right before the rename opens the name afresh: whatever happens to the
+file between the re-read under the lock and that compare (rewritten, grown, cut, replaced,
+moved, a symlink put in its place) is seen, and nothing is written over it."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-import waymark.store.batch as batch
-from helpers_commands import Agent, put
+from helpers_commands import Agent, edit_third_line_with_a_writer_at_stage, put
 
 SOURCE = b"one\ntwo\nthree\n"
 EDITED = b"one\ntwo\n3\n"
@@ -85,19 +84,7 @@ async def test_what_happens_between_the_two_compares_is_seen_by_the_second(
     root = tmp_path / "ws"
     path = put(root, "f.txt", SOURCE)
     agent = Agent(root, tmp_path / "history")
-    read = await agent("read", path="f.txt", hashes=True)
-    staged = batch._write_temp
-
-    def theirs_then_stage(*args: Any) -> None:
-        theirs(path)
-        staged(*args)
-
-    monkeypatch.setattr(batch, "_write_temp", theirs_then_stage)
-    result = await agent(
-        "edit",
-        path="f.txt",
-        operations=[{"op": "replace_line", "hash": read["lines"][2]["hash"], "content": "3"}],
-    )
+    result = await edit_third_line_with_a_writer_at_stage(agent, path, theirs, monkeypatch)
     if refusal is None:
         assert result["ok"], result
     else:
@@ -113,19 +100,7 @@ async def test_a_symlink_swapped_in_between_the_two_compares_is_refused(
     root = tmp_path / "ws"
     path = put(root, "f.txt", SOURCE)
     agent = Agent(root, tmp_path / "history")
-    read = await agent("read", path="f.txt", hashes=True)
-    staged = batch._write_temp
-
-    def theirs_then_stage(*args: Any) -> None:
-        _a_symlink(path)
-        staged(*args)
-
-    monkeypatch.setattr(batch, "_write_temp", theirs_then_stage)
-    result = await agent(
-        "edit",
-        path="f.txt",
-        operations=[{"op": "replace_line", "hash": read["lines"][2]["hash"], "content": "3"}],
-    )
+    result = await edit_third_line_with_a_writer_at_stage(agent, path, _a_symlink, monkeypatch)
     assert result["ok"] is False
     assert result["error"] == "path_outside_workspace", result
     assert path.is_symlink()
