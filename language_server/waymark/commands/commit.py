@@ -241,17 +241,12 @@ async def _apply_through_editor(
 
 def _result(proposal: Proposal, warnings: list[str], changes: list[FileChange]) -> dict[str, Any]:
     # ``changes`` are the files the proposal changes: its diffs are theirs.
-    diffs = proposal.diffs
-    insertions = deletions = 0
-    for d in diffs:
-        insertions += d.stats.insertions
-        deletions += d.stats.deletions
-    result = dict(proposal.result, diff="".join([d.text for d in diffs]))
+    result = dict(proposal.result, diff="".join(d.text for d in proposal.diffs))
     result.update(
         ok=True,
         changed=bool(changes),
-        insertions=insertions,
-        deletions=deletions,
+        insertions=sum(d.stats.insertions for d in proposal.diffs),
+        deletions=sum(d.stats.deletions for d in proposal.diffs),
         writer_type=proposal.writer,
     )
     if len(proposal.changes) == 1:
