@@ -221,13 +221,19 @@ shown(PyObject *answer, PyObject *hunk_rows, Py_ssize_t *valid)
     return 0;
 }
 
+/* A row of the anchored diff, as diff_hunks makes it (``text`` is taken over). */
 static PyObject *
 row(const char *kind, const char *where, Py_ssize_t line, PyObject *text)
 {
     PyObject *r = PyDict_New();
     if (r == NULL || set_new(r, "kind", PyUnicode_InternFromString(kind)) < 0 ||
-        set_new(r, where, PyLong_FromSsize_t(line)) < 0 || set_new(r, "text", text) < 0) {
+        set_new(r, where, PyLong_FromSsize_t(line)) < 0) {
         Py_XDECREF(r);
+        Py_XDECREF(text);
+        return NULL;
+    }
+    if (set_new(r, "text", text) < 0) {
+        Py_DECREF(r);
         return NULL;
     }
     return r;
