@@ -204,6 +204,7 @@ def test_edits_of_a_larger_file_plan_the_same_and_from_its_bytes(seed: int) -> N
     assert answered >= 10
 
 
+@pytest.mark.skipif(core.native is None, reason="the compiled core is not built")
 def test_unique_lines_the_filter_lets_through_plan_the_same() -> None:
     # The filter of possibly repeated lines is sized to the file (16 bits a line): in a
     # 60-line file, unique lines whose hashes share their low 10 bits pass it beside the
