@@ -23,6 +23,7 @@ setup(
                     "_core_respan",
                     "_core_near",
                     "_core_kept",
+                    "_core_stretch",
                     "_core_sed",
                     "_core_sed_lines",
                 )

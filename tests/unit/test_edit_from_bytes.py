@@ -204,6 +204,28 @@ def test_edits_of_a_larger_file_plan_the_same_and_from_its_bytes(seed: int) -> N
     assert answered >= 10
 
 
+@pytest.mark.skipif(core.native is None, reason="the compiled core is not built")
+def test_unique_lines_the_filter_lets_through_plan_the_same() -> None:
+    # The filter of possibly repeated lines is sized to the file (16 bits a line): in a
+    # 60-line file, unique lines whose hashes share their low 10 bits pass it beside the
+    # repeated ones, and must still count as unique.
+    by_low: dict[int, list[str]] = {}
+    texts = [f"value_{k} = {k}" for k in range(4_000)]
+    for text, h in zip(texts, hash_lines(texts), strict=True):
+        by_low.setdefault(h & 0x3FF, []).append(text)
+    pairs = [group[:2] for group in by_low.values() if len(group) > 1][:12]
+    lines = [text for pair in pairs for text in pair]
+    lines += ["", "pass", "", "}", "pass", "x = 1", "}", ""] * 4
+    random.Random(2).shuffle(lines)
+    data = ("\n".join(lines) + "\n").encode()
+    rows = list(annotate(TextFile.decode(data)))
+    answered = 0
+    for row in rows:
+        for content in ("x = 0", "pass", ""):
+            answered += _check(data, [{"op": "replace_line", "hash": row.hash, "content": content}])
+    assert answered >= len(pairs) * 2
+
+
 def test_a_one_line_edit_is_planned_from_the_bytes() -> None:
     data = _code(3_000, 7)
     rows = list(annotate(TextFile.decode(data)))

@@ -46,6 +46,14 @@ def _same_file(seen: TextFile, fresh: TextFile) -> None:
     )
 
 
+@pytest.fixture(autouse=True)
+def _kept_path() -> Any:
+    """Edits the bytes do not plan (a file past MAX_WRITTEN_BYTES, one not in UTF-8, an
+    anchor only the decoded file resolves) go the kept index's way: these edits too."""
+    with patch("waymark.commands.edit.plan_from_bytes", return_value=None):
+        yield
+
+
 def _workspace(tmp_path: Path, data: bytes) -> tuple[Any, Path]:
     """A context on a workspace holding ``f.py`` with ``data``, and that file."""
     root = tmp_path / "ws"

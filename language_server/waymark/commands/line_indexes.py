@@ -5,7 +5,9 @@ already derives the index of the file it writes (engine/edits/reindex.py), and t
 of that file, in a long-lived process (the language server, the MCP server, the hook server),
 usually starts from exactly those bytes. An index is looked up by the file's real path and
 the digest of its bytes and used only if its lines are the lines just decoded, so a stale or
-foreign entry is a miss, never a wrong answer.
+foreign entry is a miss, never a wrong answer. With the compiled core, an edit of a UTF-8
+file up to ``MAX_WRITTEN_BYTES`` is planned from its bytes first (engine/edits/from_bytes.py),
+which needs no index: the kept one it borrowed is then let go, and nothing is kept.
 
 An index is lent to one plan at a time: :func:`take` removes it (a plan changes an index's
 lazily built tables, and plans run on worker threads), the plan's new index is put back.

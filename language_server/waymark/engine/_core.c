@@ -27,6 +27,7 @@ static PyMethodDef methods[] = {
     {"span_find", wm_span_find, METH_VARARGS, "Lines of text bytes whose hash starts so."},
     {"brackets", wm_brackets, METH_O, "How many of each bracket bytes hold."},
     {"span_anchors", wm_span_anchors, METH_VARARGS, "The anchors an edit reports."},
+    {"stretch_edit", wm_stretch_edit, METH_VARARGS, "One replace of lines, planned at once."},
     {"append_after", wm_append_after, METH_VARARGS, "sed's a after fixed-string lines."},
     {"around_lines", wm_around_lines, METH_VARARGS, "Text before and after every line."},
     {"replace_lines", wm_replace_lines, METH_VARARGS, "sed's c and d on fixed-string lines."},

@@ -210,6 +210,7 @@ PyObject *wm_context_keys_in(PyObject *self, PyObject *arg);
 PyObject *wm_span_find(PyObject *self, PyObject *arg);
 PyObject *wm_brackets(PyObject *self, PyObject *arg);
 PyObject *wm_span_anchors(PyObject *self, PyObject *arg);
+PyObject *wm_stretch_edit(PyObject *self, PyObject *args);
 PyObject *wm_append_after(PyObject *self, PyObject *args);
 PyObject *wm_around_lines(PyObject *self, PyObject *args);
 PyObject *wm_replace_lines(PyObject *self, PyObject *args);

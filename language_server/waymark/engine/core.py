@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from importlib import import_module
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 # annotate_columns' answer for a page: (special, tokens, low, medium).
 Columns = tuple[list[int], list[str | None], list[int], list[int]]
@@ -60,6 +60,24 @@ class Core(Protocol):
         lines: list[int],
         /,
     ) -> tuple[int, Columns] | None: ...
+    def stretch_edit(
+        self,
+        data: bytes,
+        skip: int,
+        starts: dict[int, int],
+        count: int,
+        spans: object,
+        eol: str,
+        start: int,
+        end: int,
+        content: tuple[str, ...],
+        ops: int,
+        /,
+    ) -> (
+        tuple[bytes, dict[str, int], list[dict[str, Any]], tuple[int, int], str, int, int]
+        | bool
+        | None
+    ): ...
     def own_displays(
         self,
         indices: list[int],

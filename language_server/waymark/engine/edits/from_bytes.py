@@ -25,7 +25,7 @@ from typing import Any
 
 from waymark.engine import core
 from waymark.engine.anchors import HIGH, LOW, MEDIUM, LineIndex, hash_lines
-from waymark.engine.diff import FileDiff, common_ends, diff_file
+from waymark.engine.diff import DiffStats, FileDiff, common_ends, diff_file
 from waymark.engine.edits.anchored import diff_hunks, with_shown
 from waymark.engine.edits.line_ends import EndingsWouldMerge, check_rereads, ends_apart
 from waymark.engine.edits.operations import AdvisoryLineIgnored, Operation, RangeSwapped
@@ -96,7 +96,8 @@ class _Lines(Sequence[str]):
 @dataclass(frozen=True)
 class BytesEdit:
     """A planned edit: the new bytes, what :class:`AnchoredEdit` reports of it, and the
-    stretch of both files around it (from line ``first_line``) for its unified diff."""
+    stretch of both files around it (from line ``first_line``) for its unified diff, or that
+    diff's hunk and counts when the core made them (``hunk``)."""
 
     after: bytes
     details: dict[str, Any]
@@ -104,13 +105,18 @@ class BytesEdit:
     advisories: list[AdvisoryLineIgnored]
     swapped: list[RangeSwapped]
     untouched: tuple[int, int]
-    before_stretch: TextFile
-    after_stretch: TextFile
-    first_line: int
-    known: tuple[int, int]
+    before_stretch: TextFile | None = None
+    after_stretch: TextFile | None = None
+    first_line: int = 0
+    known: tuple[int, int] = (0, 0)
+    hunk: tuple[str, DiffStats] | None = None
 
     def unified(self, display: str) -> FileDiff:
         """:func:`diff_file` of the whole files, byte for byte."""
+        if self.hunk is not None:
+            body, stats = self.hunk
+            return FileDiff(f"--- a/{display}\n+++ b/{display}\n{body}", stats)
+        assert self.before_stretch is not None and self.after_stretch is not None
         return diff_file(
             display,
             self.before_stretch,
@@ -178,6 +184,10 @@ class _Stretch:
 
     def plan(self, splices: list[Splice], ops: int, resolver: Resolver) -> BytesEdit | None:
         data, count, skip = self.data, self.count, self.skip
+        if len(splices) == 1:
+            answered, plan = self._at_once(splices[0], ops, resolver)
+            if answered:
+                return plan
         w0 = max(min(s.start for s in splices) - _MARGIN, 0)
         w1 = min(max(s.end for s in splices) + _MARGIN, count)
         a, b = skip if w0 == 0 else self.starts[w0], self.starts[w1]
@@ -236,6 +246,37 @@ class _Stretch:
             after_stretch=after,
             first_line=w0,
             known=known,
+        )
+
+    def _at_once(self, sp: Splice, ops: int, resolver: Resolver) -> tuple[bool, BytesEdit | None]:
+        """The commonest edit, one replace of plain lines, planned in one call of the core
+        (_core_stretch.c): whether it was that edit, and then its plan (None: the decoded
+        file's plan answers); when it was not, the steps of :meth:`plan` answer."""
+        made = self.native.stretch_edit(
+            self.data,
+            self.skip,
+            self.starts,
+            self.count,
+            self.spans,
+            self.eol,
+            sp.start,
+            sp.end,
+            sp.lines,
+            ops,
+        )
+        if made is None or made is True:
+            return False, None
+        if made is False:
+            return True, None
+        new_data, details, hunks, untouched, body, insertions, deletions = made
+        return True, BytesEdit(
+            after=new_data,
+            details=details,
+            diff=hunks,
+            advisories=resolver.advisories,
+            swapped=resolver.swapped,
+            untouched=untouched,
+            hunk=(body, DiffStats(insertions, deletions)),
         )
 
     def _columns(
