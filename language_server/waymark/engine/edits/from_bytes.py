@@ -110,6 +110,9 @@ class BytesEdit:
     first_line: int = 0
     known: tuple[int, int] = (0, 0)
     hunk: tuple[str, DiffStats] | None = None
+    # The old lines [start, end) and the lines (and terminators) that replace them: the new
+    # file's lines, given the old file's (edits/spliced_file.py).
+    replaced: tuple[int, int, tuple[str, ...], tuple[str, ...]] = (0, 0, (), ())
 
     def unified(self, display: str) -> FileDiff:
         """:func:`diff_file` of the whole files, byte for byte."""
@@ -246,6 +249,7 @@ class _Stretch:
             after_stretch=after,
             first_line=w0,
             known=known,
+            replaced=(w0, w1, after.lines, after.eols),
         )
 
     def _at_once(self, sp: Splice, ops: int, resolver: Resolver) -> tuple[bool, BytesEdit | None]:
@@ -277,6 +281,7 @@ class _Stretch:
             swapped=resolver.swapped,
             untouched=untouched,
             hunk=(body, DiffStats(insertions, deletions)),
+            replaced=(sp.start, sp.end, sp.lines, (self.eol,) * len(sp.lines)),
         )
 
     def _columns(
