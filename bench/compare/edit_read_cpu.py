@@ -11,6 +11,7 @@ the medians over the rounds and the median of the rounds' differences (this − 
 """
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -74,7 +75,8 @@ async def main():
             edits.append(took)
             if then is not None:
                 after.append(then)
-    print(json.dumps([statistics.median(edits) / 1e3, statistics.median(after) / 1e3 if after else 0]))
+    then = statistics.median(after) / 1e3 if after else 0
+    print(json.dumps([statistics.median(edits) / 1e3, then]))
 
 
 asyncio.run(main())
@@ -83,9 +85,7 @@ asyncio.run(main())
 
 def run(tree: str, scenario: str, calls: int) -> list[float]:
     env = {"PYTHONPATH": f"{tree}/language_server", "PATH": "/usr/bin:/bin"}
-    for name in ("TMPDIR", "HOME"):
-        if name in __import__("os").environ:
-            env[name] = __import__("os").environ[name]
+    env |= {name: os.environ[name] for name in ("TMPDIR", "HOME") if name in os.environ}
     out = subprocess.run(
         [sys.executable, "-c", CHILD, scenario, str(calls)],
         env=env,
@@ -109,7 +109,8 @@ def main() -> None:
             for side, tree in order:
                 edit, then = run(tree, scenario, calls)
                 got.setdefault((scenario, side), []).append([edit, then])
-                print(f"round {n + 1} {scenario:4} {side}: edit {edit:6.1f} µs, then {then:6.1f} µs")
+                shown = f"edit {edit:6.1f} µs, then {then:6.1f} µs"
+                print(f"round {n + 1} {scenario:4} {side}: {shown}")
     for scenario in scenarios:
         b, t = got[scenario, "base"], got[scenario, "this"]
         for k, what in enumerate(("edit", "then")):
@@ -118,7 +119,8 @@ def main() -> None:
             mb = statistics.median(r[k] for r in b)
             mt = statistics.median(r[k] for r in t)
             diff = statistics.median(y[k] - x[k] for x, y in zip(b, t, strict=True))
-            print(f"{scenario:4} {what}: base {mb:6.1f}, this {mt:6.1f}, paired difference {diff:+.1f} µs")
+            shown = f"base {mb:6.1f}, this {mt:6.1f}, paired difference {diff:+.1f} µs"
+            print(f"{scenario:4} {what}: {shown}")
 
 
 main()
