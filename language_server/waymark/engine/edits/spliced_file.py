@@ -33,6 +33,16 @@ class SplicedFile:
         """This file with ``replaced`` (in its own line numbers) applied too: one splice of
         the base, from the first line either replaces to the last."""
         start, end, lines, eols = replaced
+        at = self.start
+        if at <= start and end <= at + len(self.lines):  # inside the lines replaced already
+            k0, k1 = start - at, end - at
+            inside = (
+                at,
+                self.end,
+                self.lines[:k0] + lines + self.lines[k1:],
+                self.eols[:k0] + eols + self.eols[k1:],
+            )
+            return SplicedFile(self.base, self.old_index, inside, data)
         shift = len(self.lines) - (self.end - self.start)
         first = min(self.start, start)
         last = max(self.start + len(self.lines), end)  # in this file's line numbers
