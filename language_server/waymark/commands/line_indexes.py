@@ -88,9 +88,10 @@ def lend(real: Path, digest: str) -> Lent | None:
         index = _indexes.pop((real, digest), None)
         if index is None:
             return None
-        _lines -= _size(index)
         if isinstance(index, SplicedFile):
+            _lines -= len(index.old_index.lines)
             return index
+        _lines -= len(index.lines)
         return index, _written.pop((real, digest), None)
 
 
@@ -139,6 +140,7 @@ def keep_spliced(
     wrote ``after`` by replacing lines as ``replaced`` says: keep the file it wrote as the
     file before it and that splice, when the file before it is known (decoded from those
     very bytes, in UTF-8, as the bytes were planned)."""
+    global _lines
     if lent is None or len(after) > MAX_WRITTEN_BYTES:
         return
     if isinstance(lent, SplicedFile):
@@ -152,7 +154,17 @@ def keep_spliced(
         if written[1].encoding != "utf-8":
             return
         spliced = SplicedFile(written[1], index, replaced, after)
-    _keep((real, digest_of(after)), spliced, None)
+    key = real, digest_of(after)
+    # The entry it came from was kept, so it fits; only the bounds are checked (every edit
+    # of a chain makes one: _keep's general steps would cost it more).
+    with _guard:
+        if key in _indexes:
+            _lines -= _size(_indexes.pop(key))
+            _written.pop(key, None)
+        _indexes[key] = spliced
+        _lines += len(spliced.old_index.lines)
+        if len(_indexes) > MAX_ENTRIES or _lines > MAX_LINES:
+            _evict()
 
 
 def _size(entry: LineIndex | SplicedFile) -> int:
@@ -173,7 +185,13 @@ def _keep(key: _Key, entry: LineIndex | SplicedFile, written: _Written | None) -
         if written is not None:
             _written[key] = written
         _lines += size
-        while len(_indexes) > MAX_ENTRIES or _lines > MAX_LINES:
-            dropped_key, dropped = _indexes.popitem(last=False)
-            _written.pop(dropped_key, None)
-            _lines -= _size(dropped)
+        _evict()
+
+
+def _evict() -> None:
+    """Drop the oldest entries past the bounds (under ``_guard``)."""
+    global _lines
+    while len(_indexes) > MAX_ENTRIES or _lines > MAX_LINES:
+        dropped_key, dropped = _indexes.popitem(last=False)
+        _written.pop(dropped_key, None)
+        _lines -= _size(dropped)

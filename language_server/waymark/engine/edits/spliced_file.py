@@ -11,8 +11,6 @@ kept stays the file before the first and the lines between.
 
 from __future__ import annotations
 
-from functools import cached_property
-
 from waymark.engine.anchors import LineIndex, hash_lines
 from waymark.engine.line_index import P6_SHIFT
 from waymark.engine.text import TextFile
@@ -25,9 +23,13 @@ class SplicedFile:
     """``base`` (whose index is ``index``) with lines ``[start, end)`` replaced by
     ``lines`` ending in ``eols``: the file whose bytes are ``data``."""
 
+    # Slots: an edit makes one, and its next edit another from it.
+    __slots__ = ("_file", "base", "data", "end", "eols", "lines", "old_index", "start")
+
     def __init__(self, base: TextFile, index: LineIndex, replaced: Replaced, data: bytes) -> None:
         self.base, self.old_index, self.data = base, index, data
         self.start, self.end, self.lines, self.eols = replaced
+        self._file: TextFile | None = None
 
     def then(self, replaced: Replaced, data: bytes) -> SplicedFile:
         """This file with ``replaced`` (in its own line numbers) applied too: one splice of
@@ -68,13 +70,15 @@ class SplicedFile:
             + old[max(a, stop) - shift : max(b, stop) - shift]
         )
 
-    @cached_property
+    @property
     def text_file(self) -> TextFile:
-        """The new file, decoded as the old one was."""
-        base, a, b = self.base, self.start, self.end
-        lines = base.lines[:a] + self.lines + base.lines[b:]
-        eols = base.eols[:a] + self.eols + base.eols[b:]
-        return TextFile(lines, eols, base.encoding, base.bom, base.decision)
+        """The new file, decoded as the old one was (made once)."""
+        if self._file is None:
+            base, a, b = self.base, self.start, self.end
+            lines = base.lines[:a] + self.lines + base.lines[b:]
+            eols = base.eols[:a] + self.eols + base.eols[b:]
+            self._file = TextFile(lines, eols, base.encoding, base.bom, base.decision)
+        return self._file
 
     def index(self) -> LineIndex:
         """The new file's index: the old hashes and prefixes with the splice's own."""
