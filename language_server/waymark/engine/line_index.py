@@ -125,6 +125,7 @@ class LineIndex:
     def _tables(self) -> None:
         self.several = set()
         self.p6, self.p6_count, self.shared = self._prefix_columns()
+        self.column = None  # p6 is that column now
         # Equal texts have equal prefixes, so only lines with a shared prefix can repeat:
         # counting those alone skips most of a large file.
         self.text_count = Counter(map(self.lines.__getitem__, self.shared))
