@@ -258,3 +258,22 @@ def test_a_read_after_an_edit_planned_from_the_bytes_uses_what_the_edit_kept(
     assert index.prefix_column() == LineIndex(seen.lines).prefix_column()
     # Other bytes under that digest are a miss, never another file's lines.
     assert line_indexes.known(ws.real, digest(after), after + b"x = 1\n") is None
+
+
+def test_edits_fold_into_one_splice_up_to_the_bound(tmp_path: Path) -> None:
+    data = "".join(f"value_{i} = {i}\n" for i in range(1, 201)).encode()
+    ws = _Workspace(tmp_path / "ws", data, fresh=False)
+    anchor = ws.run("waymark.read", {"hashes": True})["lines"][99]["hash"]
+    for n in range(line_indexes.MAX_SPLICED_EDITS + 1):
+        op = {"op": "replace_line", "hash": anchor, "content": f"value_100 = -{n}"}
+        done = ws.run("waymark.edit", {"operations": [op]})
+        assert done["ok"], done
+        anchor = done["anchoredDiff"][0]["lines"][-1]["hash"]
+        after = ws.file.read_bytes()
+        seen = line_indexes.known(ws.real, digest(after), after)
+        if n < line_indexes.MAX_SPLICED_EDITS:
+            assert seen is not None
+            _same_file(seen, TextFile.decode(after))
+        else:
+            # Past the bound the read after them indexes the file afresh.
+            assert seen is None

@@ -37,6 +37,11 @@ MAX_LINES = 400_000
 # ~20 µs on 1,000 lines) matters beside a small edit's cost, and a large file's bytes would
 # hold as much memory again as its index.
 MAX_WRITTEN_BYTES = 1 << 20
+# Edits folded into one spliced file at most: each costs an edit ~4 µs (the compare, the
+# fold, the digest, the entry), and all a read can save is its index (~40 µs on 1,000
+# lines): past about ten edits without a read, keeping on costs more than it can save, and
+# the read after them indexes the file afresh (bench/results.md, h52keep).
+MAX_SPLICED_EDITS = 8
 
 _Key = tuple[Path, str]
 _Written = tuple[bytes, TextFile]
@@ -144,7 +149,7 @@ def keep_spliced(
     if lent is None or len(after) > MAX_WRITTEN_BYTES:
         return
     if isinstance(lent, SplicedFile):
-        if lent.data != data:
+        if lent.edits >= MAX_SPLICED_EDITS or lent.data != data:
             return
         spliced = lent.then(replaced, after)
     else:

@@ -24,11 +24,14 @@ class SplicedFile:
     ``lines`` ending in ``eols``: the file whose bytes are ``data``."""
 
     # Slots: an edit makes one, and its next edit another from it.
-    __slots__ = ("_file", "base", "data", "end", "eols", "lines", "old_index", "start")
+    __slots__ = ("_file", "base", "data", "edits", "end", "eols", "lines", "old_index", "start")
 
-    def __init__(self, base: TextFile, index: LineIndex, replaced: Replaced, data: bytes) -> None:
+    def __init__(
+        self, base: TextFile, index: LineIndex, replaced: Replaced, data: bytes, edits: int = 1
+    ) -> None:
         self.base, self.old_index, self.data = base, index, data
         self.start, self.end, self.lines, self.eols = replaced
+        self.edits = edits  # how many edits the splice folds
         self._file: TextFile | None = None
 
     def then(self, replaced: Replaced, data: bytes) -> SplicedFile:
@@ -44,7 +47,7 @@ class SplicedFile:
                 self.lines[:k0] + lines + self.lines[k1:],
                 self.eols[:k0] + eols + self.eols[k1:],
             )
-            return SplicedFile(self.base, self.old_index, inside, data)
+            return SplicedFile(self.base, self.old_index, inside, data, self.edits + 1)
         shift = len(self.lines) - (self.end - self.start)
         first = min(self.start, start)
         last = max(self.start + len(self.lines), end)  # in this file's line numbers
@@ -54,7 +57,7 @@ class SplicedFile:
             self._own(first, start, True) + lines + self._own(end, last, True),
             self._own(first, start, False) + eols + self._own(end, last, False),
         )
-        return SplicedFile(self.base, self.old_index, kept, data)
+        return SplicedFile(self.base, self.old_index, kept, data, self.edits + 1)
 
     def _own(self, a: int, b: int, texts: bool) -> tuple[str, ...]:
         """This file's lines (or their terminators) ``[a, b)``."""
