@@ -5,7 +5,8 @@ the next edit (``edit``), each call timed in the thread's CPU time; a base tree 
 alternating, several rounds.
 
 Usage: python bench/compare/edit_read_cpu.py BASE_TREE [ROUNDS] [CALLS] [SCENARIOS]
-(SCENARIOS comma-separated, of ``read``, ``page``, ``edit``; all three by default.) Printed per
+(SCENARIOS comma-separated, of ``read``, ``page``, ``edit``, and ``readN``: a full read after
+every N edits; ``read``, ``page`` and ``edit`` by default.) Printed per
 round, scenario and tree: the median µs of the edit and of what follows it; then, per scenario,
 the medians over the rounds and the median of the rounds' differences (this − base).
 """
@@ -33,6 +34,7 @@ from waymark.doors.entry import open_context
 from waymark.store import spare
 
 scenario, calls = sys.argv[1], int(sys.argv[2])
+every = int(scenario[4:] or 1) if scenario.startswith("read") else 0
 LINES, TARGET = 1000, 500
 CONTENTS = (f"value_{TARGET:04d} = {TARGET}", f"value_{TARGET:04d} = {TARGET + 1}")
 d = Path(tempfile.mkdtemp())
@@ -67,7 +69,7 @@ async def main():
         took, _ = await timed("waymark.edit", {"path": "big.py", "operations": [op]})
         spare.wake()
         then = None
-        if scenario == "read":
+        if scenario == "read" or (scenario[4:] and scenario[:4] == "read" and i % every == 0):
             then, _ = await timed("waymark.read", FULL)
         elif scenario == "page":
             then, _ = await timed("waymark.read", PAGE)

@@ -91,8 +91,11 @@ class SplicedFile:
         if hashes is None:
             return index
         new = hash_lines(self.lines)
-        index.hashes = hashes[:a] + new + hashes[b:]
+        # A copy spliced in place: one pass over the pointers, not a slice and a join each.
+        index.hashes = hashes = hashes.copy()
+        hashes[a:b] = new
         column = old.known_column()
         if column is not None:
-            index.column = column[:a] + [h >> P6_SHIFT for h in new] + column[b:]
+            index.column = column = column.copy()
+            column[a:b] = [h >> P6_SHIFT for h in new]
         return index
