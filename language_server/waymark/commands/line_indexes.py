@@ -37,11 +37,12 @@ MAX_LINES = 400_000
 # ~20 µs on 1,000 lines) matters beside a small edit's cost, and a large file's bytes would
 # hold as much memory again as its index.
 MAX_WRITTEN_BYTES = 1 << 20
-# Edits folded into one spliced file at most: each costs an edit ~4 µs (the compare, the
-# fold, the digest, the entry), and all a read can save is its index (~40 µs on 1,000
-# lines): past about ten edits without a read, keeping on costs more than it can save, and
-# the read after them indexes the file afresh (bench/results.md, h52keep).
-MAX_SPLICED_EDITS = 8
+# Edits folded into one spliced file at most. In the language server's loop each costs an
+# edit ~10 µs (the compare, the fold, the digest, the entry, the memory held), the edit that
+# starts one saves ~12 (it no longer frees the read's index) and the read after them ~45 (a
+# 1,000-line file): past about six edits without a read, keeping on costs more than it can
+# save, and the read after them indexes the file afresh (bench/results.md, h52keep).
+MAX_SPLICED_EDITS = 4
 
 _Key = tuple[Path, str]
 _Written = tuple[bytes, TextFile]
