@@ -109,8 +109,7 @@ class LineIndex:
         self._ctx_pos: dict[str, int] | None = None
         self._ctx_scans = 0
         self._repeated_lines: list[int] | None = None
-        # The prefix column made without the tables (a read's), or handed on by a file this
-        # one was spliced from (edits/spliced_file.py).
+        # The prefix column made without the tables, or handed on (edits/spliced_file.py).
         self.column: list[int] | None = None
 
     def __getattr__(self, name: str) -> object:
@@ -149,16 +148,11 @@ class LineIndex:
         return "p6" in self.__dict__
 
     def prefix_column(self) -> list[int]:
-        """Each line's 6-char prefix, without making the tables counted from them."""
-        made = self.known_column()
+        """Each line's 6-char prefix, without making the tables counted from them (kept)."""
+        made: list[int] | None = self.__dict__.get("p6", self.column)
         if made is None:
             made = self.column = LineIndex._prefixes(self)
         return made
-
-    def known_column(self) -> list[int] | None:
-        """The prefix column if it is made already, else None."""
-        made: list[int] | None = self.__dict__.get("p6")
-        return made if made is not None else self.column
 
     # An edit's index (engine/edits/reindex.py) derives these three from the old file's.
     def _prefixes(self) -> list[int]:

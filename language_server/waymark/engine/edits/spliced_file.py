@@ -94,8 +94,7 @@ class SplicedFile:
         # A copy spliced in place: one pass over the pointers, not a slice and a join each.
         index.hashes = hashes = hashes.copy()
         hashes[a:b] = new
-        column = old.known_column()
-        if column is not None:
-            index.column = column = column.copy()
-            column[a:b] = [h >> P6_SHIFT for h in new]
+        # The old index made its column with its hashes (a read's), or has its tables.
+        index.column = column = old.prefix_column().copy()
+        column[a:b] = [h >> P6_SHIFT for h in new]
         return index
