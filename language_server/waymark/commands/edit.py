@@ -257,12 +257,14 @@ def edit(ctx: CommandContext, params: EditParams) -> Proposal:
     if lent is None or len(data) <= line_indexes.MAX_WRITTEN_BYTES:
         quick = plan_from_bytes(data, loaded.declared, operations, swap_reversed_ranges=as_read)
         if quick is not None:
+            line_indexes.keep_spliced(real, lent, data, quick.replaced, quick.after)
             return _proposal(ctx, loaded, warnings, quick)
     if lent is None:
         tf, kept = loaded.text_file(), None
     else:
-        tf = loaded.text_file_as_written(lent[1])
-        kept = line_indexes.fitting(lent[0], tf)
+        index, written = line_indexes.unpacked(lent)
+        tf = loaded.text_file_as_written(written)
+        kept = line_indexes.fitting(index, tf)
     plan = plan_edit(tf, operations, swap_reversed_ranges=as_read, index=kept)
     details = dict(plan.details)
     details["baseline_continuity"] = ctx.session.continuity(real)

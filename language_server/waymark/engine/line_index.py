@@ -109,6 +109,8 @@ class LineIndex:
         self._ctx_pos: dict[str, int] | None = None
         self._ctx_scans = 0
         self._repeated_lines: list[int] | None = None
+        # The prefix column made without the tables, or handed on (edits/spliced_file.py).
+        self.column: list[int] | None = None
 
     def __getattr__(self, name: str) -> object:
         if name == "hashes":
@@ -122,6 +124,7 @@ class LineIndex:
     def _tables(self) -> None:
         self.several = set()
         self.p6, self.p6_count, self.shared = self._prefix_columns()
+        self.column = None  # p6 is that column now
         # Equal texts have equal prefixes, so only lines with a shared prefix can repeat:
         # counting those alone skips most of a large file.
         self.text_count = Counter(map(self.lines.__getitem__, self.shared))
@@ -145,9 +148,11 @@ class LineIndex:
         return "p6" in self.__dict__
 
     def prefix_column(self) -> list[int]:
-        """Each line's 6-char prefix, without making the tables counted from them."""
-        made: list[int] | None = self.__dict__.get("p6")
-        return made if made is not None else LineIndex._prefixes(self)
+        """Each line's 6-char prefix, without making the tables counted from them (kept)."""
+        made: list[int] | None = self.__dict__.get("p6", self.column)
+        if made is None:
+            made = self.column = LineIndex._prefixes(self)
+        return made
 
     # An edit's index (engine/edits/reindex.py) derives these three from the old file's.
     def _prefixes(self) -> list[int]:

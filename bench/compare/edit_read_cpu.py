@@ -1,0 +1,128 @@
+"""A read or an edit right after an edit, in-process: the LSP bench's edit (an anchored
+``replace_line`` flipping line 500 of a 1,000-line file, the worker hop made synchronous)
+followed by a full read with hashes (``read``), a page of 40 lines with hashes (``page``) or
+the next edit (``edit``), each call timed in the thread's CPU time; a base tree and this one
+alternating, several rounds.
+
+Usage: python bench/compare/edit_read_cpu.py BASE_TREE [ROUNDS] [CALLS] [SCENARIOS]
+(SCENARIOS comma-separated, of ``read``, ``page``, ``edit``, and ``readN``: a full read after
+every N edits; ``read``, ``page`` and ``edit`` by default.) Printed per
+round, scenario and tree: the median µs of the edit and of what follows it; then, per scenario,
+the medians over the rounds and the median of the rounds' differences (this − base).
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[2]
+
+CHILD = """
+import asyncio, json, statistics, sys, tempfile, time
+from pathlib import Path
+
+async def _now(f, *a, **k):
+    return f(*a, **k)
+
+asyncio.to_thread = _now
+from waymark.commands import registry
+from waymark.commands.context import load_options
+from waymark.doors.entry import open_context
+from waymark.store import spare
+
+scenario, calls = sys.argv[1], int(sys.argv[2])
+every = int(scenario[4:] or 1) if scenario.startswith("read") else 0
+LINES, TARGET = 1000, 500
+CONTENTS = (f"value_{TARGET:04d} = {TARGET}", f"value_{TARGET:04d} = {TARGET + 1}")
+d = Path(tempfile.mkdtemp())
+root = d / "workspace"
+root.mkdir()
+(root / "big.py").write_text("".join(f"value_{i:04d} = {i}\\n" for i in range(1, LINES + 1)))
+opts, _ = load_options({"sessionId": "bench", "historyDir": str(d / "history")})
+ctx = open_context([root], opts)
+spare.enable()
+FULL = {"path": "big.py", "hashes": True}
+PAGE = {"path": "big.py", "hashes": True, "offset": TARGET - 20, "limit": 40}
+
+
+async def timed(command, params):
+    t = time.thread_time_ns()
+    res = await registry.execute(ctx, command, params)
+    took = time.thread_time_ns() - t
+    assert res["ok"], res
+    return took, res
+
+
+async def main():
+    anchors = {}
+    for i in range(2):
+        _, r = await timed("waymark.read", FULL)
+        anchors[i % 2] = r["lines"][TARGET - 1]["hash"]
+        op = {"op": "replace_line", "hash": anchors[i % 2], "content": CONTENTS[(i + 1) % 2]}
+        await timed("waymark.edit", {"path": "big.py", "operations": [op]})
+    edits, after = [], []
+    for i in range(calls + 50):
+        op = {"op": "replace_line", "hash": anchors[i % 2], "content": CONTENTS[(i + 1) % 2]}
+        took, _ = await timed("waymark.edit", {"path": "big.py", "operations": [op]})
+        spare.wake()
+        then = None
+        if scenario == "read" or (scenario[4:] and scenario[:4] == "read" and i % every == 0):
+            then, _ = await timed("waymark.read", FULL)
+        elif scenario == "page":
+            then, _ = await timed("waymark.read", PAGE)
+        if i >= 50:
+            edits.append(took)
+            if then is not None:
+                after.append(then)
+    then = statistics.median(after) / 1e3 if after else 0
+    print(json.dumps([statistics.median(edits) / 1e3, then]))
+
+
+asyncio.run(main())
+"""
+
+
+def run(tree: str, scenario: str, calls: int) -> list[float]:
+    env = {"PYTHONPATH": f"{tree}/language_server", "PATH": "/usr/bin:/bin"}
+    env |= {name: os.environ[name] for name in ("TMPDIR", "HOME") if name in os.environ}
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, scenario, str(calls)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return json.loads(out.splitlines()[-1])
+
+
+def main() -> None:
+    base = sys.argv[1]
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    calls = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
+    scenarios = sys.argv[4].split(",") if len(sys.argv) > 4 else ["read", "page", "edit"]
+    trees = {"base": base, "this": str(HERE)}
+    got: dict[tuple[str, str], list[list[float]]] = {}
+    for n in range(rounds):
+        for scenario in scenarios:
+            order = list(trees.items()) if n % 2 == 0 else list(trees.items())[::-1]
+            for side, tree in order:
+                edit, then = run(tree, scenario, calls)
+                got.setdefault((scenario, side), []).append([edit, then])
+                shown = f"edit {edit:6.1f} µs, then {then:6.1f} µs"
+                print(f"round {n + 1} {scenario:4} {side}: {shown}")
+    for scenario in scenarios:
+        b, t = got[scenario, "base"], got[scenario, "this"]
+        for k, what in enumerate(("edit", "then")):
+            if scenario == "edit" and what == "then":
+                continue
+            mb = statistics.median(r[k] for r in b)
+            mt = statistics.median(r[k] for r in t)
+            diff = statistics.median(y[k] - x[k] for x, y in zip(b, t, strict=True))
+            shown = f"base {mb:6.1f}, this {mt:6.1f}, paired difference {diff:+.1f} µs"
+            print(f"{scenario:4} {what}: {shown}")
+
+
+main()
