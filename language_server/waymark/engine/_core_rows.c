@@ -52,10 +52,12 @@ row(Py_ssize_t i, PyObject *text, PyObject *hash, PyObject *quality)
     return d;
 }
 
-/* Where each line's token or quality is not the usual one (borrowed, NULL elsewhere): the
- * keys of an {index: value} scatter, as many as its values. */
+/* Where each line's token or quality is not the usual one (NULL elsewhere): the keys of an
+ * {index: value} scatter, as many as its values; the values borrowed from *held, which the
+ * caller keeps until it is done with them (a sequence made here of an iterable holds the
+ * only references). */
 static int
-scatter_into(PyObject **at, Py_ssize_t n, PyObject *keys, PyObject *values)
+scatter_into(PyObject **at, Py_ssize_t n, PyObject *keys, PyObject *values, PyObject **held)
 {
     PyObject *ks = PySequence_Fast(keys, "indices must be a sequence");
     PyObject *vs = ks == NULL ? NULL : PySequence_Fast(values, "values must be a sequence");
@@ -78,6 +80,7 @@ scatter_into(PyObject **at, Py_ssize_t n, PyObject *keys, PyObject *values)
         at[k] = PySequence_Fast_GET_ITEM(vs, j);
     }
     rc = 0;
+    *held = Py_NewRef(vs);
 done:
     Py_XDECREF(ks);
     Py_XDECREF(vs);
@@ -100,7 +103,7 @@ wm_json_rows(PyObject *self, PyObject *args)
         if (KEYS[k] == NULL)
             return NULL;
     }
-    PyObject *out = NULL, **at = NULL;
+    PyObject *out = NULL, **at = NULL, *held[2] = {NULL, NULL};
     PyObject *lines = PySequence_Fast(lines_arg, "lines must be a sequence");
     PyObject *p6 = lines == NULL ? NULL : PySequence_Fast(p6_arg, "prefixes must be a sequence");
     if (p6 == NULL)
@@ -116,7 +119,8 @@ wm_json_rows(PyObject *self, PyObject *args)
         PyErr_NoMemory();
         goto done;
     }
-    if (scatter_into(at, n, special, tokens) < 0 || scatter_into(at + n, n, odd_k, odd_v) < 0)
+    if (scatter_into(at, n, special, tokens, &held[0]) < 0 ||
+        scatter_into(at + n, n, odd_k, odd_v, &held[1]) < 0)
         goto done;
     out = PyList_New(n);
     for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
@@ -132,6 +136,8 @@ wm_json_rows(PyObject *self, PyObject *args)
     }
 done:
     free(at);
+    Py_XDECREF(held[0]);
+    Py_XDECREF(held[1]);
     Py_XDECREF(lines);
     Py_XDECREF(p6);
     return out;
