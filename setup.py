@@ -26,6 +26,7 @@ setup(
                     "_core_stretch",
                     "_core_sed",
                     "_core_sed_lines",
+                    "_core_rows",
                 )
             ],
             depends=[

@@ -177,10 +177,14 @@ count_of(PyObject *counter, PyObject *key)
 static inline PyObject *
 hex6(unsigned long key)
 {
-    char text[6];
+    /* Written into a new ASCII str: no UTF-8 decode of the digits. */
+    PyObject *s = PyUnicode_New(6, 127);
+    if (s == NULL)
+        return NULL;
+    Py_UCS1 *text = PyUnicode_1BYTE_DATA(s);
     for (int k = 0; k < 6; k++)
-        text[k] = HEX[(key >> (20 - 4 * k)) & 0xf];
-    return PyUnicode_FromStringAndSize(text, 6);
+        text[k] = (Py_UCS1)HEX[(key >> (20 - 4 * k)) & 0xf];
+    return s;
 }
 
 static inline int
@@ -218,5 +222,7 @@ PyObject *wm_replace_all(PyObject *self, PyObject *args);
 PyObject *wm_replace_in_lines(PyObject *self, PyObject *args);
 PyObject *wm_twice_on_a_line(PyObject *self, PyObject *args);
 PyObject *wm_splice(PyObject *self, PyObject *args);
+PyObject *wm_hex_tokens(PyObject *self, PyObject *arg);
+PyObject *wm_json_rows(PyObject *self, PyObject *args);
 
 #endif

@@ -136,7 +136,8 @@ class Annotated(Sequence[AnchoredLine]):
         return self._index.prefix_column()
 
     def hashes(self) -> list[str]:
-        out = list(map("%06x".__mod__, self._p6))
+        native = core.native
+        out = list(map("%06x".__mod__, self._p6)) if native is None else native.hex_tokens(self._p6)
         scatter(out, self._special, self._tokens)
         return out
 
@@ -208,6 +209,19 @@ class Annotated(Sequence[AnchoredLine]):
         return native.render(self.lines, tokens, bytes(low))
 
     def as_json(self) -> list[dict[str, Any]]:
+        native = core.native
+        if native is not None:
+            odd = self._odd
+            with gc_paused():
+                return native.json_rows(
+                    self.lines,
+                    self._p6,
+                    self._special,
+                    self._tokens,
+                    odd.keys(),
+                    odd.values(),
+                    HIGH,
+                )
         columns = zip(count(1), self.lines, self.hashes(), self.qualities())
         with gc_paused():
             return [{"line": n, "text": t, "hash": h, "quality": q} for n, t, h, q in columns]

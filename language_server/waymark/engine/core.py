@@ -12,7 +12,7 @@ environment), the pure-Python path runs. Both give the same bytes
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import import_module
 from typing import Any, Protocol, cast
@@ -48,6 +48,18 @@ class Core(Protocol):
     ): ...
     def brackets(self, data: bytes, /) -> tuple[tuple[int, int], ...]: ...
     def splice(self, data: bytes, a: int, middle: bytes, b: int, /) -> bytes: ...
+    def hex_tokens(self, prefixes: Sequence[int], /) -> list[str]: ...
+    def json_rows(
+        self,
+        lines: Sequence[str],
+        prefixes: Sequence[int],
+        special: Sequence[int],
+        tokens: Sequence[str],
+        odd_lines: Iterable[int],
+        odd_qualities: Iterable[str],
+        high: str,
+        /,
+    ) -> list[dict[str, Any]]: ...
     def span_anchors(
         self,
         spans: object,
