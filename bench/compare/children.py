@@ -75,6 +75,17 @@ def interleaved(
     return samples
 
 
+def last_json(code: str, args: list[str], tree: str) -> Any:
+    """``python -c code *args`` in ``tree``'s source (this machine's ``TMPDIR`` and ``HOME``
+    kept): the JSON value the child prints last."""
+    env = {"PYTHONPATH": f"{tree}/language_server", "PATH": "/usr/bin:/bin"}
+    env |= {name: os.environ[name] for name in ("TMPDIR", "HOME") if name in os.environ}
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout.splitlines()[-1])
+
+
 def medians(samples: dict[str, list[float]], per: str, digits: int) -> None:
     """Each tree's median in µs ``per`` what was timed, its samples, and this / base."""
     for name, values in samples.items():

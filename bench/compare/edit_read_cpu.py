@@ -11,14 +11,13 @@ round, scenario and tree: the median µs of the edit and of what follows it; the
 the medians over the rounds and the median of the rounds' differences (this − base).
 """
 
-import json
-import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(HERE))
+from bench.compare.children import last_json  # noqa: E402
 
 CHILD = """
 import asyncio, json, statistics, sys, tempfile, time
@@ -86,16 +85,7 @@ asyncio.run(main())
 
 
 def run(tree: str, scenario: str, calls: int) -> list[float]:
-    env = {"PYTHONPATH": f"{tree}/language_server", "PATH": "/usr/bin:/bin"}
-    env |= {name: os.environ[name] for name in ("TMPDIR", "HOME") if name in os.environ}
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, scenario, str(calls)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return json.loads(out.splitlines()[-1])
+    return last_json(CHILD, [scenario, str(calls)], tree)
 
 
 def main() -> None:

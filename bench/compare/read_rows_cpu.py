@@ -9,14 +9,13 @@ Printed per round and tree: the median ms (200k) or µs (1,000 lines) of each; t
 medians over the rounds and the median of the rounds' differences (this − base).
 """
 
-import json
-import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(HERE))
+from bench.compare.children import last_json  # noqa: E402
 
 CHILD = """
 import json, statistics, sys, time
@@ -54,16 +53,7 @@ print(json.dumps({
 
 
 def run(tree: str) -> dict[str, float]:
-    env = {"PYTHONPATH": f"{tree}/language_server", "PATH": "/usr/bin:/bin"}
-    env |= {name: os.environ[name] for name in ("TMPDIR", "HOME") if name in os.environ}
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, f"{tree}/bench"],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return json.loads(out.splitlines()[-1])
+    return last_json(CHILD, [f"{tree}/bench"], tree)
 
 
 def main() -> None:

@@ -1,6 +1,9 @@
-"""Splices as the anchored planner makes them, drawn by hypothesis."""
+"""Splices as the anchored planner makes them, drawn by hypothesis; the core with its one
+call for an edit stood down."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -24,3 +27,16 @@ def planned_splices(draw: st.DrawFn, n: int) -> list[Splice]:
             out.append(Splice(start, start, ("ins",)))
         pos = end + 1
     return out
+
+
+class PythonSteps:
+    """The core, but for the one call: from_bytes.py's Python steps plan every edit."""
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._native, name)
+
+    def stretch_edit(self, *args: Any) -> None:
+        return None

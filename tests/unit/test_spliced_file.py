@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers_splices import PythonSteps
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,19 +28,6 @@ from waymark.engine.text import TextFile
 from waymark.store.files import digest
 
 pytestmark = pytest.mark.skipif(core.native is None, reason="the compiled core is not built")
-
-
-class _Steps:
-    """The core, but for the one call: from_bytes.py's Python steps plan every edit."""
-
-    def __init__(self, native: Any) -> None:
-        self._native = native
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._native, name)
-
-    def stretch_edit(self, *args: Any) -> None:
-        return None
 
 
 _POOL = ["", "  ", "}", "{", "x = 1", "pass", "é = 2", "😀 y", "return None", "value = 919"]
@@ -124,7 +112,7 @@ def test_a_chain_of_edits_makes_the_file_a_fresh_decode_makes(
         if not rows:
             return
         ops = parse_operations([_op(rows, edit)])
-        with core.using(_Steps(core.native) if steps else core.native):
+        with core.using(PythonSteps(core.native) if steps else core.native):
             quick = plan_from_bytes(data, None, ops)
         if quick is None:
             return
@@ -155,7 +143,7 @@ def test_edits_at_the_ends_and_in_between(steps: bool, where: int, content: str)
     kept = None
     for n in range(3):
         op = {"op": "replace_line", "hash": rows[where].ref, "content": f"{content}{n}"}
-        with core.using(_Steps(core.native) if steps else core.native):
+        with core.using(PythonSteps(core.native) if steps else core.native):
             quick = plan_from_bytes(data, None, parse_operations([op]))
         assert quick is not None
         if kept is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from helpers_splices import PythonSteps
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,20 +22,7 @@ from waymark.engine.text import TextFile
 pytestmark = pytest.mark.skipif(core.native is None, reason="the compiled core is not built")
 
 
-class _Steps:
-    """The core, but for the one call: from_bytes.py's Python steps plan every edit."""
-
-    def __init__(self, native: Any) -> None:
-        self._native = native
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._native, name)
-
-    def stretch_edit(self, *args: Any) -> None:
-        return None
-
-
-class _Counted(_Steps):
+class _Counted(PythonSteps):
     """The core, counting the edits the one call planned."""
 
     answered = 0
@@ -65,7 +53,7 @@ def _plan(data: bytes, ops: list[dict[str, Any]]) -> object:
 def _both(data: bytes, ops: list[dict[str, Any]]) -> tuple[object, object]:
     with core.using(_Counted(core.native)):
         at_once = _plan(data, ops)
-    with core.using(_Steps(core.native)):
+    with core.using(PythonSteps(core.native)):
         steps = _plan(data, ops)
     return at_once, steps
 
