@@ -1,5 +1,5 @@
 """Splices as the anchored planner makes them, drawn by hypothesis; the core with its one
-call for an edit stood down."""
+call for an edit stood down; a spliced file held against a fresh decode."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from waymark.engine.edits.splice import Splice
+from waymark.engine.text import TextFile
 
 
 @st.composite
@@ -40,3 +41,14 @@ class PythonSteps:
 
     def stretch_edit(self, *args: Any) -> None:
         return None
+
+
+def same_file(seen: TextFile, fresh: TextFile) -> None:
+    """``seen`` (kept, spliced or handed on) decodes as ``fresh`` does, line for line."""
+    assert (seen.lines, seen.eols, seen.encoding, seen.bom, seen.decision) == (
+        fresh.lines,
+        fresh.eols,
+        fresh.encoding,
+        fresh.bom,
+        fresh.decision,
+    )

@@ -11,6 +11,7 @@ from typing import Any
 from unittest.mock import patch
 
 import pytest
+from helpers_splices import same_file
 
 from waymark.commands import line_indexes, registry
 from waymark.commands.changes import load_path
@@ -34,16 +35,6 @@ def _run(ctx: Any, command: str, params: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = asyncio.run(registry.execute(ctx, command, params))
     assert result.get("ok", True), result
     return result
-
-
-def _same_file(seen: TextFile, fresh: TextFile) -> None:
-    assert (seen.lines, seen.eols, seen.encoding, seen.bom, seen.decision) == (
-        fresh.lines,
-        fresh.eols,
-        fresh.encoding,
-        fresh.bom,
-        fresh.decision,
-    )
 
 
 @pytest.fixture(autouse=True)
@@ -86,7 +77,7 @@ def test_the_next_edit_sees_what_a_fresh_decode_sees(tmp_path: Path, case: str) 
         known = line_indexes.known(loaded.resolved.real, loaded.digest, target.read_bytes())
         assert loaded.decoded is not None and known is not None
         assert loaded.decoded.lines is known.lines
-        _same_file(loaded.decoded, TextFile.decode(target.read_bytes(), declared))
+        same_file(loaded.decoded, TextFile.decode(target.read_bytes(), declared))
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -99,7 +90,7 @@ def test_an_edit_after_a_read_sees_what_a_fresh_decode_sees(tmp_path: Path, case
     known = line_indexes.known(loaded.resolved.real, loaded.digest, data)
     assert loaded.decoded is not None and known is not None
     assert loaded.decoded.lines is known.lines
-    _same_file(loaded.decoded, TextFile.decode(data, declared))
+    same_file(loaded.decoded, TextFile.decode(data, declared))
 
 
 def test_bytes_someone_else_wrote_are_decoded_afresh(tmp_path: Path) -> None:
@@ -113,7 +104,7 @@ def test_bytes_someone_else_wrote_are_decoded_afresh(tmp_path: Path) -> None:
     assert line_indexes.known(loaded.resolved.real, loaded.digest, loaded.data or b"") is None
     assert line_indexes.known(loaded.resolved.real, loaded.digest, written) is None
     assert loaded.decoded is not None
-    _same_file(loaded.decoded, TextFile.decode(target.read_bytes()))
+    same_file(loaded.decoded, TextFile.decode(target.read_bytes()))
     assert loaded.decoded.eols == ("\r\n", "\r\n")
 
 
@@ -146,4 +137,4 @@ def test_edits_in_a_row_take_the_lines_the_last_one_wrote(tmp_path: Path, case: 
         assert knowing == [True]
         assert result["anchoredDiff"][0]["lines"][2]["text"] == content
         anchor = result["anchoredDiff"][0]["lines"][2]["hash"]
-    _same_file(load_path(ctx, "f.py").text_file(), TextFile.decode(target.read_bytes()))
+    same_file(load_path(ctx, "f.py").text_file(), TextFile.decode(target.read_bytes()))

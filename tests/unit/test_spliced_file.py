@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_splices import PythonSteps
+from helpers_splices import PythonSteps, same_file
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -72,16 +72,6 @@ def _op(rows: list[Any], edit: tuple[str, list[int], list[str]]) -> dict[str, An
     return op
 
 
-def _same_file(seen: TextFile, fresh: TextFile) -> None:
-    assert (seen.lines, seen.eols, seen.encoding, seen.bom, seen.decision) == (
-        fresh.lines,
-        fresh.eols,
-        fresh.encoding,
-        fresh.bom,
-        fresh.decision,
-    )
-
-
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(_LINE, min_size=1, max_size=30),
@@ -122,7 +112,7 @@ def test_a_chain_of_edits_makes_the_file_a_fresh_decode_makes(
             kept = kept.then(quick.replaced, quick.after)
         data = quick.after
         fresh = TextFile.decode(data)
-        _same_file(kept.text_file, fresh)
+        same_file(kept.text_file, fresh)
         made = kept.index()
         assert made.lines is kept.text_file.lines
         assert made.hashes == hash_lines(fresh.lines)
@@ -151,7 +141,7 @@ def test_edits_at_the_ends_and_in_between(steps: bool, where: int, content: str)
         else:
             kept = kept.then(quick.replaced, quick.after)
         data = quick.after
-        _same_file(kept.text_file, TextFile.decode(data))
+        same_file(kept.text_file, TextFile.decode(data))
         rows = list(annotate(TextFile.decode(data)))
         assert kept.index().hashes == hash_lines(kept.text_file.lines)
 
@@ -240,7 +230,7 @@ def test_a_read_after_an_edit_planned_from_the_bytes_uses_what_the_edit_kept(
     after = ws.file.read_bytes()
     seen = line_indexes.known(ws.real, digest(after), after)
     assert seen is not None
-    _same_file(seen, TextFile.decode(after))
+    same_file(seen, TextFile.decode(after))
     index = line_indexes.take(ws.real, digest(after), seen)
     assert index is not None and index.column is not None
     assert index.prefix_column() == LineIndex(seen.lines).prefix_column()
@@ -261,7 +251,7 @@ def test_edits_fold_into_one_splice_up_to_the_bound(tmp_path: Path) -> None:
         seen = line_indexes.known(ws.real, digest(after), after)
         if n < line_indexes.MAX_SPLICED_EDITS:
             assert seen is not None
-            _same_file(seen, TextFile.decode(after))
+            same_file(seen, TextFile.decode(after))
         else:
             # Past the bound the read after them indexes the file afresh.
             assert seen is None
