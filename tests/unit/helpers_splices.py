@@ -52,3 +52,13 @@ def same_file(seen: TextFile, fresh: TextFile) -> None:
         fresh.bom,
         fresh.decision,
     )
+
+
+def file_bytes(lines: list[str], end: str, final: bool, bom: bool) -> bytes:
+    """``lines`` as a UTF-8 file: each ended by ``end`` (LF and CRLF in turn for "mixed"),
+    the last one by nothing unless ``final``, after a BOM if ``bom``."""
+    ends = [("\n", "\r\n")[i % 2] if end == "mixed" else end for i in range(len(lines))]
+    if not final:
+        ends[-1] = ""
+    text = "".join(line + e for line, e in zip(lines, ends, strict=True))
+    return (b"\xef\xbb\xbf" if bom else b"") + text.encode()

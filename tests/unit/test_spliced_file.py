@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_splices import PythonSteps, same_file
+from helpers_splices import PythonSteps, file_bytes, same_file
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -31,7 +31,6 @@ pytestmark = pytest.mark.skipif(core.native is None, reason="the compiled core i
 
 
 _POOL = ["", "  ", "}", "{", "x = 1", "pass", "é = 2", "😀 y", "return None", "value = 919"]
-_ENDS = ["\n", "\r\n", "\r"]
 # Plain lines, some repeated (the one call plans a replace of those), and a few the ladder
 # or the steps decide.
 _LINE = st.one_of(st.sampled_from(_POOL), st.integers(0, 60).map("v{0} = f({0})".format))
@@ -49,14 +48,6 @@ _EDIT = st.tuples(
     st.lists(st.integers(-3, 99), min_size=2, max_size=2),
     st.lists(_LINE, min_size=1, max_size=3),
 )
-
-
-def _data(lines: list[str], end: str, final: bool, bom: bool) -> bytes:
-    ends = [_ENDS[i % 2] if end == "mixed" else end for i in range(len(lines))]
-    if not final:
-        ends[-1] = ""
-    text = "".join(line + e for line, e in zip(lines, ends, strict=True))
-    return (b"\xef\xbb\xbf" if bom else b"") + text.encode()
 
 
 def _op(rows: list[Any], edit: tuple[str, list[int], list[str]]) -> dict[str, Any]:
@@ -91,7 +82,7 @@ def test_a_chain_of_edits_makes_the_file_a_fresh_decode_makes(
     steps: bool,
     column: bool,
 ) -> None:
-    data = _data(lines, end, final, bom)
+    data = file_bytes(lines, end, final, bom)
     tf = TextFile.decode(data)
     index = LineIndex(tf.lines)
     if column:
@@ -187,7 +178,7 @@ def test_reads_and_edits_answer_as_on_a_fresh_index(
     bom: bool,
     steps: list[tuple[tuple[str, list[int], list[str]], str]],
 ) -> None:
-    data = _data(lines, end, final, bom)
+    data = file_bytes(lines, end, final, bom)
     where = tmp_path_factory.mktemp("ws")
     kept = _Workspace(where / "kept", data, fresh=False)
     fresh = _Workspace(where / "fresh", data, fresh=True)

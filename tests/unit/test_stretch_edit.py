@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from helpers_splices import PythonSteps
+from helpers_splices import PythonSteps, file_bytes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -77,7 +77,6 @@ _POOL = [
     "value = 1993",
     "return None",
 ]
-_ENDS = ["\n", "\r\n", "\r"]
 # Half the lines plain code, some of them repeated: the edits the one call plans.
 _LINE = st.one_of(st.sampled_from(_POOL), st.integers(0, 40).map("v{0} = f({0})".format))
 
@@ -91,11 +90,7 @@ def _case(
     content: list[str],
     kind: str,
 ) -> None:
-    ends = [_ENDS[i % 2] if end == "mixed" else end for i in range(len(lines))]
-    if not final:
-        ends[-1] = ""
-    text = "".join(line + e for line, e in zip(lines, ends, strict=True))
-    data = (b"\xef\xbb\xbf" if bom else b"") + text.encode()
+    data = file_bytes(lines, end, final, bom)
     rows = list(annotate(TextFile.decode(data)))
     if not rows:
         return
