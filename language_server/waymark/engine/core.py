@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import import_module
-from typing import Any, Protocol, cast
+from typing import Any, Literal, Protocol, cast
 
 # annotate_columns' answer for a page: (special, tokens, low, medium).
 Columns = tuple[list[int], list[str | None], list[int], list[int]]
@@ -87,7 +87,7 @@ class Core(Protocol):
         /,
     ) -> (
         tuple[bytes, dict[str, int], list[dict[str, Any]], tuple[int, int], str, int, int]
-        | bool
+        | Literal[False]
         | None
     ): ...
     def own_displays(

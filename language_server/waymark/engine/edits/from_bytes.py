@@ -270,7 +270,7 @@ class _Stretch:
             sp.lines,
             ops,
         )
-        if made is None or made is True:
+        if made is None:
             return False, None
         if made is False:
             return True, None
