@@ -182,6 +182,22 @@ def test_paths_next_to_shell_operators_are_reported(ws: Path, tmp_path: Path) ->
     assert out.read_bytes() == b"o\n" and spaced.read_bytes() == b"s"
 
 
+def test_a_path_spelled_with_an_unset_variable_is_reported_where_bash_writes_it(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bash expands an unset variable to nothing: the write lands next to the workspace.
+    monkeypatch.delenv("WAYMARK_TEST_UNSET", raising=False)
+    repo(ws, {"a.txt": b"a\n"})
+    out = tmp_path / "out.txt"
+    context = bash_call(ws, 'echo o > "${WAYMARK_TEST_UNSET}../out.txt"; echo z > a.txt')
+    named = {os.fspath(out): "outside_workspace"}
+    assert context == (
+        "Waymark tracked this command's file changes (rewindable): modified a.txt. "
+        f"Not rewindable (out of reach): {expected_unreached(named)}."
+    )
+    assert out.read_bytes() == b"o\n"
+
+
 def test_waymark_run_reports_paths_in_here_docs_substitutions_and_scripts(
     ws: Path, tmp_path: Path
 ) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from waymark.engine.shellwords import MAX_WORDS, command_words
 from waymark.store.history import History
+from waymark.store.shelltrack.reach import expand
 from waymark.store.shelltrack.scan import FolderScan, lstat_signature
 
 # A named path inside a git work tree, asked of git only if the command changed it unseen.
@@ -31,7 +32,7 @@ def named_paths(
     # A relative word may be relative to any directory the line ``cd``s into.
     bases = [base]
     for directory in named.directories[:_MAX_BASES]:
-        expanded = _expand(directory)
+        expanded = expand(directory)
         if expanded is not None:
             bases.append(base / expanded)
     out: dict[str, str] = {}
@@ -39,7 +40,7 @@ def named_paths(
     paths = (
         path
         for word in named.words
-        if (text := _expand(word.text)) is not None
+        if (text := expand(word.text)) is not None
         for path in _candidates(text, word.pattern, bases)
     )
     for path in itertools.islice(paths, MAX_WORDS):
@@ -53,12 +54,6 @@ def named_paths(
         {os.fspath(p): MAYBE_IGNORED for p in inside if any(p.is_relative_to(r) for r in roots)}
     )
     return {path: (reason, lstat_signature(Path(path))) for path, reason in out.items()}
-
-
-def _expand(word: str) -> str | None:
-    """``~`` and ``$VAR`` as the shell would (its environment is ours); None if unknowable."""
-    text = os.path.expandvars(os.path.expanduser(word))
-    return None if "$" in text or "`" in text else text
 
 
 def _candidates(text: str, pattern: bool, bases: list[Path]) -> list[Path]:
