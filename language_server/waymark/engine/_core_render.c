@@ -17,18 +17,6 @@ number_sign(char *out, Py_ssize_t n)
     return len + 1;
 }
 
-static void
-put_ascii(int kind, void *data, Py_ssize_t *pos, const char *s, Py_ssize_t len)
-{
-    if (kind == PyUnicode_1BYTE_KIND) {
-        memcpy((char *)data + *pos, s, (size_t)len);
-        *pos += len;
-        return;
-    }
-    for (Py_ssize_t i = 0; i < len; i++)
-        PyUnicode_WRITE(kind, data, (*pos)++, (Py_UCS4)(unsigned char)s[i]);
-}
-
 /* render(lines, tokens, low, first=0) -> str: "N#TOKEN|text\n" per line, numbered from
  * first + 1, "~|" for a low line.
  * ``tokens``: None for a line that shows its own 6-char prefix (hashed here, while the line

@@ -62,6 +62,7 @@ __all__ = [
     "gc_paused",
     "hash_lines",
     "line_hash",
+    "numbered",
     "render",
 ]
 
@@ -291,6 +292,15 @@ def _anchored(index: LineIndex, at: list[int]) -> list[AnchoredLine]:
         AnchoredLine(i + 1, index.lines[i], token, index.quality(i))
         for i, token in zip(at, shown, strict=True)
     ]
+
+
+def numbered(lines: Sequence[str], first: int) -> tuple[list[dict[str, Any]], str]:
+    """``{line, text}`` per line and the text a read without anchors shows (``%6d``, a tab,
+    the line), the first numbered ``first`` + 1."""
+    if core.native is not None:
+        return core.native.plain_rows(lines, first)
+    rows = [{"line": first + k + 1, "text": text} for k, text in enumerate(lines)]
+    return rows, "".join([f"{first + k + 1:6d}\t{text}\n" for k, text in enumerate(lines)])
 
 
 def render(lines: Sequence[AnchoredLine]) -> str:

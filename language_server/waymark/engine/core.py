@@ -63,6 +63,9 @@ class Core(Protocol):
         first: int = ...,
         /,
     ) -> list[dict[str, Any]]: ...
+    def plain_rows(
+        self, lines: Sequence[str], first: int, /
+    ) -> tuple[list[dict[str, Any]], str]: ...
     def span_anchors(
         self,
         spans: object,
