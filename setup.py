@@ -27,6 +27,7 @@ setup(
                     "_core_sed",
                     "_core_sed_lines",
                     "_core_rows",
+                    "_core_plain",
                 )
             ],
             depends=[

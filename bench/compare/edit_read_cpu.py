@@ -1,14 +1,17 @@
 """A read or an edit right after an edit, in-process: the LSP bench's edit (an anchored
 ``replace_line`` flipping line 500 of a 1,000-line file, the worker hop made synchronous)
-followed by a full read with hashes (``read``), a page of 40 lines with hashes (``page``) or
-the next edit (``edit``), each call timed in the thread's CPU time; a base tree and this one
-alternating, several rounds.
+followed by a full read with hashes (``read``), a page of 40 lines with hashes (``page``), a
+page with hashes covering the whole file (``whole``: offset 1, limit 100,000, as agents send
+it), the same two without hashes (``plain``, ``plainwhole``) or the next edit (``edit``),
+each call timed in the thread's CPU time; a base tree and this one alternating, several
+rounds.
 
 Usage: python bench/compare/edit_read_cpu.py BASE_TREE [ROUNDS] [CALLS] [SCENARIOS]
-(SCENARIOS comma-separated, of ``read``, ``page``, ``edit``, and ``readN``: a full read after
-every N edits; ``read``, ``page`` and ``edit`` by default.) Printed per
-round, scenario and tree: the median µs of the edit and of what follows it; then, per scenario,
-the medians over the rounds and the median of the rounds' differences (this − base).
+(SCENARIOS comma-separated, of ``read``, ``page``, ``whole``, ``plain``, ``plainwhole``,
+``edit``, and ``readN``: a full read after every N edits; ``read``, ``page`` and ``edit`` by
+default.) Printed per round, scenario and tree: the median µs of the edit and of what follows
+it; then, per scenario, the medians over the rounds and the median of the rounds'
+differences (this − base).
 """
 
 import statistics
@@ -45,6 +48,9 @@ ctx = open_context([root], opts)
 spare.enable()
 FULL = {"path": "big.py", "hashes": True}
 PAGE = {"path": "big.py", "hashes": True, "offset": TARGET - 20, "limit": 40}
+WHOLE = {"path": "big.py", "hashes": True, "offset": 1, "limit": 100_000}
+AFTER = {"page": PAGE, "whole": WHOLE, "plain": {"path": "big.py"}}
+AFTER["plainwhole"] = WHOLE | {"hashes": False}
 
 
 async def timed(command, params):
@@ -70,8 +76,8 @@ async def main():
         then = None
         if scenario == "read" or (scenario[4:] and scenario[:4] == "read" and i % every == 0):
             then, _ = await timed("waymark.read", FULL)
-        elif scenario == "page":
-            then, _ = await timed("waymark.read", PAGE)
+        elif scenario in AFTER:
+            then, _ = await timed("waymark.read", AFTER[scenario])
         if i >= 50:
             edits.append(took)
             if then is not None:

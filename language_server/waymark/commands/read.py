@@ -13,7 +13,14 @@ from waymark.commands.context import CommandContext
 from waymark.commands.descriptions import ENCODING, PATH
 from waymark.commands.params import require
 from waymark.commands.schema import param
-from waymark.engine.anchors import LineIndex, annotate_range, as_json, gc_paused, render
+from waymark.engine.anchors import (
+    LineIndex,
+    annotate_range,
+    as_json,
+    gc_paused,
+    numbered,
+    render,
+)
 from waymark.engine.encodings import Decision
 from waymark.engine.text import TextFile
 
@@ -35,10 +42,6 @@ class ReadParams:
         default=False,
     )
     encoding: str | None = param(ENCODING, default=None)
-
-
-def _numbered(first: int, lines: list[str]) -> str:
-    return "".join(f"{first + i:6d}\t{line}\n" for i, line in enumerate(lines))
 
 
 def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
@@ -65,8 +68,8 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
             if page.anchored is not None:
                 anchored = page.anchored
                 return _result(loaded, page, page.total, as_json(anchored), render(anchored))
-            rows = [{"line": start + k + 1, "text": t} for k, t in enumerate(page.texts)]
-            return _result(loaded, page, page.total, rows, _numbered(params.offset, page.texts))
+            rows, text = numbered(page.texts, start)
+            return _result(loaded, page, page.total, rows, text)
     tf = loaded.text_file()
     stop = len(tf.lines) if params.limit is None else min(len(tf.lines), start + params.limit)
     lines: list[dict[str, Any]]
@@ -83,8 +86,7 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
         written = (loaded.data, tf) if index.lines is tf.lines else None
         line_indexes.keep(real, loaded.digest, index, written)
     else:
-        lines = [{"line": i + 1, "text": tf.lines[i]} for i in range(start, stop)]
-        text = _numbered(params.offset, list(tf.lines[start:stop]))
+        lines, text = numbered(tf.lines[start:stop], start)
     return _result(loaded, tf, len(tf.lines), lines, text)
 
 

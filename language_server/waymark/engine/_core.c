@@ -1,7 +1,8 @@
 /* The compiled core of line anchors: the whole-file loops of engine/text.py and
  * engine/line_index.py, one pass in C each, without a Python object per step:
  * _core_text.c, _core_index.c, _core_annotate.c, _core_columns.c, _core_render.c, _core_page.c,
- * _core_edit.c, _core_span.c, _core_respan.c, _core_near.c, _core_kept.c, _core_rows.c; and
+ * _core_edit.c, _core_span.c, _core_respan.c, _core_near.c, _core_kept.c, _core_rows.c,
+ * _core_plain.c; and
  * sed's, _core_sed.c and _core_sed_lines.c; helpers in _core.h (and _core_cols.h: the lines
  * annotation reads).
  *
@@ -36,7 +37,8 @@ static PyMethodDef methods[] = {
     {"twice_on_a_line", wm_twice_on_a_line, METH_VARARGS, "A line with a literal twice."},
     {"splice", wm_splice, METH_VARARGS, "Bytes with a stretch replaced."},
     {"hex_tokens", wm_hex_tokens, METH_O, "Prefixes as 6 hex digits."},
-    {"json_rows", wm_json_rows, METH_VARARGS, "A full read's line dicts."},
+    {"json_rows", wm_json_rows, METH_VARARGS, "A read's line dicts."},
+    {"plain_rows", wm_plain_rows, METH_VARARGS, "A read's line dicts and text, no anchors."},
     {NULL, NULL, 0, NULL},
 };
 

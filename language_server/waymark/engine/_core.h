@@ -174,6 +174,19 @@ count_of(PyObject *counter, PyObject *key)
     return PyLong_AsSsize_t(v);
 }
 
+/* ASCII bytes written into a str being built, of any kind, at *pos (moved past them). */
+static inline void
+put_ascii(int kind, void *data, Py_ssize_t *pos, const char *s, Py_ssize_t len)
+{
+    if (kind == PyUnicode_1BYTE_KIND) {
+        memcpy((char *)data + *pos, s, (size_t)len);
+        *pos += len;
+        return;
+    }
+    for (Py_ssize_t i = 0; i < len; i++)
+        PyUnicode_WRITE(kind, data, (*pos)++, (Py_UCS4)(unsigned char)s[i]);
+}
+
 static inline PyObject *
 hex6(unsigned long key)
 {
@@ -224,5 +237,6 @@ PyObject *wm_twice_on_a_line(PyObject *self, PyObject *args);
 PyObject *wm_splice(PyObject *self, PyObject *args);
 PyObject *wm_hex_tokens(PyObject *self, PyObject *arg);
 PyObject *wm_json_rows(PyObject *self, PyObject *args);
+PyObject *wm_plain_rows(PyObject *self, PyObject *args);
 
 #endif

@@ -17,19 +17,8 @@ number_sign(char *out, Py_ssize_t n)
     return len + 1;
 }
 
-static void
-put_ascii(int kind, void *data, Py_ssize_t *pos, const char *s, Py_ssize_t len)
-{
-    if (kind == PyUnicode_1BYTE_KIND) {
-        memcpy((char *)data + *pos, s, (size_t)len);
-        *pos += len;
-        return;
-    }
-    for (Py_ssize_t i = 0; i < len; i++)
-        PyUnicode_WRITE(kind, data, (*pos)++, (Py_UCS4)(unsigned char)s[i]);
-}
-
-/* render(lines, tokens, low) -> str: "N#TOKEN|text\n" per line, "~|" for a low line.
+/* render(lines, tokens, low, first=0) -> str: "N#TOKEN|text\n" per line, numbered from
+ * first + 1, "~|" for a low line.
  * ``tokens``: None for a line that shows its own 6-char prefix (hashed here, while the line
  * is copied: cheaper than reading a column of integers), else its display anchor; ``low``: a
  * bytes-like flag per line. */
@@ -38,8 +27,14 @@ wm_render(PyObject *self, PyObject *args)
 {
     PyObject *lines_arg, *tokens;
     Py_buffer low;
-    if (!PyArg_ParseTuple(args, "OO!y*", &lines_arg, &PyList_Type, &tokens, &low))
+    Py_ssize_t first = 0;
+    if (!PyArg_ParseTuple(args, "OO!y*|n", &lines_arg, &PyList_Type, &tokens, &low, &first))
         return NULL;
+    if (first < 0) {
+        PyBuffer_Release(&low);
+        PyErr_SetString(PyExc_ValueError, "first must be 0 or more");
+        return NULL;
+    }
     PyObject *seq = PySequence_Fast(lines_arg, "lines must be a sequence");
     PyObject *out = NULL;
     if (seq == NULL)
@@ -63,7 +58,7 @@ wm_render(PyObject *self, PyObject *args)
         if (mc > maxchar)
             maxchar = mc;
         char number[24];
-        total += number_sign(number, i + 1) + 2 + (flags[i] ? 1 : 0);
+        total += number_sign(number, first + i + 1) + 2 + (flags[i] ? 1 : 0);
         total += token == Py_None ? 6 : PyUnicode_GET_LENGTH(token);
         total += PyUnicode_GET_LENGTH(line);
     }
@@ -76,7 +71,7 @@ wm_render(PyObject *self, PyObject *args)
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *line = items[i], *token = PyList_GET_ITEM(tokens, i);
         char head[48];
-        int len = number_sign(head, i + 1);
+        int len = number_sign(head, first + i + 1);
         put_ascii(kind, data, &pos, head, len);
         if (token == Py_None) {
             uint64_t h;

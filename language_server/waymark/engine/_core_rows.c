@@ -1,6 +1,7 @@
-/* A full read's result in one call each: the 6-hex-digit tokens of 6-char prefixes, and the
- * {line, text, hash, quality} dict of every line (Annotated.hashes and Annotated.as_json in
- * engine/anchors.py, whose pure twins map a Python format and build a dict per line). */
+/* A read's result in one call each: the 6-hex-digit tokens of 6-char prefixes, and the
+ * {line, text, hash, quality} dict of every line of a full read or a page (Annotated.hashes,
+ * Annotated.as_json and ShownPage.as_json in engine/, whose pure twins map a Python format
+ * and build a dict per line). */
 #include "_core.h"
 
 static PyObject *KEYS[4];
@@ -41,9 +42,9 @@ wm_hex_tokens(PyObject *self, PyObject *arg)
 }
 
 static PyObject *
-row(Py_ssize_t i, PyObject *text, PyObject *hash, PyObject *quality)
+row(Py_ssize_t number, PyObject *text, PyObject *hash, PyObject *quality)
 {
-    PyObject *d = PyDict_New(), *n = PyLong_FromSsize_t(i + 1);
+    PyObject *d = PyDict_New(), *n = PyLong_FromSsize_t(number);
     if (d == NULL || n == NULL || PyDict_SetItem(d, KEYS[0], n) < 0 ||
         PyDict_SetItem(d, KEYS[1], text) < 0 || PyDict_SetItem(d, KEYS[2], hash) < 0 ||
         PyDict_SetItem(d, KEYS[3], quality) < 0)
@@ -87,16 +88,34 @@ done:
     return rc;
 }
 
-/* json_rows(lines, prefixes, special, tokens, odd_lines, odd_qualities, high) -> one
- * {line, text, hash, quality} dict per line: its token the special one's, else its prefix
- * as 6 hex digits; its quality the odd one's, else high. */
+/* The token of a line that shows its own 6-char prefix, hashed from its text. */
+static PyObject *
+own_token(PyObject *line)
+{
+    uint64_t h;
+    if (!PyUnicode_Check(line)) {
+        PyErr_SetString(PyExc_TypeError, "lines must be str");
+        return NULL;
+    }
+    return hash_str(line, &h) < 0 ? NULL : hex6((unsigned long)(h >> 40));
+}
+
+/* json_rows(lines, prefixes, special, tokens, odd_lines, odd_qualities, high, first=0) -> one
+ * {line, text, hash, quality} dict per line, numbered from first + 1: its token the special
+ * one's, else its prefix as 6 hex digits (prefixes None: hashed here from its text, as a
+ * page, which has no prefix column, asks); its quality the odd one's, else high. */
 PyObject *
 wm_json_rows(PyObject *self, PyObject *args)
 {
     PyObject *lines_arg, *p6_arg, *special, *tokens, *odd_k, *odd_v, *high;
-    if (!PyArg_ParseTuple(args, "OOOOOOO", &lines_arg, &p6_arg, &special, &tokens, &odd_k,
-                          &odd_v, &high))
+    Py_ssize_t first = 0;
+    if (!PyArg_ParseTuple(args, "OOOOOOO|n", &lines_arg, &p6_arg, &special, &tokens, &odd_k,
+                          &odd_v, &high, &first))
         return NULL;
+    if (first < 0) {
+        PyErr_SetString(PyExc_ValueError, "first must be 0 or more");
+        return NULL;
+    }
     for (int k = 0; k < 4 && KEYS[3] == NULL; k++) {
         static const char *names[] = {"line", "text", "hash", "quality"};
         KEYS[k] = PyUnicode_InternFromString(names[k]);
@@ -105,11 +124,13 @@ wm_json_rows(PyObject *self, PyObject *args)
     }
     PyObject *out = NULL, **at = NULL, *held[2] = {NULL, NULL};
     PyObject *lines = PySequence_Fast(lines_arg, "lines must be a sequence");
-    PyObject *p6 = lines == NULL ? NULL : PySequence_Fast(p6_arg, "prefixes must be a sequence");
-    if (p6 == NULL)
+    PyObject *p6 = lines == NULL || p6_arg == Py_None
+                       ? NULL
+                       : PySequence_Fast(p6_arg, "prefixes must be a sequence");
+    if (lines == NULL || (p6 == NULL && p6_arg != Py_None))
         goto done;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(lines);
-    if (PySequence_Fast_GET_SIZE(p6) != n) {
+    if (p6 != NULL && PySequence_Fast_GET_SIZE(p6) != n) {
         PyErr_SetString(PyExc_ValueError, "a prefix for every line");
         goto done;
     }
@@ -124,10 +145,12 @@ wm_json_rows(PyObject *self, PyObject *args)
         goto done;
     out = PyList_New(n);
     for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
-        PyObject *hash = at[i] != NULL ? Py_NewRef(at[i]) : token_of(PySequence_Fast_GET_ITEM(p6, i));
+        PyObject *line = PySequence_Fast_GET_ITEM(lines, i);
+        PyObject *hash = at[i] != NULL ? Py_NewRef(at[i])
+                         : p6 != NULL  ? token_of(PySequence_Fast_GET_ITEM(p6, i))
+                                       : own_token(line);
         PyObject *quality = at[n + i] != NULL ? at[n + i] : high;
-        PyObject *d = hash == NULL ? NULL
-                                   : row(i, PySequence_Fast_GET_ITEM(lines, i), hash, quality);
+        PyObject *d = hash == NULL ? NULL : row(first + i + 1, line, hash, quality);
         Py_XDECREF(hash);
         if (d == NULL)
             Py_CLEAR(out);

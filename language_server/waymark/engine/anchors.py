@@ -19,7 +19,8 @@ every displayed anchor resolves to exactly one line of the snapshot it was made 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from abc import abstractmethod
+from collections.abc import Iterator, Sequence
 from functools import cached_property, partial
 from itertools import count, repeat
 from operator import is_
@@ -52,6 +53,7 @@ __all__ = [
     "AnchoredLine",
     "Annotated",
     "LineIndex",
+    "Shown",
     "annotate",
     "annotate_range",
     "as_json",
@@ -60,7 +62,7 @@ __all__ = [
     "gc_paused",
     "hash_lines",
     "line_hash",
-    "page_of",
+    "numbered",
     "render",
 ]
 
@@ -99,7 +101,26 @@ class AnchoredLine(NamedTuple):
 _make_line = partial(tuple.__new__, AnchoredLine)
 
 
-class Annotated(Sequence[AnchoredLine]):
+class Shown(Sequence[AnchoredLine]):
+    """Anchored lines kept as columns: :func:`render` and :func:`as_json` ask the columns for
+    the text and the line dicts (each made in one pass), not an :class:`AnchoredLine` per
+    line."""
+
+    @abstractmethod
+    def render(self) -> str: ...
+
+    @abstractmethod
+    def as_json(self) -> list[dict[str, Any]]: ...
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class Annotated(Shown):
     """Every line of a file with its anchor, kept as columns: the display tokens of the
     lines that do not show their own 6-char prefix, and the qualities that are not high.
     An :class:`AnchoredLine` is made only for a line that is asked for; :func:`render` and
@@ -168,13 +189,6 @@ class Annotated(Sequence[AnchoredLine]):
     @cached_property
     def _special_at(self) -> dict[int, str]:
         return dict(zip(self._special, self._tokens, strict=True))
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
 
     def render(self) -> str:
         if core.native is not None:
@@ -259,38 +273,17 @@ def annotate_range(
 
 def _native_page(
     index: LineIndex, native: core.Core, start: int, stop: int
-) -> list[AnchoredLine] | None:
+) -> Sequence[AnchoredLine] | None:
     """Lines ``[start, stop)`` from one pass of the compiled core over the file: cheaper
     than making the index's tables for a page (an index kept from an earlier call has them,
     and its pages cost only their lines). None where the core leaves the file to Python."""
+    # Loaded with the first page, as the page of a file's bytes loads it.
+    from waymark.engine.shown_page import page_of
+
     columns = native.annotate_columns(index.lines, start, stop)
     if columns is None:
         return None
-    return page_of(index.lines[start:stop], start, columns, index.display)
-
-
-def page_of(
-    lines: Sequence[str],
-    start: int,
-    columns: core.Columns,
-    display: Callable[[int], str] | None = None,
-) -> list[AnchoredLine] | None:
-    """The anchored lines of a page (``lines``, the first numbered ``start`` from 0) from the
-    compiled core's columns of it; a token the core leaves to the ladder is ``display``'s,
-    and None without it."""
-    special, tokens, low, medium = columns
-    shown = [f"{h >> P6_SHIFT:06x}" for h in hash_lines(lines)]
-    for i, token in zip(special, tokens, strict=True):
-        if token is None:
-            if display is None:
-                return None
-            token = display(i)
-        shown[i - start] = token
-    quality = dict.fromkeys(medium, MEDIUM) | dict.fromkeys(low, LOW)
-    return [
-        AnchoredLine(start + k + 1, line, shown[k], quality.get(start + k, HIGH))
-        for k, line in enumerate(lines)
-    ]
+    return page_of(native, index.lines[start:stop], start, columns, index.display)
 
 
 def _anchored(index: LineIndex, at: list[int]) -> list[AnchoredLine]:
@@ -301,9 +294,18 @@ def _anchored(index: LineIndex, at: list[int]) -> list[AnchoredLine]:
     ]
 
 
+def numbered(lines: Sequence[str], first: int) -> tuple[list[dict[str, Any]], str]:
+    """``{line, text}`` per line and the text a read without anchors shows (``%6d``, a tab,
+    the line), the first numbered ``first`` + 1."""
+    if core.native is not None:
+        return core.native.plain_rows(lines, first)
+    rows = [{"line": first + k + 1, "text": text} for k, text in enumerate(lines)]
+    return rows, "".join([f"{first + k + 1:6d}\t{text}\n" for k, text in enumerate(lines)])
+
+
 def render(lines: Sequence[AnchoredLine]) -> str:
     """``LINE#HASH|text`` per line; a low-quality anchor is marked ``LINE#HASH~|text``."""
-    if isinstance(lines, Annotated):
+    if isinstance(lines, Shown):
         return lines.render()
     marks = _MARKS
     return "".join([f"{n}#{h}{marks[q]}{text}\n" for n, text, h, q in lines])
@@ -311,7 +313,7 @@ def render(lines: Sequence[AnchoredLine]) -> str:
 
 def as_json(lines: Sequence[AnchoredLine]) -> list[dict[str, Any]]:
     """``{line, text, hash, quality}`` per line, as a read's result lists them."""
-    if isinstance(lines, Annotated):
+    if isinstance(lines, Shown):
         return lines.as_json()
     return [a._asdict() for a in lines]
 

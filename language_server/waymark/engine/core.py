@@ -33,7 +33,9 @@ class Core(Protocol):
     ) -> tuple[list[int], list[int], set[int]]: ...
     def low_by_text(self, lines: Sequence[str], /) -> list[int]: ...
     def context_hashes(self, lines: Sequence[str], wanted: list[int], /) -> list[str]: ...
-    def render(self, lines: Sequence[str], tokens: list[str | None], low: bytes, /) -> str: ...
+    def render(
+        self, lines: Sequence[str], tokens: list[str | None], low: bytes, first: int = ..., /
+    ) -> str: ...
     def annotate_columns(
         self, lines: Sequence[str], start: int = ..., stop: int = ..., /
     ) -> Columns | None: ...
@@ -52,14 +54,18 @@ class Core(Protocol):
     def json_rows(
         self,
         lines: Sequence[str],
-        prefixes: Sequence[int],
-        special: Sequence[int],
-        tokens: Sequence[str],
+        prefixes: Sequence[int] | None,
+        special: Iterable[int],
+        tokens: Iterable[str],
         odd_lines: Iterable[int],
         odd_qualities: Iterable[str],
         high: str,
+        first: int = ...,
         /,
     ) -> list[dict[str, Any]]: ...
+    def plain_rows(
+        self, lines: Sequence[str], first: int, /
+    ) -> tuple[list[dict[str, Any]], str]: ...
     def span_anchors(
         self,
         spans: object,

@@ -13,11 +13,13 @@ one 64-bit hash.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from waymark.engine import core
-from waymark.engine.anchors import AnchoredLine, page_of
+from waymark.engine.anchors import AnchoredLine
 from waymark.engine.encodings import Decision, decide_with_text, valid_utf8
+from waymark.engine.shown_page import page_of
 from waymark.engine.text import eol_name
 
 # The bits of page_columns' terminator set (_core_page.c), in text.EOLS' order.
@@ -32,7 +34,7 @@ class Page:
     file (as :class:`~waymark.engine.text.TextFile` names it)."""
 
     texts: list[str]
-    anchored: list[AnchoredLine] | None
+    anchored: Sequence[AnchoredLine] | None
     total: int
     encoding: str
     bom: bool
@@ -59,7 +61,7 @@ def read_page(
     if answer is None:
         return None
     texts, total, kinds, columns = answer
-    anchored = None if columns is None else page_of(texts, min(start, total), columns)
+    anchored = None if columns is None else page_of(native, texts, min(start, total), columns)
     if anchors and anchored is None:
         return None
     eols = [eol for bit, eol in _EOL_BITS if kinds & bit]
