@@ -42,6 +42,8 @@ _OFFSETS = {
     "just past": lambda n: n + 1,
     "far past": lambda n: n + 50,
     "huge": lambda n: 10**9,
+    # Past what the compiled core's machine-sized numbers hold (was an internal_error).
+    "past a machine word": lambda n: 2**64,
 }
 _LIMITS = {
     "none": lambda n, o: None,
@@ -50,6 +52,7 @@ _LIMITS = {
     "past the end": lambda n, o: n - o + 4 if n - o + 4 >= 1 else 3,
     "as agents send": lambda n, o: 100_000,
     "huge": lambda n, o: 10**12,
+    "past a machine word": lambda n, o: 2**63,
 }
 
 

@@ -55,14 +55,17 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
         cells = _notebook(loaded, params)
         if cells is not None:
             return cells
-    start = params.offset - 1
-    paged = params.limit is not None or start > 0
+    # No file has sys.maxsize lines: past that a number means "past the end", and the
+    # compiled core takes machine-sized ones.
+    start = min(params.offset - 1, sys.maxsize)
+    limit = None if params.limit is None else min(params.limit, sys.maxsize)
+    paged = limit is not None or start > 0
     if paged and not (params.hashes and line_indexes.holds(real, loaded.digest)):
         # A page of a file without a kept index: split (and annotated) from its bytes. Its
         # module loads with the first page, not at every door's (or hook's) start.
         from waymark.engine.page import read_page
 
-        stop = sys.maxsize if params.limit is None else start + params.limit
+        stop = sys.maxsize if limit is None else min(start + limit, sys.maxsize)
         page = read_page(loaded.data, loaded.declared, start, stop, anchors=params.hashes)
         if page is not None:
             if page.anchored is not None:
@@ -71,7 +74,7 @@ def read(ctx: CommandContext, params: ReadParams) -> dict[str, Any]:
             rows, text = numbered(page.texts, start)
             return _result(loaded, page, page.total, rows, text)
     tf = loaded.text_file()
-    stop = len(tf.lines) if params.limit is None else min(len(tf.lines), start + params.limit)
+    stop = len(tf.lines) if limit is None else min(len(tf.lines), start + limit)
     lines: list[dict[str, Any]]
     if params.hashes:
         index = line_indexes.take(real, loaded.digest, tf)
