@@ -94,3 +94,42 @@ async def test_an_edit_hashes_the_bytes_it_replaces_and_writes_once_each(
     result = await call("rewind", promptId="t0")
     assert result["restored"] == ["big.txt"], result
     assert target.read_bytes() == before
+
+
+async def test_an_anchored_edit_of_a_decoded_file_hashes_each_side_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # UTF-16: the edit is planned on the decoded file (not from the bytes), which keeps the
+    # new file's index under its digest for the next edit.
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    target = ws / "wide.txt"
+    text = "".join(f"line {n}\n" for n in range(5_000))
+    before = b"\xff\xfe" + text.encode("utf-16-le")
+    after = b"\xff\xfe" + text.replace("line 7\n", "seven\n", 1).encode("utf-16-le")
+    target.write_bytes(before)
+    opts, _ = load_options({"historyDir": str(tmp_path / "h"), "sessionId": "s1"})
+    ctx = CommandContext.create([ws], opts, tag_writes=True)
+
+    async def call(verb: str, **params: Any) -> dict[str, Any]:
+        return await execute(ctx, f"waymark.{verb}", params)
+
+    assert (await call("snapshot", promptId="t0"))["ok"]
+    lines = (await call("read", path="wide.txt", hashes=True))["lines"]
+    hashed: list[str] = []
+    real = xxhash.xxh3_128_hexdigest
+
+    def counted(data: bytes) -> str:
+        hashed.append({before: "before", after: "after"}.get(bytes(data), "other"))
+        return real(data)
+
+    monkeypatch.setattr(xxhash, "xxh3_128_hexdigest", counted)
+    op = {"op": "replace_line", "hash": lines[7]["hash"], "content": "seven"}
+    done = await call("edit", path="wide.txt", operations=[op])
+    assert done["ok"], done
+    assert sorted(h for h in hashed if h != "other") == ["after", "before"]
+    monkeypatch.undo()
+    assert target.read_bytes() == after
+    result = await call("rewind", promptId="t0")
+    assert result["restored"] == ["wide.txt"], result
+    assert target.read_bytes() == before
