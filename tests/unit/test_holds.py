@@ -11,7 +11,7 @@ import pytest
 
 from waymark.engine.errors import WaymarkError
 from waymark.store.files import read_found
-from waymark.store.holds import holds
+from waymark.store.holds import _CHUNK, holds
 from waymark.store.walk import Walks
 
 MIB = 1 << 20
@@ -38,8 +38,9 @@ SHAPES: dict[str, Callable[[Path], None]] = {
     "absent": lambda path: None,
     "small": _file(b"one\ntwo\n"),
     "empty": _file(b""),
-    "one-chunk": _file(BIG[:MIB]),
-    "two-chunks": _file(BIG[: 2 * MIB]),
+    "one-chunk": _file(BIG[:_CHUNK]),
+    "two-chunks": _file(BIG[: 2 * _CHUNK]),
+    "one-mib": _file(BIG[:MIB]),
     "big": _file(BIG),
     "over-the-limit": _file(b"x" * 5000),
     "symlink": _symlink,
@@ -54,9 +55,11 @@ EXPECTED: dict[str, bytes | None] = {
     "small-shorter": b"one\n",
     "small-longer": b"one\ntwo\nthree\n",
     "empty": b"",
-    "one-chunk": BIG[:MIB],
-    "one-chunk-plus-one": BIG[: MIB + 1],
-    "two-chunks": BIG[: 2 * MIB],
+    "one-chunk": BIG[:_CHUNK],
+    "one-chunk-plus-one": BIG[: _CHUNK + 1],
+    "one-chunk-less-one": BIG[: _CHUNK - 1],
+    "two-chunks": BIG[: 2 * _CHUNK],
+    "one-mib": BIG[:MIB],
     "big": BIG,
     "big-first-byte": b"X" + BIG[1:],
     "big-last-byte": BIG[:-1] + b"X",

@@ -188,6 +188,14 @@ class FileChange:
     def changed(self) -> bool:  # asked by the plan, its diffs and its commit: compared once
         return self.after != self.source.data
 
+    @cached_property
+    def digests(self) -> tuple[str | None, str | None]:
+        """The digests of ``source.disk`` and ``after`` (``None``: absent), each taken once
+        for the history's record and the read records: the load's, when it took one."""
+        disk, known = self.source.disk, self.source.disk_digest
+        before = known if known is not None or disk is None else digest(disk)
+        return before, None if self.after is None else digest(self.after)
+
 
 @dataclass
 class Proposal:

@@ -138,8 +138,12 @@ def _write_locked(
         )
         if changes and ctx.history is not None:
             for change in changes:
-                ahead = None if through_editor else (change.source.disk, change.after)
-                warnings.extend(ctx.history.track_edit(change.source.resolved.real, ahead))
+                real = change.source.resolved.real
+                if through_editor:
+                    warnings.extend(ctx.history.track_edit(real))
+                else:
+                    ahead = (change.source.disk, change.after)
+                    warnings.extend(ctx.history.track_edit(real, ahead, change.digests))
         if not through_editor:
             _write_batch(ctx, changes, writer, walks)
     return changes, through_editor
@@ -198,7 +202,7 @@ def _changed_since_planned(display: str) -> FileChangedSinceRead:
 
 
 def _note_write(ctx: CommandContext, change: FileChange, writer: str, ahead: bool = False) -> None:
-    new_digest = None if change.after is None else digest(change.after)
+    new_digest = change.digests[1]
     if ctx.history is not None and not ahead:  # else recorded before the write
         ctx.history.record_write(change.source.resolved.real, new_digest)
     ctx.session.note_write(change.source.resolved.real, new_digest, writer)

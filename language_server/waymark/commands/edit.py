@@ -49,7 +49,6 @@ from waymark.engine.errors import (
     WaymarkError,
 )
 from waymark.engine.text import TextFile
-from waymark.store.files import digest
 
 _PREVIEW = 80
 
@@ -282,5 +281,8 @@ def edit(ctx: CommandContext, params: EditParams) -> Proposal:
     written = None
     if change.changed and change.after_file is not None:
         written = (after, change.after_file)
-    line_indexes.keep(real, digest(after), plan.index, written)
+    # The commit records the same digest (FileChange.digests): the file is hashed once.
+    after_digest = change.digests[1]
+    assert after_digest is not None
+    line_indexes.keep(real, after_digest, plan.index, written)
     return Proposal("edit", "Waymark: anchored edit", [change], result)

@@ -17,6 +17,7 @@ from pathlib import Path
 from helpers_history import Agent, open_history
 
 from waymark.store.history import delete_history, workspace_dir
+from waymark.store.history.sweep_stamp import STAMP
 
 
 def lock_is_free(directory: Path) -> bool:
@@ -88,7 +89,8 @@ def test_a_removal_cut_short_is_finished_when_a_history_opens(
     (leftover / "blobs" / "x").write_bytes(b"old backup")
     open_history(history_root, workspace)
     assert sorted(p.name for p in history_root.iterdir()) == [
-        workspace_dir(history_root, [workspace]).name
+        STAMP,
+        workspace_dir(history_root, [workspace]).name,
     ]
 
 

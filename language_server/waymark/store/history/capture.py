@@ -28,21 +28,27 @@ def track_edit(
     path: Path,
     write: tuple[bytes | None, bytes | None] | None = None,
     session: str | None = None,
+    digests: tuple[str | None, str | None] | None = None,
 ) -> list[str]:
     """Back up ``path``'s pre-image on its first write in this turn; return warnings.
 
     ``write`` (the bytes before and after; ``None``: absent) records the write ahead, in the
     same journal record: a process killed before it writes, or before it could record what
-    it wrote, leaves a file a rewind still undoes.
+    it wrote, leaves a file a rewind still undoes. ``digests``: those of ``write``'s two
+    sides, when the writer took them already (a 10 MB file's hash is not taken twice).
     """
     key = os.fspath(path)
     snap, warnings = current(ledger, backups)
-    before = None if write is None else Before(write[0])
+    before = None
+    if write is not None:
+        before = Before(write[0], None if digests is None else digests[0])
     files, more = _backup(ledger, backups, snap, key, before)
     warnings.extend(more)
     if not files and write is None:
         return warnings
-    writes = {} if write is None else {key: _digest(write[1])}
+    writes = {}
+    if write is not None:
+        writes = {key: _digest(write[1]) if digests is None else digests[1]}
     was = {} if before is None else {key: before.digest}
     record = SnapshotRecord.update_of(snap, files, writes, session=session, was=was)
     if not ledger.commit(record):
@@ -85,11 +91,12 @@ def _backup(
 
 
 class Before:
-    """A writer's bytes before its write (``None``: absent), hashed once."""
+    """A writer's bytes before its write (``None``: absent), hashed once (``known``: the
+    digest the writer took of these very bytes)."""
 
-    def __init__(self, data: bytes | None) -> None:
+    def __init__(self, data: bytes | None, known: str | None = None) -> None:
         self.data = data
-        self.digest = _digest(data)
+        self.digest = known if known is not None else _digest(data)
 
 
 def _digest(data: bytes | None) -> str | None:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
+from waymark.store.history import sweep_stamp
 from waymark.store.history.sync import still_at
 from waymark.store.private import open_private
 
@@ -28,26 +29,37 @@ def workspace_dir(history_root: Path, folders: Sequence[Path]) -> Path:
 
 
 def remove_stale(root: Path, *, keep: Path, days: int = RETENTION_DAYS) -> list[Path]:
-    """Delete workspace histories under ``root`` untouched for ``days``; never ``keep``."""
+    """Delete workspace histories under ``root`` untouched for ``days``; never ``keep``.
+
+    Walks them only when one can be stale or the root's entries changed (``sweep_stamp``).
+    """
     removed: list[Path] = []
-    cutoff = time.time() - days * 86400
+    now = time.time()
+    mtime = sweep_stamp.root_mtime(root)
+    if mtime is None or sweep_stamp.still_settled(root, mtime, now):
+        return removed
+    cutoff = now - days * 86400
     try:
         entries = list(os.scandir(root))
     except OSError:
         return removed
+    # The earliest last use among the histories listed: none is stale before it + ``days``.
+    oldest = now
     for entry in entries:
         if entry.name.startswith(DELETING):
-            # Left over by a removal that was cut short.
+            # Left over by a removal that was cut short; the next open looks again.
             _remove_tree(Path(entry.path))
+            oldest = cutoff
             continue
-        if not entry.name.startswith("ws-") or entry.path == os.fspath(keep):
+        if not entry.name.startswith("ws-") or not entry.is_dir(follow_symlinks=False):
             continue
-        if not entry.is_dir(follow_symlinks=False):
-            continue
-        if _last_used(Path(entry.path)) >= cutoff:
+        last = _last_used(Path(entry.path))
+        oldest = min(oldest, last)
+        if last >= cutoff or entry.path == os.fspath(keep):
             continue
         if delete_history(Path(entry.path), wait=False):
             removed.append(Path(entry.path))
+    sweep_stamp.record(root, mtime, oldest + days * 86400)
     return removed
 
 

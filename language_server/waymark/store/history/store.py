@@ -178,12 +178,18 @@ class History:
     # -- recording writes -----------------------------------------------------------------------
 
     def track_edit(
-        self, path: Path, write: tuple[bytes | None, bytes | None] | None = None
+        self,
+        path: Path,
+        write: tuple[bytes | None, bytes | None] | None = None,
+        digests: tuple[str | None, str | None] | None = None,
     ) -> list[str]:
         """Back up ``path``'s pre-image on its first write in this turn, and record ``write``
-        (the bytes before and after; ``None``: absent) ahead of it; return warnings."""
+        (the bytes before and after; ``None``: absent) ahead of it; return warnings.
+
+        ``digests``: the digests of ``write``'s two sides when the caller took them already.
+        """
         with self.lock:
-            return capture.track_edit(self.ledger, self.backups, path, write, self.session)
+            return capture.track_edit(self.ledger, self.backups, path, write, self.session, digests)
 
     def record_write(self, path: Path, content_digest: str | None) -> None:
         """Note what was just written to ``path`` (``None``: deleted) and by which session."""
