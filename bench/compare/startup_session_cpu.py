@@ -90,8 +90,10 @@ def main() -> None:
                 )
         samples.setdefault("bare pygls", []).append(session(None, False))
     bare = statistics.median(samples["bare pygls"])
-    print(f"bare pygls import {bare:6.1f} ms CPU (range {min(samples['bare pygls']):.0f}-"
-          f"{max(samples['bare pygls']):.0f})")
+    print(
+        f"bare pygls import {bare:6.1f} ms CPU (range {min(samples['bare pygls']):.0f}-"
+        f"{max(samples['bare pygls']):.0f})"
+    )
     for name in trees:
         init = statistics.median(samples[f"{name} init"])
         full = statistics.median(samples[f"{name} session"])

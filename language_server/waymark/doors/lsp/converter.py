@@ -37,8 +37,9 @@ _EAGER_FLAG = "_resolved_forward_references"
 def resolve(kind: Any) -> None:
     """Resolve ``kind``'s forward references if it is one of lsprotocol's classes (once:
     attrs marks a resolved class and returns at once for it after)."""
-    if ALL_TYPES_MAP.get(getattr(kind, "__name__", ""), None) is kind:
-        attrs.resolve_types(kind, ALL_TYPES_MAP, {})
+    known = ALL_TYPES_MAP.get(getattr(kind, "__name__", ""))
+    if known is kind and isinstance(known, type):
+        attrs.resolve_types(known, ALL_TYPES_MAP, {})
 
 
 def _resolving(factory: Callable[[Any], Any]) -> Callable[[Any], Any]:
