@@ -2,7 +2,7 @@
 pygls' own converter writes (issue 43: the server starts within a bare ``import pygls``):
 lsprotocol's classes resolved as they are met (doors/lsp/converter.py), the initialize answer
 walked rather than converted by generated code (doors/lsp/plain.py), argparse only for
-arguments."""
+arguments, the agent hosts' table (doors/hosts.py) only for the doors an agent host runs."""
 
 from __future__ import annotations
 
@@ -129,7 +129,7 @@ message = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
 server.protocol.handle_message(server.protocol.structure_message(message))
 classes = [v for v in lsp.ALL_TYPES_MAP.values() if isinstance(v, type)]
 resolved = sum(1 for c in classes if getattr(c, "__attrs_types_resolved__", None) is c)
-loaded = [name for name in ("argparse", "gettext") if name in sys.modules]
+loaded = [m for m in ("argparse", "gettext", "waymark.doors.hosts") if m in sys.modules]
 print(json.dumps({"resolved": resolved, "loaded": loaded}))
 """
 
