@@ -2,7 +2,8 @@
 pygls' own converter writes (issue 43: the server starts within a bare ``import pygls``):
 lsprotocol's classes resolved as they are met (doors/lsp/converter.py), the initialize answer
 walked rather than converted by generated code (doors/lsp/plain.py), argparse only for
-arguments, the agent hosts' table (doors/hosts.py) only for the doors an agent host runs."""
+arguments, the agent hosts' table (doors/hosts.py) only for the doors an agent host runs, the
+command families a session may never call with their first call (commands/registry.py)."""
 
 from __future__ import annotations
 
@@ -129,7 +130,10 @@ message = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
 server.protocol.handle_message(server.protocol.structure_message(message))
 classes = [v for v in lsp.ALL_TYPES_MAP.values() if isinstance(v, type)]
 resolved = sum(1 for c in classes if getattr(c, "__attrs_types_resolved__", None) is c)
-loaded = [m for m in ("argparse", "gettext", "waymark.doors.hosts") if m in sys.modules]
+unused = ["argparse", "gettext", "waymark.doors.hosts"]
+unused += [f"waymark.commands.{family}" for family in
+    ("sed", "patch", "notebook", "history", "model_view", "approval")]
+loaded = [name for name in unused if name in sys.modules]
 print(json.dumps({"resolved": resolved, "loaded": loaded}))
 """
 
@@ -191,3 +195,21 @@ def test_the_approval_edit_goes_through_the_wire_converter() -> None:
     server = create_server()
     assert server.protocol._converter is server.converter
     assert isinstance(server.protocol, wire.Protocol)
+
+
+_FIRST_CALL = """
+import sys
+from waymark.commands.registry import COMMANDS
+before = "waymark.commands.sed" in sys.modules
+command = COMMANDS["waymark.sed"]
+handler = command.handler
+print(before, command.params.__name__, handler.__module__, handler is command.handler)
+"""
+
+
+def test_a_deferred_family_loads_with_the_first_use_of_its_params_or_handler() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", _FIRST_CALL], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "SedParams", "waymark.commands.sed", "True"]
