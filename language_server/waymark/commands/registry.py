@@ -8,27 +8,21 @@ commands, tool names or schemas.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from functools import cached_property
+from typing import Any, Literal, cast
 
 import attrs
 
-from waymark.commands import (
-    approval,
-    edit,
-    history,
-    model_view,
-    notebook,
-    patch,
-    read,
-    replace,
-    sed,
-    wording,
-)
 from waymark.commands import descriptions as text
+
+# The families every session uses load with the spec; the others (sed, patch, notebook,
+# history, model_view, approval) with the first use of their params or handler.
+from waymark.commands import edit, read, replace, wording
 from waymark.commands.changes import Proposal
 from waymark.commands.commit import finish
 from waymark.commands.context import CommandContext
@@ -56,11 +50,15 @@ class Command:
 
     ``bridge`` is where a terminal's call runs while an editor has the workspace open;
     ``path_params`` are the params naming a file or folder (a relative one means the caller's
-    root, which need not be the editor's); ``cwd_param``, when absent, is the caller's root."""
+    root, which need not be the editor's); ``cwd_param``, when absent, is the caller's root.
+
+    ``params`` and ``handler`` are given as themselves, or as where they are in
+    ``waymark.commands`` ("sed.sed"): that family is imported by their first use, so a door
+    starts without the families its session may never call (issue 43, waymark-ls's start)."""
 
     id: str
-    params: type[Any]
-    handler: Handler
+    params_of: Any  # the params class, or where it is: "sed.SedParams" in waymark.commands
+    handler_of: Any  # the handler, or where it is: "sed.sed"
     mutating: bool
     tool: str | None = None
     description: str | None = None
@@ -71,6 +69,14 @@ class Command:
     bridge: Bridge = "local"
     path_params: tuple[str, ...] = ()
     cwd_param: str | None = None
+
+    @cached_property
+    def params(self) -> type[Any]:
+        return cast("type[Any]", _member(self.params_of))
+
+    @cached_property
+    def handler(self) -> Handler:
+        return cast(Handler, _member(self.handler_of))
 
     def input_schema(self) -> dict[str, Any]:
         return object_schema(self.params)
@@ -84,6 +90,14 @@ class Command:
             "inputSchema": self.input_schema(),
             "mutating": self.mutating,
         }
+
+
+def _member(of: Any) -> Any:
+    """``of`` itself, or the member of ``waymark.commands`` it names ("sed.sed"), imported."""
+    if not isinstance(of, str):
+        return of
+    family, _, name = of.partition(".")
+    return getattr(importlib.import_module(f"waymark.commands.{family}"), name)
 
 
 @attrs.define
@@ -165,8 +179,8 @@ _SPEC = (
     ),
     Command(
         "waymark.sed",
-        sed.SedParams,
-        sed.sed,
+        "sed.SedParams",
+        "sed.sed",
         mutating=True,
         tool="waymark_sed",
         title="Simulated sed -i",
@@ -179,8 +193,8 @@ _SPEC = (
     ),
     Command(
         "waymark.patch",
-        patch.PatchParams,
-        patch.patch,
+        "patch.PatchParams",
+        "patch.patch",
         mutating=True,
         tool="waymark_patch",
         title="Apply Patch",
@@ -193,8 +207,8 @@ _SPEC = (
     ),
     Command(
         "waymark.notebookEdit",
-        notebook.NotebookEditParams,
-        notebook.notebook_edit,
+        "notebook.NotebookEditParams",
+        "notebook.notebook_edit",
         mutating=True,
         tool="waymark_notebook_edit",
         title="Edit Notebook Cells",
@@ -206,8 +220,8 @@ _SPEC = (
     ),
     Command(
         "waymark.snapshot",
-        history.SnapshotParams,
-        history.snapshot,
+        "history.SnapshotParams",
+        "history.snapshot",
         mutating=False,
         tool="waymark_snapshot",
         title="Start Turn Snapshot",
@@ -217,8 +231,8 @@ _SPEC = (
     ),
     Command(
         "waymark.turns",
-        history.TurnsParams,
-        history.turns,
+        "history.TurnsParams",
+        "history.turns",
         mutating=False,
         tool="waymark_turns",
         title="List Turns",
@@ -227,8 +241,8 @@ _SPEC = (
     ),
     Command(
         "waymark.diffStats",
-        history.DiffStatsParams,
-        history.diff_stats,
+        "history.DiffStatsParams",
+        "history.diff_stats",
         mutating=False,
         tool="waymark_diff_stats",
         title="Changes Since Turn",
@@ -238,8 +252,8 @@ _SPEC = (
     ),
     Command(
         "waymark.rewind",
-        history.RewindParams,
-        history.rewind,
+        "history.RewindParams",
+        "history.rewind",
         mutating=True,
         tool="waymark_rewind",
         title="Rewind to Turn",
@@ -249,17 +263,22 @@ _SPEC = (
         # Its per-file outcomes are confirmed through workspace/applyEdit, not a review.
         bridge="editor",
     ),
-    Command("waymark.applyPending", approval.ApplyParams, approval.apply_pending, mutating=True),
     Command(
-        "waymark.discardPending", approval.DiscardParams, approval.discard_pending, mutating=False
+        "waymark.applyPending", "approval.ApplyParams", "approval.apply_pending", mutating=True
+    ),
+    Command(
+        "waymark.discardPending",
+        "approval.DiscardParams",
+        "approval.discard_pending",
+        mutating=False,
     ),
     Command(
         "waymark.describeTools", NoParams, _describe_tools, mutating=False, verb="describe-tools"
     ),
     Command(
         "waymark.modelText",
-        model_view.ModelTextParams,
-        model_view.model_text_command,
+        "model_view.ModelTextParams",
+        "model_view.model_text_command",
         mutating=False,
     ),
 )

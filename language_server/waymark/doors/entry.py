@@ -26,7 +26,6 @@ from waymark.commands.context import (
     default_history_dir,
     load_options,
 )
-from waymark.doors.hosts import STATE_DIRS
 from waymark.store.history import History
 from waymark.store.session_file import SessionFile
 
@@ -123,6 +122,10 @@ def open_door(
     if max_history_bytes is not None:
         raw["maxHistoryBytes"] = max_history_bytes
     options, warnings = load_options(raw)
+    # The hosts' table (3 ms to import) serves the doors an agent host runs; the language
+    # server opens its workspace through open_context and never needs it.
+    from waymark.doors.hosts import STATE_DIRS
+
     key = (os.fspath(root), repr(options), session is not None)
     kept = _kept.pop(key, None) if _kept is not None else None
     if kept is not None:

@@ -9,7 +9,6 @@ notifications, and logging to the client's output.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 import os
@@ -20,7 +19,6 @@ from pathlib import Path
 from typing import Any, BinaryIO, ClassVar, cast
 
 from lsprotocol import types
-from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
@@ -31,6 +29,7 @@ from waymark.commands.context import CommandContext, OpenDocument, load_options
 from waymark.commands.registry import COMMANDS, execute
 from waymark.doors.bridge.listener import Listener, Review, start_bridge
 from waymark.doors.entry import open_context
+from waymark.doors.lsp.converter import lazy_converter
 from waymark.doors.lsp.edits import WorkspaceEdits, lsp_result
 from waymark.doors.lsp.reader import MessageReader
 from waymark.doors.lsp.watcher import Watcher
@@ -48,7 +47,14 @@ pygls_log = logging.getLogger("pygls.server")
 
 class WaymarkServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("waymark-ls", __version__, protocol_cls=Protocol)
+        # One converter for the wire and the approval's edits (each costs ~2 ms to build).
+        self.converter = lazy_converter()
+        super().__init__(
+            "waymark-ls",
+            __version__,
+            protocol_cls=Protocol,
+            converter_factory=lambda: self.converter,
+        )
         self.context: CommandContext | None = None
         # Replaced at initialize, once the client's capabilities are known.
         self.edits = WorkspaceEdits(annotations=False)
@@ -119,11 +125,10 @@ class ClientEditor:
 
     def __init__(self, server: WaymarkServer) -> None:
         self.server = server
-        self.converter = get_converter()
 
     async def apply_edit(self, targets: Sequence[EditTarget], label: str, *, confirm: bool) -> bool:
         edit = self.server.edits.build(targets, label, confirm=confirm)
-        workspace_edit = self.converter.structure(edit, types.WorkspaceEdit)
+        workspace_edit = self.server.converter.structure(edit, types.WorkspaceEdit)
         response = await self.server.workspace_apply_edit_async(
             types.ApplyWorkspaceEditParams(edit=workspace_edit, label=label)
         )
@@ -275,17 +280,28 @@ def _register(server: WaymarkServer, command_id: str) -> None:
         return await lsp_result(result, ls.context.pending, ls.edits)
 
 
-def main(argv: list[str] | None = None) -> None:
+def _tcp(argv: list[str]) -> str | None:
+    """``--tcp HOST:PORT``, or ``None`` to serve on stdio."""
+    # argparse (and gettext with it) is loaded only when there are arguments to parse: an
+    # editor starts the server without any.
+    import argparse
+
     parser = argparse.ArgumentParser(prog="waymark-ls", description="Waymark language server")
     parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP (for debugging)")
-    args = parser.parse_args(argv)
+    tcp: str | None = parser.parse_args(argv).tcp
+    return tcp
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    tcp = _tcp(argv) if argv else None
     server = create_server()
     handler = ClientLogHandler(server)
     handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
     logging.getLogger("waymark").addHandler(handler)
     logging.getLogger("waymark").setLevel(logging.INFO)
-    if args.tcp:
-        host, _, port = args.tcp.rpartition(":")
+    if tcp:
+        host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
         # A resident process: its next write into a directory takes a temp file made ahead,

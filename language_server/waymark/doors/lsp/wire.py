@@ -9,7 +9,9 @@
   copying every nested value of, say, a 1,000-line read, only for ``json.dumps`` to walk it
   again. :class:`Protocol` hands the response to ``json.dumps`` as it is; anything that is not
   JSON inside it (an lsprotocol object, an enum) still goes through pygls' own converter, so
-  every byte on the wire is the same.
+  every byte on the wire is the same. The ``initialize`` answer, converted once per process,
+  is walked by :func:`waymark.doors.lsp.plain.plain` rather than by code cattrs would generate
+  and compile for its ~26 classes only to run it once.
 - A command's arguments reach its handler as the client sent them: pygls would inspect the
   handler's signature and evaluate its type hints on every ``workspace/executeCommand`` (a
   tenth of a millisecond each time) only to find ``*arguments``, which it passes on untouched.
@@ -26,7 +28,12 @@ from lsprotocol import types
 from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
+from waymark.doors.lsp.plain import plain
+
 _RAW = "waymark_raw_arguments"
+# Converted once per process: the initialize answer, and the capabilities in it, which pygls
+# also serializes for a debug log whatever the log level.
+_ONCE = (types.InitializeResult, types.ServerCapabilities)
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 
 
@@ -40,6 +47,8 @@ class Protocol(LanguageServerProtocol):
     def _serialize_message(self, data: Any) -> Any:
         if type(data) is JsonRPCResponseMessage:
             return {"id": data.id, "jsonrpc": data.jsonrpc, "result": data.result}
+        if type(data) in _ONCE:
+            return plain(data)
         return super()._serialize_message(data)
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
