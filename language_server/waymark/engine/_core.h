@@ -174,6 +174,22 @@ count_of(PyObject *counter, PyObject *key)
     return PyLong_AsSsize_t(v);
 }
 
+/* n (0 or more) in decimal at out, no sign, no padding; the number of digits (snprintf per
+ * line would cost more than the line's copy). */
+static inline int
+decimal(char *out, Py_ssize_t n)
+{
+    char digits[24];
+    int len = 0;
+    do {
+        digits[len++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n > 0);
+    for (int k = 0; k < len; k++)
+        out[k] = digits[len - 1 - k];
+    return len;
+}
+
 /* ASCII bytes written into a str being built, of any kind, at *pos (moved past them). */
 static inline void
 put_ascii(int kind, void *data, Py_ssize_t *pos, const char *s, Py_ssize_t len)

@@ -10,15 +10,10 @@ static int
 padded(char *out, Py_ssize_t n)
 {
     char digits[24];
-    int len = 0;
-    do {
-        digits[len++] = (char)('0' + n % 10);
-        n /= 10;
-    } while (n > 0);
+    int len = decimal(digits, n);
     int pad = len < 6 ? 6 - len : 0;
     memset(out, ' ', (size_t)pad);
-    for (int k = 0; k < len; k++)
-        out[pad + k] = digits[len - 1 - k];
+    memcpy(out + pad, digits, (size_t)len);
     return pad + len;
 }
 

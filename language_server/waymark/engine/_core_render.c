@@ -1,18 +1,11 @@
 /* The compiled core's rendering of the model text. */
 #include "_core.h"
 
-/* "N#": a line number in decimal (snprintf per line would cost more than the copy). */
+/* "N#": a line number in decimal. */
 static int
 number_sign(char *out, Py_ssize_t n)
 {
-    char digits[24];
-    int len = 0;
-    do {
-        digits[len++] = (char)('0' + n % 10);
-        n /= 10;
-    } while (n > 0);
-    for (int k = 0; k < len; k++)
-        out[k] = digits[len - 1 - k];
+    int len = decimal(out, n);
     out[len] = '#';
     return len + 1;
 }

@@ -3,6 +3,7 @@ again nor hashes those bytes; the edit hashes each side of its write once."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,15 +14,16 @@ from waymark.commands.context import CommandContext, load_options
 from waymark.commands.registry import execute
 from waymark.store.history import backups, capture
 
+Call = Callable[..., Awaitable[dict[str, Any]]]
 
-async def test_an_edit_backs_up_the_bytes_it_read_without_reading_them_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+
+async def _turn_started(tmp_path: Path, name: str, data: bytes) -> tuple[Path, Call]:
+    """``name`` holding ``data`` in a fresh workspace, a turn ``t0`` started, and a caller of
+    the commands on it (in-process, as a door calls them)."""
     ws = tmp_path / "ws"
     ws.mkdir()
-    target = ws / "big.txt"
-    before = b"".join(b"line %d\n" % n for n in range(20_000))
-    target.write_bytes(before)
+    target = ws / name
+    target.write_bytes(data)
     opts, _ = load_options({"historyDir": str(tmp_path / "h"), "sessionId": "s1"})
     ctx = CommandContext.create([ws], opts, tag_writes=True)
 
@@ -29,6 +31,14 @@ async def test_an_edit_backs_up_the_bytes_it_read_without_reading_them_again(
         return await execute(ctx, f"waymark.{verb}", params)
 
     assert (await call("snapshot", promptId="t0"))["ok"]
+    return target, call
+
+
+async def test_an_edit_backs_up_the_bytes_it_read_without_reading_them_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = b"".join(b"line %d\n" % n for n in range(20_000))
+    target, call = await _turn_started(tmp_path, "big.txt", before)
     assert (await call("read", path="big.txt"))["ok"]
 
     def no_read(path: Path, **_: object) -> object:
@@ -63,19 +73,9 @@ async def test_an_edit_backs_up_the_bytes_it_read_without_reading_them_again(
 async def test_an_edit_hashes_the_bytes_it_replaces_and_writes_once_each(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    target = ws / "big.txt"
     before = b"".join(b"line %d\n" % n for n in range(20_000))
     after = before.replace(b"line 7\n", b"seven\n", 1)
-    target.write_bytes(before)
-    opts, _ = load_options({"historyDir": str(tmp_path / "h"), "sessionId": "s1"})
-    ctx = CommandContext.create([ws], opts, tag_writes=True)
-
-    async def call(verb: str, **params: Any) -> dict[str, Any]:
-        return await execute(ctx, f"waymark.{verb}", params)
-
-    assert (await call("snapshot", promptId="t0"))["ok"]
+    target, call = await _turn_started(tmp_path, "big.txt", before)
     assert (await call("read", path="big.txt"))["ok"]
     hashed: list[str] = []
     real = xxhash.xxh3_128_hexdigest
@@ -101,20 +101,10 @@ async def test_an_anchored_edit_of_a_decoded_file_hashes_each_side_once(
 ) -> None:
     # UTF-16: the edit is planned on the decoded file (not from the bytes), which keeps the
     # new file's index under its digest for the next edit.
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    target = ws / "wide.txt"
     text = "".join(f"line {n}\n" for n in range(5_000))
     before = b"\xff\xfe" + text.encode("utf-16-le")
     after = b"\xff\xfe" + text.replace("line 7\n", "seven\n", 1).encode("utf-16-le")
-    target.write_bytes(before)
-    opts, _ = load_options({"historyDir": str(tmp_path / "h"), "sessionId": "s1"})
-    ctx = CommandContext.create([ws], opts, tag_writes=True)
-
-    async def call(verb: str, **params: Any) -> dict[str, Any]:
-        return await execute(ctx, f"waymark.{verb}", params)
-
-    assert (await call("snapshot", promptId="t0"))["ok"]
+    target, call = await _turn_started(tmp_path, "wide.txt", before)
     lines = (await call("read", path="wide.txt", hashes=True))["lines"]
     hashed: list[str] = []
     real = xxhash.xxh3_128_hexdigest
