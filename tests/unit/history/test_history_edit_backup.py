@@ -34,6 +34,36 @@ async def _turn_started(tmp_path: Path, name: str, data: bytes) -> tuple[Path, C
     return target, call
 
 
+def _count_hashes(monkeypatch: pytest.MonkeyPatch, before: bytes, after: bytes) -> list[str]:
+    """Which side of the write each file-content hash from now on is of."""
+    hashed: list[str] = []
+    real = xxhash.xxh3_128_hexdigest
+
+    def counted(data: bytes) -> str:
+        hashed.append({before: "before", after: "after"}.get(bytes(data), "other"))
+        return real(data)
+
+    monkeypatch.setattr(xxhash, "xxh3_128_hexdigest", counted)
+    return hashed
+
+
+async def _hashed_once_then_rewound(
+    hashed: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    target: Path,
+    call: Call,
+    before: bytes,
+    after: bytes,
+) -> None:
+    assert sorted(h for h in hashed if h != "other") == ["after", "before"]
+    monkeypatch.undo()
+    assert target.read_bytes() == after
+    # The digests recorded are the bytes': a rewind restores, finding no one else's write.
+    result = await call("rewind", promptId="t0")
+    assert result["restored"] == [target.name], result
+    assert target.read_bytes() == before
+
+
 async def test_an_edit_backs_up_the_bytes_it_read_without_reading_them_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -77,23 +107,10 @@ async def test_an_edit_hashes_the_bytes_it_replaces_and_writes_once_each(
     after = before.replace(b"line 7\n", b"seven\n", 1)
     target, call = await _turn_started(tmp_path, "big.txt", before)
     assert (await call("read", path="big.txt"))["ok"]
-    hashed: list[str] = []
-    real = xxhash.xxh3_128_hexdigest
-
-    def counted(data: bytes) -> str:
-        hashed.append({before: "before", after: "after"}.get(bytes(data), "other"))
-        return real(data)
-
-    monkeypatch.setattr(xxhash, "xxh3_128_hexdigest", counted)
+    hashed = _count_hashes(monkeypatch, before, after)
     done = await call("replace", path="big.txt", old_string="line 7\n", new_string="seven\n")
     assert done["ok"], done
-    assert sorted(h for h in hashed if h != "other") == ["after", "before"]
-    monkeypatch.undo()
-    assert target.read_bytes() == after
-    # The digests recorded are the bytes': a rewind restores, finding no one else's write.
-    result = await call("rewind", promptId="t0")
-    assert result["restored"] == ["big.txt"], result
-    assert target.read_bytes() == before
+    await _hashed_once_then_rewound(hashed, monkeypatch, target, call, before, after)
 
 
 async def test_an_anchored_edit_of_a_decoded_file_hashes_each_side_once(
@@ -106,20 +123,8 @@ async def test_an_anchored_edit_of_a_decoded_file_hashes_each_side_once(
     after = b"\xff\xfe" + text.replace("line 7\n", "seven\n", 1).encode("utf-16-le")
     target, call = await _turn_started(tmp_path, "wide.txt", before)
     lines = (await call("read", path="wide.txt", hashes=True))["lines"]
-    hashed: list[str] = []
-    real = xxhash.xxh3_128_hexdigest
-
-    def counted(data: bytes) -> str:
-        hashed.append({before: "before", after: "after"}.get(bytes(data), "other"))
-        return real(data)
-
-    monkeypatch.setattr(xxhash, "xxh3_128_hexdigest", counted)
+    hashed = _count_hashes(monkeypatch, before, after)
     op = {"op": "replace_line", "hash": lines[7]["hash"], "content": "seven"}
     done = await call("edit", path="wide.txt", operations=[op])
     assert done["ok"], done
-    assert sorted(h for h in hashed if h != "other") == ["after", "before"]
-    monkeypatch.undo()
-    assert target.read_bytes() == after
-    result = await call("rewind", promptId="t0")
-    assert result["restored"] == ["wide.txt"], result
-    assert target.read_bytes() == before
+    await _hashed_once_then_rewound(hashed, monkeypatch, target, call, before, after)
