@@ -154,7 +154,7 @@ def percentile(samples: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-def _workspace(base: Path) -> tuple[Path, Path]:
+def workspace(base: Path) -> tuple[Path, Path]:
     root, history = base / "workspace", base / "history"
     root.mkdir()
     lines = [f"value_{i:04d} = {i}" for i in range(1, LINES + 1)]
@@ -213,7 +213,7 @@ def round_trips(calls: int, command: list[str]) -> dict[str, list[float]]:
     """
     samples: dict[str, list[float]] = {"edit": [], "noop": [], "floor": []}
     with tempfile.TemporaryDirectory(prefix="waymark-lsp-bench-") as tmp:
-        root, history = _workspace(Path(tmp))
+        root, history = workspace(Path(tmp))
         floor = Path(tmp) / "floor"
         floor.mkdir()
         data = (root / "big.py").read_bytes()
@@ -258,7 +258,7 @@ def start_ups(
     bare: list[float] = []
     rss: list[float] = []
     with tempfile.TemporaryDirectory(prefix="waymark-lsp-start-") as tmp:
-        root, history = _workspace(Path(tmp))
+        root, history = workspace(Path(tmp))
         for _ in range(starts):
             start = time.perf_counter()
             subprocess.run([sys.executable, "-c", BARE_IMPORT], check=True)

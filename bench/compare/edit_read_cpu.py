@@ -23,61 +23,42 @@ sys.path.insert(0, str(HERE))
 from bench.compare.children import last_json  # noqa: E402
 
 CHILD = """
-import asyncio, json, statistics, sys, tempfile, time
-from pathlib import Path
+import asyncio, json, statistics, sys, time
 
-async def _now(f, *a, **k):
-    return f(*a, **k)
-
-asyncio.to_thread = _now
-from waymark.commands import registry
-from waymark.commands.context import load_options
-from waymark.doors.entry import open_context
+sys.path.insert(0, sys.argv[3])  # this tree's bench/, the measured tree's waymark
+from bench.compare.bench_edit import FULL, TARGET, BenchEdit
 from waymark.store import spare
 
 scenario, calls = sys.argv[1], int(sys.argv[2])
 every = int(scenario[4:] or 1) if scenario.startswith("read") else 0
-LINES, TARGET = 1000, 500
-CONTENTS = (f"value_{TARGET:04d} = {TARGET}", f"value_{TARGET:04d} = {TARGET + 1}")
-d = Path(tempfile.mkdtemp())
-root = d / "workspace"
-root.mkdir()
-(root / "big.py").write_text("".join(f"value_{i:04d} = {i}\\n" for i in range(1, LINES + 1)))
-opts, _ = load_options({"sessionId": "bench", "historyDir": str(d / "history")})
-ctx = open_context([root], opts)
-spare.enable()
-FULL = {"path": "big.py", "hashes": True}
 PAGE = {"path": "big.py", "hashes": True, "offset": TARGET - 20, "limit": 40}
 WHOLE = {"path": "big.py", "hashes": True, "offset": 1, "limit": 100_000}
 AFTER = {"page": PAGE, "whole": WHOLE, "plain": {"path": "big.py"}}
 AFTER["plainwhole"] = WHOLE | {"hashes": False}
+bench = BenchEdit()
 
 
-async def timed(command, params):
+async def read(params):
     t = time.thread_time_ns()
-    res = await registry.execute(ctx, command, params)
+    res = await bench.execute(bench.ctx, "waymark.read", params)
     took = time.thread_time_ns() - t
     assert res["ok"], res
-    return took, res
+    return took
 
 
 async def main():
-    anchors = {}
-    for i in range(2):
-        _, r = await timed("waymark.read", FULL)
-        anchors[i % 2] = r["lines"][TARGET - 1]["hash"]
-        op = {"op": "replace_line", "hash": anchors[i % 2], "content": CONTENTS[(i + 1) % 2]}
-        await timed("waymark.edit", {"path": "big.py", "operations": [op]})
+    await bench.learn_anchors()
     edits, after = [], []
     for i in range(calls + 50):
-        op = {"op": "replace_line", "hash": anchors[i % 2], "content": CONTENTS[(i + 1) % 2]}
-        took, _ = await timed("waymark.edit", {"path": "big.py", "operations": [op]})
+        t = time.thread_time_ns()
+        await bench.edit(i)
+        took = time.thread_time_ns() - t
         spare.wake()
         then = None
         if scenario == "read" or (scenario[4:] and scenario[:4] == "read" and i % every == 0):
-            then, _ = await timed("waymark.read", FULL)
+            then = await read(FULL)
         elif scenario in AFTER:
-            then, _ = await timed("waymark.read", AFTER[scenario])
+            then = await read(AFTER[scenario])
         if i >= 50:
             edits.append(took)
             if then is not None:
@@ -91,7 +72,7 @@ asyncio.run(main())
 
 
 def run(tree: str, scenario: str, calls: int) -> list[float]:
-    return last_json(CHILD, [scenario, str(calls)], tree)
+    return last_json(CHILD, [scenario, str(calls), str(HERE)], tree)
 
 
 def main() -> None:

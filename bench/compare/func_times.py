@@ -19,15 +19,15 @@ import cProfile
 import functools
 import importlib
 import pstats
-import tempfile
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-LINES, TARGET = 1000, 500
-CONTENTS = (f"value_{TARGET:04d} = {TARGET}", f"value_{TARGET:04d} = {TARGET + 1}")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from bench.compare.bench_edit import BenchEdit
 
 
 def wrap(spec: str, clock: Callable[[], int], spent: dict[str, list[int]]) -> None:
@@ -67,37 +67,12 @@ def wrap(spec: str, clock: Callable[[], int], spent: dict[str, list[int]]) -> No
 
 
 async def run(edits: int, pause: float, profile: bool, spent: dict[str, list[int]]) -> None:
-    from waymark.commands import registry
-    from waymark.commands.context import load_options
-    from waymark.doors.entry import open_context
+    bench = BenchEdit()
     from waymark.store import spare
 
-    async def inline(function: Any, *args: Any, **kwargs: Any) -> Any:
-        return function(*args, **kwargs)
-
-    asyncio.to_thread = inline  # type: ignore[assignment]
-    home = Path(tempfile.mkdtemp())
-    root = home / "workspace"
-    root.mkdir()
-    (root / "big.py").write_text("".join(f"value_{i:04d} = {i}\n" for i in range(1, LINES + 1)))
-    options, _ = load_options({"sessionId": "bench", "historyDir": str(home / "history")})
-    ctx = open_context([root], options)
-    spare.enable()
-
-    async def anchor() -> str:
-        read = await registry.execute(ctx, "waymark.read", {"path": "big.py", "hashes": True})
-        return str(read["lines"][TARGET - 1]["hash"])
-
-    anchors = [await anchor()]
-
-    async def edit(i: int) -> None:
-        op = {"op": "replace_line", "hash": anchors[i % 2], "content": CONTENTS[(i + 1) % 2]}
-        done = await registry.execute(ctx, "waymark.edit", {"path": "big.py", "operations": [op]})
-        assert done["ok"], done
-
-    await edit(0)
-    anchors.append(await anchor())
-    for i in range(1, 51):
+    await bench.learn_anchors()
+    edit = bench.edit
+    for i in range(2, 51):  # warm; the file is in its first state after an even count
         await edit(i)
     for tally in spent.values():
         tally[:] = [0, 0]

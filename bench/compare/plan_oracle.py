@@ -22,22 +22,20 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-LINES, TARGET = 1000, 500
-CONTENTS = (f"value_{TARGET:04d} = {TARGET}", f"value_{TARGET:04d} = {TARGET + 1}")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from bench.compare.bench_edit import CONTENTS, TARGET, BenchEdit
+
 # The bytes of line TARGET, where the two states differ: the key of the cache.
 _AT = len("".join(f"value_{i:04d} = {i}\n" for i in range(1, TARGET)))
 _KEY = slice(_AT, _AT + len(CONTENTS[0]) + 1)
 
 
 def child(mode: str, edits: int) -> None:
-    from waymark.commands import changes, edit, line_indexes, registry
-    from waymark.commands.context import load_options
-    from waymark.doors.entry import open_context
+    from waymark.commands import changes, edit, line_indexes
     from waymark.store import spare
 
     cached = "b" in mode or any(c in mode for c in "petd")
@@ -110,41 +108,18 @@ def child(mode: str, edits: int) -> None:
     if "b" in mode:
         edit.plan_from_bytes = from_bytes
 
-    async def synchronous(f: Any, *args: Any, **kwargs: Any) -> Any:
-        return f(*args, **kwargs)
-
-    asyncio.to_thread = synchronous  # type: ignore[assignment]
-    top = Path(tempfile.mkdtemp())
-    root = top / "workspace"
-    root.mkdir()
-    (root / "big.py").write_text("".join(f"value_{i:04d} = {i}\n" for i in range(1, LINES + 1)))
-    options, _ = load_options({"sessionId": "bench", "historyDir": str(top / "history")})
-    ctx = open_context([root], options)
-    spare.enable()
+    bench = BenchEdit()
 
     async def main() -> float:
         nonlocal on
-        read = {"path": "big.py", "hashes": True}
-        anchors = {0: (await registry.execute(ctx, "waymark.read", read))["lines"]}
-        anchors[0] = anchors[0][TARGET - 1]["hash"]
-
-        async def one(i: int) -> dict[str, Any]:
-            op = {"op": "replace_line", "hash": anchors[i % 2], "content": CONTENTS[(i + 1) % 2]}
-            params = {"path": "big.py", "operations": [op]}
-            result = await registry.execute(ctx, "waymark.edit", params)
-            assert result["ok"], result
-            return result
-
-        await one(0)
-        anchors[1] = (await registry.execute(ctx, "waymark.read", read))["lines"][TARGET - 1]
-        anchors[1] = anchors[1]["hash"]
+        await bench.learn_anchors()
         seen = {}
-        for i in range(1, 51):
-            seen[i % 2] = await one(i)
+        for i in range(2, 51):
+            seen[i % 2] = await bench.edit(i)
         on = True
         start = time.process_time()
         for i in range(51, 51 + edits):
-            result = await one(i)
+            result = await bench.edit(i)
             spare.wake()
             if i < 60:  # the cached answers are the same answers
                 assert result == seen[i % 2], (result, seen[i % 2])
