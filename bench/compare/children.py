@@ -109,3 +109,12 @@ def one_line_ops(root: Any, name: str, line: int, env: dict[str, str]) -> str:
     ).stdout
     anchor = next(r.split("|")[0] for r in shown.splitlines() if "~|" not in r)
     return json.dumps([{"op": "replace_line", "hash": anchor, "content": "x = 0"}])
+
+
+def cli_edit(root: Any, name: str, data: bytes, line: int, env: dict[str, str]) -> float:
+    """CPU ms of one ``waymark edit`` through the CLI as the bench's one-line edit row runs it:
+    ``root/name`` put back to ``data``, a ``read`` for the anchor at ``line``, then the edit."""
+    (root / name).write_bytes(data)
+    ops = one_line_ops(root, name, line, env)
+    command = [sys.executable, "-m", "waymark", "edit", name, "--ops", ops, "--root", str(root)]
+    return cpu(command, env)

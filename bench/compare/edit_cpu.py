@@ -18,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(HERE))
 from bench.anchors_speed import make_file  # noqa: E402
-from bench.compare.children import announce, cpu, env_of, one_line_ops, report  # noqa: E402
+from bench.compare.children import announce, cli_edit, cpu, env_of, report  # noqa: E402
 
 runs = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 trees = {"base": f"{sys.argv[1]}/language_server", "mine": str(HERE / "language_server")}
@@ -29,12 +29,8 @@ WHERE = {"top": 0, "middle": 100_000}
 
 
 def edit(tree: str, pure: bool, name: str, where: str) -> float:
-    (root / name).write_bytes(files[name])
-    env = env_of(tree, pure)
     offset = min(WHERE[where], 50) if name == "small.py" else WHERE[where]
-    ops = one_line_ops(root, name, offset, env)
-    command = [sys.executable, "-m", "waymark", "edit", name, "--ops", ops, "--root", str(root)]
-    return cpu(command, env)
+    return cli_edit(root, name, files[name], offset, env_of(tree, pure))
 
 
 xxhsum = announce(trees)

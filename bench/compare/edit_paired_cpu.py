@@ -19,7 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(HERE))
 from bench.anchors_speed import make_file  # noqa: E402
-from bench.compare.children import announce, cpu, env_of, one_line_ops  # noqa: E402
+from bench.compare.children import announce, cli_edit, cpu, env_of  # noqa: E402
 
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 15
 trees = {"base": f"{sys.argv[1]}/language_server", "mine": str(HERE / "language_server")}
@@ -28,12 +28,7 @@ files = {"big.py": make_file(), "small.py": make_file(100, seed=8)}
 
 
 def edit(tree: str, name: str) -> float:
-    (root / name).write_bytes(files[name])
-    env = env_of(tree, False)
-    ops = one_line_ops(root, name, 0, env)
-    return cpu(
-        [sys.executable, "-m", "waymark", "edit", name, "--ops", ops, "--root", str(root)], env
-    )
+    return cli_edit(root, name, files[name], 0, env_of(tree, False))
 
 
 xxhsum = announce(trees)
