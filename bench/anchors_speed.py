@@ -63,6 +63,12 @@ def make_file(lines: int = LINES, seed: int = 7) -> bytes:
     return ("\n".join(out) + "\n").encode()
 
 
+def cli_files() -> dict[str, bytes]:
+    """The CLI rows' two files: the 200k-line one and the 100-line one it is measured against
+    (bench/compare's side-by-side scripts take the same bytes)."""
+    return {"big.py": make_file(), "small.py": make_file(100, seed=8)}
+
+
 def _times(fn: Callable[[], object], runs: int) -> list[float]:
     out = []
     for _ in range(runs):
@@ -106,10 +112,10 @@ _CLI_ROWS = [
 
 def _agent_figures(runs: int, xxhsum: str) -> list[dict[str, Any]]:
     """A page and a one-line edit through the CLI: the 200k-line file vs a 100-line one."""
-    big, small = make_file(), make_file(100, seed=8)
+    files = cli_files()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        for name, data in (("big.py", big), ("small.py", small)):
+        for name, data in files.items():
             (root / name).write_bytes(data)
 
         def page(name: str, pure: bool) -> None:
@@ -120,7 +126,7 @@ def _agent_figures(runs: int, xxhsum: str) -> list[dict[str, Any]]:
 
         def one_line_edit(name: str, pure: bool) -> float:
             # A fresh read record each time the file is put back, as an agent would hold.
-            (root / name).write_bytes(big if name == "big.py" else small)
+            (root / name).write_bytes(files[name])
             shown = _cli(root, "read", name, "--hashes", "--limit", "20", pure=pure)
             anchor = next(r.split("|")[0] for r in shown.splitlines() if "~|" not in r)
             ops = json.dumps([{"op": "replace_line", "hash": anchor, "content": "x = 0"}])
@@ -131,7 +137,7 @@ def _agent_figures(runs: int, xxhsum: str) -> list[dict[str, Any]]:
         timed: dict[tuple[str, str, bool], list[float]] = {}
         hashed: list[float] = []
         for _ in range(runs):
-            for name in ("big.py", "small.py"):
+            for name in files:
                 for pure in (False, True):
                     timed.setdefault(("page", name, pure), []).extend(
                         _times(partial(page, name, pure), 1)
@@ -149,7 +155,12 @@ def _agent_figures(runs: int, xxhsum: str) -> list[dict[str, Any]]:
                 ),
                 1,
             )
-    extra = {"lines": LINES, "bytes": len(big), "cpus": os.cpu_count(), "core": _core_name()}
+    extra = {
+        "lines": LINES,
+        "bytes": len(files["big.py"]),
+        "cpus": os.cpu_count(),
+        "core": _core_name(),
+    }
     rows = []
     for pure in (False, True):
         for key, name, goals in _CLI_ROWS:

@@ -17,13 +17,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(HERE))
-from bench.anchors_speed import make_file  # noqa: E402
+from bench.anchors_speed import cli_files  # noqa: E402
 from bench.compare.children import announce, cli_edit, cpu, env_of, report  # noqa: E402
 
 runs = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 trees = {"base": f"{sys.argv[1]}/language_server", "mine": str(HERE / "language_server")}
 root = Path(tempfile.mkdtemp())
-files = {"big.py": make_file(), "small.py": make_file(100, seed=8)}
+files = cli_files()
 # Where the edited line is: the bench's (the first lines), and the middle of the file.
 WHERE = {"top": 0, "middle": 100_000}
 

@@ -18,13 +18,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(HERE))
-from bench.anchors_speed import make_file  # noqa: E402
+from bench.anchors_speed import cli_files  # noqa: E402
 from bench.compare.children import announce, cli_edit, cpu, env_of  # noqa: E402
 
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 15
 trees = {"base": f"{sys.argv[1]}/language_server", "mine": str(HERE / "language_server")}
 root = Path(tempfile.mkdtemp())
-files = {"big.py": make_file(), "small.py": make_file(100, seed=8)}
+files = cli_files()
 
 
 def edit(tree: str, name: str) -> float:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(HERE))
-from bench.anchors_speed import make_file  # noqa: E402
+from bench.anchors_speed import cli_files  # noqa: E402
 from bench.compare.children import announce, cpu, env_of, report  # noqa: E402
 
 READS = {
@@ -28,8 +28,8 @@ READS = {
 runs = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 trees = {"base": f"{sys.argv[1]}/language_server", "mine": str(HERE / "language_server")}
 root = Path(tempfile.mkdtemp())
-(root / "big.py").write_bytes(make_file())
-(root / "small.py").write_bytes(make_file(100, seed=8))
+for name, data in cli_files().items():
+    (root / name).write_bytes(data)
 xxhsum = announce(trees)
 times: dict[tuple[str, bool, str, str], list[float]] = {}
 floor: list[float] = []
